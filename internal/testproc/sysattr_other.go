@@ -1,0 +1,10 @@
+//go:build !linux
+
+package testproc
+
+import "syscall"
+
+// sysProcAttr sets nothing: only Linux can tie a child's life to its parent.
+func sysProcAttr() *syscall.SysProcAttr {
+	return nil
+}
