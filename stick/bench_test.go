@@ -1,0 +1,86 @@
+package stick_test
+
+import (
+	"context"
+	"sort"
+	"testing"
+	"time"
+
+	"github.com/stickhq/stick/internal/testproc"
+	"github.com/stickhq/stick/stick"
+	"github.com/stickhq/stick/store"
+)
+
+// BenchmarkClaimReleaseCycle measures one claim plus one release by a lone
+// member in one process, on a real database file.
+func BenchmarkClaimReleaseCycle(b *testing.B) {
+	st, err := store.OpenDir(b.TempDir(), store.Options{})
+	if err != nil {
+		b.Fatal(err)
+	}
+	defer st.Close()
+	svc := stick.New(st)
+	ctx := context.Background()
+	me := stick.Caller{AgentID: "bench", Kind: stick.KindProcess}
+	j, err := svc.JoinPath(ctx, me, stick.JoinRequest{Path: mkRepo(b)})
+	if err != nil {
+		b.Fatal(err)
+	}
+	zero := time.Duration(0)
+	h := stick.Handoff{Status: "benchmark turn", NextAction: "next benchmark turn"}
+	b.ResetTimer()
+	for b.Loop() {
+		w, err := svc.WaitForTurn(ctx, me, stick.WaitRequest{RoomID: j.RoomID, MaxWait: &zero})
+		if err != nil || w.Status != stick.YourTurn {
+			b.Fatalf("%+v %v", w, err)
+		}
+		if _, err := svc.Release(ctx, me, w.Lease(), h); err != nil {
+			b.Fatal(err)
+		}
+	}
+	b.ReportMetric(float64(b.N)/b.Elapsed().Seconds(), "cycles/s")
+}
+
+// BenchmarkCrossProcessHandoff measures the time from a release committed in
+// this process until WaitForTurn returns your_turn in another process and
+// back: each op is two handoffs; the reported handoff-p50/p99 are one-way.
+func BenchmarkCrossProcessHandoff(b *testing.B) {
+	dir := b.TempDir()
+	repo := mkRepo(b)
+	st, err := store.OpenDir(dir, store.Options{})
+	if err != nil {
+		b.Fatal(err)
+	}
+	defer st.Close()
+	svc := stick.New(st)
+	ctx := context.Background()
+	me := stick.Caller{AgentID: "bench", Kind: stick.KindProcess}
+	j, err := svc.JoinPath(ctx, me, stick.JoinRequest{Path: repo})
+	if err != nil {
+		b.Fatal(err)
+	}
+	p := testproc.Start(b, "pingpong", dir, repo, "peer")
+	expectLine(b, p, "joined")
+	h := stick.Handoff{Status: "ping", NextAction: "pong"}
+	w, err := svc.WaitForTurn(ctx, me, stick.WaitRequest{RoomID: j.RoomID})
+	if err != nil || w.Status != stick.YourTurn {
+		b.Fatalf("%+v %v", w, err)
+	}
+	rounds := make([]time.Duration, 0, b.N)
+	b.ResetTimer()
+	for b.Loop() {
+		start := time.Now()
+		if _, err := svc.Release(ctx, me, w.Lease(), h); err != nil {
+			b.Fatal(err)
+		}
+		if w, err = svc.WaitForTurn(ctx, me, stick.WaitRequest{RoomID: j.RoomID}); err != nil || w.Status != stick.YourTurn {
+			b.Fatalf("%+v %v", w, err)
+		}
+		rounds = append(rounds, time.Since(start))
+	}
+	b.StopTimer()
+	sort.Slice(rounds, func(i, j int) bool { return rounds[i] < rounds[j] })
+	pct := func(q float64) float64 { return float64(rounds[int(q*float64(len(rounds)-1))].Microseconds()) / 2 }
+	b.ReportMetric(pct(0.50), "handoff-p50-µs")
+	b.ReportMetric(pct(0.99), "handoff-p99-µs")
+}

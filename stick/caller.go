@@ -1,0 +1,81 @@
+package stick
+
+import (
+	"fmt"
+	"time"
+
+	"github.com/stickhq/stick/procid"
+)
+
+// Process is the exact identity of a process: host, boot, pid and start time.
+type Process = procid.Identity
+
+// Caller says who performs an operation: the agent identity the frontend
+// derived, and the process whose liveness stands for it.
+type Caller struct {
+	// AgentID is the protocol-facing identity, for example "codex:9b22" or "human:ana".
+	AgentID string
+	// Kind is the session kind; a one-shot caller's process facts are never recorded.
+	Kind SessionKind
+	// Process identifies the process that stands for the caller; zero when unknown.
+	Process Process
+	// DisplayName is optional display metadata (client name, tty).
+	DisplayName string
+}
+
+// Limits on identifiers and free text.
+const (
+	MaxAgentIDLen = 128
+	MaxNoteLen    = 64 << 10
+	MaxReasonLen  = 4 << 10
+	MaxConclusion = 256 << 10
+)
+
+// validateAgentID checks an agent id: 1 to MaxAgentIDLen printable ASCII
+// characters without spaces, so it survives logs, tables and shell arguments.
+func validateAgentID(field, id string) error {
+	if id == "" {
+		return invalidArg(field, "%s must be non-empty", field)
+	}
+	if len(id) > MaxAgentIDLen {
+		return invalidArg(field, "%s is %d characters; at most %d are allowed", field, len(id), MaxAgentIDLen)
+	}
+	for i := 0; i < len(id); i++ {
+		if c := id[i]; c <= ' ' || c > '~' {
+			return invalidArg(field, "%s %q has a character at byte %d that is not printable ASCII; use letters, digits and -_.:@/", field, id, i)
+		}
+	}
+	return nil
+}
+
+func (c Caller) validate() error {
+	if err := validateAgentID("agent_id", c.AgentID); err != nil {
+		return err
+	}
+	if c.Kind != "" && !c.Kind.Valid() {
+		return invalidArg("session_kind", "unknown session kind %q", c.Kind)
+	}
+	return nil
+}
+
+// facts returns the process facts to record for the caller: none for one-shot callers.
+func (c Caller) facts() Process {
+	if c.Kind == KindOneShot {
+		return Process{}
+	}
+	return c.Process
+}
+
+func (c Caller) kind() SessionKind {
+	if c.Kind == "" {
+		return KindProcess
+	}
+	return c.Kind
+}
+
+func ago(now, t time.Time) string {
+	if t.IsZero() {
+		return "never"
+	}
+	return fmt.Sprint(now.Sub(t).Round(time.Second))
+}

@@ -1,0 +1,17 @@
+// Package stick is the talking-stick protocol: the domain types, the state
+// machine and the Service that coding agents and people use to take turns in a
+// shared workspace.
+//
+// Exactly one member of a room holds the stick at a time. A holder works, then
+// releases the stick to the next active member or passes it to a chosen one,
+// always with a structured Handoff that says what was done, what is next and
+// where to look. When a holder or a reserved recipient stops responding, other
+// members may take over explicitly; when its process is proven gone, takeover
+// opens at once.
+//
+// The package holds every rule of the protocol and nothing else: persistence is
+// behind the Store interface (package store implements it on SQLite), process
+// liveness behind Liveness (package procid), and time behind Clock. Frontends
+// (the MCP server, the CLI) translate requests into Service calls and Service
+// results and errors back; they never decide.
+package stick

@@ -1,0 +1,133 @@
+package stick
+
+import (
+	"errors"
+	"fmt"
+)
+
+// Code is the stable, snake_case identifier of an error. Frontends show it
+// verbatim, so callers (people, models and scripts) can act on it.
+type Code string
+
+// The error codes a Service operation can return. Each operation's doc comment
+// lists the ones it produces and in which order they are checked.
+const (
+	// CodeInvalidArgument: a request field is missing or malformed; details["field"] names it.
+	CodeInvalidArgument Code = "invalid_argument"
+	// CodeInvalidHandoff: a release or pass handoff failed validation; details["field"] names the field.
+	CodeInvalidHandoff Code = "invalid_handoff"
+	// CodeRoomNotFound: no room has the given room_id.
+	CodeRoomNotFound Code = "room_not_found"
+	// CodeRoomClosed: the room was closed; it stays readable but accepts no turns.
+	CodeRoomClosed Code = "room_closed"
+	// CodeUnknownMember: the caller or the named agent is not an (active) member of the room.
+	CodeUnknownMember Code = "unknown_member"
+	// CodeTurnMismatch: expected_turn_id is not the room's current turn.
+	CodeTurnMismatch Code = "turn_mismatch"
+	// CodeStaleLease: the turn matches but the caller does not hold the current lease.
+	CodeStaleLease Code = "stale_lease"
+	// CodeTakeoverNotAvailable: nothing has timed out or died, so there is nothing to take over.
+	CodeTakeoverNotAvailable Code = "takeover_not_available"
+	// CodeTakeoverIneligible: takeover is open, but not to this caller (for example the prior-owner guard).
+	CodeTakeoverIneligible Code = "takeover_ineligible"
+	// CodeStickHeld: the operation needs the stick to be free (or held by the caller), and another member holds it.
+	CodeStickHeld Code = "stick_held"
+	// CodeDBBusy: the database stayed locked by other processes for longer than the busy timeout.
+	CodeDBBusy Code = "db_busy"
+	// CodeDBSchemaMismatch: the database was written by a newer or unknown version of stick.
+	CodeDBSchemaMismatch Code = "db_schema_mismatch"
+	// CodeUnsupportedFilesystem: the data directory is on a network filesystem where SQLite locking is unsafe.
+	CodeUnsupportedFilesystem Code = "unsupported_filesystem"
+	// CodeDataDir: the data directory cannot be created or written.
+	CodeDataDir Code = "data_dir_unusable"
+	// CodeDBCorrupt: the database file is not a usable SQLite database.
+	CodeDBCorrupt Code = "db_corrupt"
+	// CodeInternal: an unexpected failure (I/O, a bug); the message says what failed.
+	CodeInternal Code = "internal"
+)
+
+// Error is the one error type of stick. Code is stable; Message is for people;
+// Hint says what to do next; Details carries structured facts such as
+// "current_owner", "current_turn_id", "room_state", "reserved_for" and
+// "field", so a caller can recover without parsing the message.
+type Error struct {
+	Code    Code           `json:"code"`
+	Message string         `json:"message"`
+	Hint    string         `json:"hint,omitempty"`
+	Details map[string]any `json:"details,omitempty"`
+	Err     error          `json:"-"`
+}
+
+// Errorf returns a new Error with the given code and formatted message.
+func Errorf(code Code, format string, args ...any) *Error {
+	return &Error{Code: code, Message: fmt.Sprintf(format, args...)}
+}
+
+// Error implements the error interface as "code: message".
+func (e *Error) Error() string {
+	if e.Err != nil && e.Code == CodeInternal {
+		return fmt.Sprintf("%s: %s: %v", e.Code, e.Message, e.Err)
+	}
+	return fmt.Sprintf("%s: %s", e.Code, e.Message)
+}
+
+// Unwrap returns the underlying cause, if any.
+func (e *Error) Unwrap() error { return e.Err }
+
+// Is reports whether target is an *Error with the same code, so
+// errors.Is(err, &stick.Error{Code: stick.CodeStaleLease}) works.
+func (e *Error) Is(target error) bool {
+	t, ok := target.(*Error)
+	return ok && t.Code == e.Code && t.Message == "" && e.Code != ""
+}
+
+// With sets one detail and returns e, for chaining.
+func (e *Error) With(key string, value any) *Error {
+	if e.Details == nil {
+		e.Details = make(map[string]any)
+	}
+	e.Details[key] = value
+	return e
+}
+
+// WithHint sets the hint and returns e, for chaining.
+func (e *Error) WithHint(format string, args ...any) *Error {
+	e.Hint = fmt.Sprintf(format, args...)
+	return e
+}
+
+// Wrap sets the underlying cause and returns e, for chaining.
+func (e *Error) Wrap(err error) *Error {
+	e.Err = err
+	return e
+}
+
+// ErrorCode returns the code of err: "" for nil, the Code of a wrapped *Error,
+// and CodeInternal for any other error.
+func ErrorCode(err error) Code {
+	if err == nil {
+		return ""
+	}
+	var e *Error
+	if errors.As(err, &e) {
+		return e.Code
+	}
+	return CodeInternal
+}
+
+// AsError returns err as an *Error, converting a foreign error into one with
+// CodeInternal so that every frontend can show a code, message and details.
+func AsError(err error) *Error {
+	if err == nil {
+		return nil
+	}
+	var e *Error
+	if errors.As(err, &e) {
+		return e
+	}
+	return &Error{Code: CodeInternal, Message: err.Error(), Err: err}
+}
+
+func invalidArg(field, format string, args ...any) *Error {
+	return Errorf(CodeInvalidArgument, format, args...).With("field", field)
+}

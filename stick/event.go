@@ -1,0 +1,48 @@
+package stick
+
+import (
+	"encoding/json"
+	"time"
+)
+
+// EventType names what an event records.
+type EventType string
+
+// The event types. The log is append-only; the room row is its projection.
+const (
+	EventClaim    EventType = "claim"
+	EventRelease  EventType = "release"
+	EventPass     EventType = "pass"
+	EventTakeover EventType = "takeover"
+	EventClose    EventType = "close"
+	EventJoin     EventType = "join"
+	EventLeave    EventType = "leave"
+	EventNote     EventType = "note"
+	EventPolicy   EventType = "policy"
+	EventReorder  EventType = "reorder"
+)
+
+// Event is one entry of a room's append-only log.
+type Event struct {
+	// Seq is the event's position; it increases across the whole database and is the cursor of RoomEvents.
+	Seq    int64     `json:"event_seq"`
+	ID     string    `json:"event_id"`
+	RoomID string    `json:"room_id"`
+	TurnID int64     `json:"turn_id"`
+	Type   EventType `json:"event_type"`
+	// From is the acting member (releaser, passer, claimant, taker, author).
+	From string `json:"from_agent_id,omitempty"`
+	// To is the recipient of a pass or release, or the member revoked by a takeover.
+	To string `json:"to_agent_id,omitempty"`
+	// Handoff is set on release and pass events.
+	Handoff *Handoff `json:"handoff,omitempty"`
+	// Reason is the takeover reason, the claim reason (open_claim, sequence, direct_pass) or the close reason.
+	Reason string `json:"reason,omitempty"`
+	// Text is a note's text or a close event's conclusion.
+	Text string `json:"text,omitempty"`
+	// Ref points at a related event: for a claim, the handoff it received; for a takeover, the handoff pending at the time.
+	Ref int64 `json:"ref_event_seq,omitempty"`
+	// Data carries structured details: the new policy, the new member order, join flags.
+	Data      json.RawMessage `json:"data,omitempty"`
+	CreatedAt time.Time       `json:"created_at"`
+}

@@ -1,0 +1,172 @@
+package stick_test
+
+import (
+	"context"
+	"errors"
+	"os"
+	"path/filepath"
+	"strconv"
+	"testing"
+	"time"
+
+	"github.com/stickhq/stick/internal/testclock"
+	"github.com/stickhq/stick/internal/testproc"
+	"github.com/stickhq/stick/procid"
+	"github.com/stickhq/stick/stick"
+	"github.com/stickhq/stick/store"
+)
+
+func TestMain(m *testing.M) {
+	testproc.Register("sleep", func([]string) int {
+		time.Sleep(time.Hour)
+		return 0
+	})
+	registerWorkers()
+	testproc.Main(m)
+}
+
+var epoch = time.Date(2026, 11, 1, 9, 0, 0, 0, time.UTC)
+
+// env is one test's world: a real SQLite file, a manual clock, a workspace
+// directory that is a git top level, and a Service over them.
+type env struct {
+	t     *testing.T
+	ctx   context.Context
+	clock *testclock.Clock
+	store *store.Store
+	svc   *stick.Service
+	repo  string
+	// probes counts liveness checks, to assert reads stay cheap.
+	probes *countingLiveness
+}
+
+type countingLiveness struct {
+	inner stick.Liveness
+	n     int
+}
+
+func (c *countingLiveness) Check(p stick.Process) procid.Status {
+	c.n++
+	return c.inner.Check(p)
+}
+
+func (c *countingLiveness) Watch(ctx context.Context, p stick.Process) (<-chan struct{}, bool) {
+	return c.inner.(stick.ExitWatcher).Watch(ctx, p)
+}
+
+func newEnv(t *testing.T, opts ...stick.Option) *env {
+	t.Helper()
+	st, err := store.OpenDir(t.TempDir(), store.Options{})
+	if err != nil {
+		t.Fatalf("open store: %v", err)
+	}
+	t.Cleanup(func() { st.Close() })
+	e := &env{t: t, ctx: context.Background(), clock: testclock.New(epoch), store: st, probes: &countingLiveness{inner: procid.Checker{}}}
+	e.repo = mkRepo(t)
+	opts = append([]stick.Option{stick.WithClock(e.clock), stick.WithLiveness(e.probes)}, opts...)
+	e.svc = stick.New(st, opts...)
+	return e
+}
+
+// mkRepo returns a canonical temporary directory that is a git top level.
+func mkRepo(t testing.TB) string {
+	t.Helper()
+	dir, err := filepath.EvalSymlinks(t.TempDir())
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := os.Mkdir(filepath.Join(dir, ".git"), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	return dir
+}
+
+// agent returns a caller without process facts: judged by timeouts only.
+func agent(id string) stick.Caller { return stick.Caller{AgentID: id, Kind: stick.KindProcess} }
+
+// liveAgent returns a caller whose liveness is a real child process, and a
+// function that SIGKILLs that process.
+func liveAgent(t *testing.T, id string) (stick.Caller, func()) {
+	t.Helper()
+	p := testproc.Start(t, "sleep")
+	ident, err := procid.Of(p.PID())
+	if err != nil {
+		t.Fatalf("identity of child: %v", err)
+	}
+	return stick.Caller{AgentID: id, Kind: stick.KindHarness, Process: ident}, func() {
+		if err := p.Kill(); err != nil {
+			t.Fatalf("kill: %v", err)
+		}
+	}
+}
+
+func (e *env) join(c stick.Caller) stick.JoinResult {
+	e.t.Helper()
+	res, err := e.svc.JoinPath(e.ctx, c, stick.JoinRequest{Path: e.repo})
+	if err != nil {
+		e.t.Fatalf("join %s: %v", c.AgentID, err)
+	}
+	return res
+}
+
+func noWait() *time.Duration { d := time.Duration(0); return &d }
+
+// try makes one non-blocking wait_for_turn attempt.
+func (e *env) try(c stick.Caller, room string) stick.WaitResult {
+	e.t.Helper()
+	res, err := e.svc.WaitForTurn(e.ctx, c, stick.WaitRequest{RoomID: room, MaxWait: noWait()})
+	if err != nil {
+		e.t.Fatalf("wait_for_turn %s: %v", c.AgentID, err)
+	}
+	return res
+}
+
+// claim asserts that c gets the stick now and returns its lease.
+func (e *env) claim(c stick.Caller, room string) stick.WaitResult {
+	e.t.Helper()
+	res := e.try(c, room)
+	if res.Status != stick.YourTurn {
+		e.t.Fatalf("%s: want your_turn, got %+v", c.AgentID, res)
+	}
+	return res
+}
+
+func handoff(status string) stick.Handoff {
+	return stick.Handoff{Status: status, NextAction: "continue after: " + status}
+}
+
+func (e *env) release(c stick.Caller, l stick.Lease, status string) stick.ReleaseResult {
+	e.t.Helper()
+	res, err := e.svc.Release(e.ctx, c, l, handoff(status))
+	if err != nil {
+		e.t.Fatalf("release %s: %v", c.AgentID, err)
+	}
+	return res
+}
+
+func (e *env) state(room string) stick.RoomStatus {
+	e.t.Helper()
+	st, err := e.svc.RoomState(e.ctx, room)
+	if err != nil {
+		e.t.Fatalf("room state: %v", err)
+	}
+	return st
+}
+
+// wantCode asserts err is a stick error with the code, and returns it.
+func wantCode(t *testing.T, err error, code stick.Code) *stick.Error {
+	t.Helper()
+	var se *stick.Error
+	if !errors.As(err, &se) {
+		t.Fatalf("want error %s, got %v", code, err)
+	}
+	if se.Code != code {
+		t.Fatalf("want error %s, got %s: %s (details %v)", code, se.Code, se.Message, se.Details)
+	}
+	if se.Message == "" {
+		t.Fatalf("error %s has no message", code)
+	}
+	return se
+}
+
+func itoa(n int64) string { return strconv.FormatInt(n, 10) }

@@ -1,0 +1,171 @@
+package stick
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"io/fs"
+
+	"github.com/stickhq/stick/workspace"
+)
+
+// JoinRequest asks to join the room for a path.
+type JoinRequest struct {
+	// Path is the context path: any file or directory in the workspace.
+	Path string
+	// ForceNew creates a nested room at Path itself even when an ancestor room exists.
+	ForceNew bool
+	// AgentIDOverride replaces the caller's derived identity (tests and debugging); it is flagged in the join event.
+	AgentIDOverride string
+}
+
+// JoinResult is what a member needs after joining.
+type JoinResult struct {
+	// AgentID is the identity the caller joined as; use it in logs and handoffs.
+	AgentID string `json:"agent_id"`
+	RoomID  string `json:"room_id"`
+	// CanonicalPath is the room's path, which may differ from the requested one.
+	CanonicalPath string `json:"canonical_path"`
+	// RequestedPath is the canonical form of the path asked for.
+	RequestedPath string `json:"requested_path"`
+	WorkspaceRoot string `json:"workspace_root"`
+	// Created is true when this call created the room.
+	Created bool `json:"created"`
+	// NewMember is true when the caller was added to the member sequence.
+	NewMember bool `json:"new_member"`
+	// Warning is set when a nested room was created below an existing room.
+	Warning string `json:"warning,omitempty"`
+	// Policy is the room's effective policy, including the heartbeat cadence.
+	Policy Policy `json:"policy"`
+	// HandoffTemplate shows the expected handoff shape.
+	HandoffTemplate Handoff `json:"handoff_template"`
+	// Room is the room's state after the join.
+	Room RoomStatus `json:"room"`
+}
+
+// JoinPath resolves path to a room and adds the caller to its member sequence
+// (or refreshes its presence). Resolution: canonicalise the path, find its
+// workspace root (git top level, else a marker file, else the path), pick the
+// deepest open room on the chain between them, else create one at the root;
+// with ForceNew, create (or join) a room at the path itself.
+//
+// A join never changes the recorded process of the current holder or
+// reserved recipient: their liveness stays tied to the process that claimed.
+// Other members' process facts are replaced by the caller's, except that a
+// one-shot caller never records any.
+//
+// Errors: invalid_argument (path, agent id).
+func (s *Service) JoinPath(ctx context.Context, c Caller, req JoinRequest) (JoinResult, error) {
+	override := req.AgentIDOverride != ""
+	if override {
+		if err := validateAgentID("agent_id_override", req.AgentIDOverride); err != nil {
+			return JoinResult{}, err
+		}
+		c.AgentID = req.AgentIDOverride
+	}
+	if err := c.validate(); err != nil {
+		return JoinResult{}, err
+	}
+	res, err := resolvePath(req.Path)
+	if err != nil {
+		return JoinResult{}, err
+	}
+	chain := workspace.Ancestors(res.Path, res.Root)
+	var out JoinResult
+	err = s.store.Update(ctx, func(tx Tx) error {
+		out = JoinResult{AgentID: c.AgentID, RequestedPath: res.Path, WorkspaceRoot: res.Root}
+		rooms, err := tx.RoomsAt(chain, false)
+		if err != nil {
+			return err
+		}
+		var deepest *Room
+		for i := range rooms {
+			if deepest == nil || len(rooms[i].Path) > len(deepest.Path) {
+				deepest = &rooms[i]
+			}
+		}
+		now := s.clock.Now()
+		var room Room
+		switch {
+		case deepest != nil && (!req.ForceNew || deepest.Path == res.Path):
+			room = *deepest
+		default:
+			path := res.Root
+			if req.ForceNew {
+				path = res.Path
+				if deepest != nil {
+					out.Warning = "an ancestor room exists at " + deepest.Path + " (" + deepest.ID + "); created a nested room at " + path
+				}
+			}
+			room = Room{ID: newID("room_", 8), Path: path, State: StateIdle, CreatedAt: now, UpdatedAt: now}
+			if err := tx.CreateRoom(room); err != nil {
+				return err
+			}
+			out.Created = true
+		}
+		sn, err := s.load(tx, room.ID)
+		if err != nil {
+			return err
+		}
+		if err := s.enrol(tx, sn, c, override, req.ForceNew, &out.NewMember); err != nil {
+			return err
+		}
+		out.RoomID, out.CanonicalPath, out.Policy, out.HandoffTemplate = room.ID, room.Path, sn.policy, HandoffTemplate
+		out.Room, err = s.status(tx, sn)
+		return err
+	})
+	return out, err
+}
+
+// enrol adds the caller to the room or refreshes it, and appends a join event
+// for a new member.
+func (s *Service) enrol(tx Tx, sn *snapshot, c Caller, override, forceNew bool, added *bool) error {
+	m := sn.member(c.AgentID)
+	if m == nil {
+		ord := 1
+		for _, o := range sn.members {
+			if o.Ordinal >= ord {
+				ord = o.Ordinal + 1
+			}
+		}
+		sn.members = append(sn.members, Member{RoomID: sn.room.ID, AgentID: c.AgentID, Ordinal: ord, JoinedAt: sn.now})
+		m = &sn.members[len(sn.members)-1]
+		*added = true
+	}
+	holder := (sn.room.State == StateOwned && sn.room.Owner == c.AgentID) ||
+		(sn.room.State == StateReserved && sn.room.ReservedFor == c.AgentID)
+	if !holder && c.Kind != KindOneShot {
+		m.Process, m.Kind = c.Process, c.kind()
+	} else if m.Kind == "" {
+		m.Kind = c.kind()
+	}
+	if c.DisplayName != "" {
+		m.DisplayName = c.DisplayName
+	}
+	m.LastSeenAt = sn.now
+	if err := tx.SaveMember(*m); err != nil {
+		return err
+	}
+	if !*added {
+		return nil
+	}
+	data, _ := json.Marshal(map[string]any{"override": override, "force_new": forceNew, "session_kind": m.Kind, "ordinal": m.Ordinal})
+	_, err := tx.AppendEvent(Event{RoomID: sn.room.ID, TurnID: sn.room.TurnID, Type: EventJoin, From: c.AgentID, Data: data, CreatedAt: sn.now})
+	return err
+}
+
+func resolvePath(path string) (workspace.Resolution, error) {
+	res, err := workspace.Resolve(path)
+	if err == nil {
+		return res, nil
+	}
+	switch {
+	case path == "":
+		return res, invalidArg("context_path", "context_path must be non-empty").
+			WithHint("pass a file or directory inside the workspace, for example the current directory")
+	case errors.Is(err, fs.ErrNotExist):
+		return res, invalidArg("context_path", "context_path %q does not exist", path).
+			WithHint("pass an existing file or directory inside the workspace")
+	}
+	return res, invalidArg("context_path", "cannot resolve context_path %q: %v", path, err).Wrap(err)
+}

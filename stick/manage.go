@@ -1,0 +1,247 @@
+package stick
+
+import (
+	"context"
+	"encoding/json"
+	"strings"
+	"time"
+	"unicode/utf8"
+)
+
+// AppendNote adds a note to the room's log. Any member may post, with or
+// without the stick; a note never changes who holds it.
+//
+// Errors: invalid_argument (text), room_not_found, room_closed, unknown_member.
+func (s *Service) AppendNote(ctx context.Context, c Caller, roomID, text string) (Event, error) {
+	if err := checkFreeText("text", text, MaxNoteLen, true); err != nil {
+		return Event{}, err
+	}
+	var out Event
+	err := s.memberUpdate(ctx, c, roomID, func(tx Tx, sn *snapshot) error {
+		var err error
+		out, err = tx.AppendEvent(Event{RoomID: roomID, TurnID: sn.room.TurnID, Type: EventNote, From: c.AgentID, Text: text, CreatedAt: sn.now})
+		return err
+	})
+	return out, err
+}
+
+// Leave removes the caller from the room's sequence. A holder must release or
+// pass first. When the stick is reserved for the caller, the reservation moves
+// on to the next active member (the pending handoff with it), or the room
+// becomes idle.
+//
+// Errors: invalid_argument, room_not_found, room_closed, unknown_member, stick_held.
+func (s *Service) Leave(ctx context.Context, c Caller, roomID string) error {
+	return s.memberUpdate(ctx, c, roomID, func(tx Tx, sn *snapshot) error {
+		r := &sn.room
+		if r.State == StateOwned && r.Owner == c.AgentID {
+			return sn.describe(Errorf(CodeStickHeld, "you hold the stick; release or pass it before leaving")).
+				WithHint("release_stick with a handoff, then leave")
+		}
+		if r.State == StateReserved && r.ReservedFor == c.AgentID {
+			if next := sn.next(c.AgentID); next != nil {
+				r.ReservedFor, r.SequenceIndex = next.AgentID, next.Ordinal
+				r.ClaimExpiresAt = sn.now.Add(sn.policy.ClaimTTL)
+			} else {
+				r.State, r.ReservedFor, r.ClaimExpiresAt = StateIdle, "", time.Time{}
+			}
+			r.UpdatedAt = sn.now
+			if err := tx.SaveRoom(*r); err != nil {
+				return err
+			}
+		}
+		if err := tx.DeleteMember(r.ID, c.AgentID); err != nil {
+			return err
+		}
+		_, err := tx.AppendEvent(Event{RoomID: r.ID, TurnID: r.TurnID, Type: EventLeave, From: c.AgentID, To: r.ReservedFor, CreatedAt: sn.now})
+		return err
+	})
+}
+
+// CloseResult reports a closed room.
+type CloseResult struct {
+	RoomID   string    `json:"room_id"`
+	EventSeq int64     `json:"event_seq"`
+	ClosedAt time.Time `json:"closed_at"`
+	// Revised is true when the room was already closed and this call revised its conclusion.
+	Revised bool `json:"revised"`
+}
+
+// Close ends a room for good: no more turns, waiters get closed, the log stays
+// readable and a later join at the path starts a new room. Any member may
+// close unless another member holds a live lease. Closing a closed room
+// records a revised reason and conclusion.
+//
+// Errors: invalid_argument (reason, conclusion), room_not_found,
+// unknown_member, stick_held.
+func (s *Service) Close(ctx context.Context, c Caller, roomID, reason, conclusion string) (CloseResult, error) {
+	if err := checkFreeText("reason", reason, MaxReasonLen, false); err != nil {
+		return CloseResult{}, err
+	}
+	if err := checkFreeText("conclusion", conclusion, MaxConclusion, false); err != nil {
+		return CloseResult{}, err
+	}
+	var out CloseResult
+	err := s.update(ctx, c, roomID, true, func(tx Tx, sn *snapshot) error {
+		r := &sn.room
+		out.Revised = r.State == StateClosed
+		if r.State == StateOwned && r.Owner != c.AgentID && sn.state() == StateOwned {
+			return sn.describe(Errorf(CodeStickHeld, "%s holds the stick with a live lease; only the holder may close the room now", r.Owner)).
+				WithHint("ask the holder to close it, or wait until the stick is free")
+		}
+		ev, err := tx.AppendEvent(Event{RoomID: r.ID, TurnID: r.TurnID, Type: EventClose, From: c.AgentID, Reason: reason, Text: conclusion, CreatedAt: sn.now})
+		if err != nil {
+			return err
+		}
+		if !out.Revised {
+			r.State, r.Owner, r.ReservedFor, r.LeaseID = StateClosed, "", "", ""
+			r.LeaseExpiresAt, r.ClaimExpiresAt, r.PendingHandoffSeq, r.GrantSeq = time.Time{}, time.Time{}, 0, 0
+			r.ClosedAt = sn.now
+		}
+		r.UpdatedAt = sn.now
+		out.RoomID, out.EventSeq, out.ClosedAt = r.ID, ev.Seq, r.ClosedAt
+		return tx.SaveRoom(*r)
+	})
+	return out, err
+}
+
+// SetPolicy changes a room's timeouts and returns the effective policy. Lease
+// and claim deadlines already running keep their end; the new values apply
+// from the next grant, heartbeat or release.
+//
+// Errors: invalid_argument (the offending field), room_not_found,
+// room_closed, unknown_member.
+func (s *Service) SetPolicy(ctx context.Context, c Caller, roomID string, u PolicyUpdate) (Policy, error) {
+	var out Policy
+	err := s.memberUpdate(ctx, c, roomID, func(tx Tx, sn *snapshot) error {
+		stored, err := u.apply(sn.room.Policy)
+		if err != nil {
+			return err
+		}
+		eff := stored.Effective(s.defaults)
+		if err := eff.Validate(); err != nil {
+			return err
+		}
+		sn.room.Policy, sn.room.UpdatedAt = stored, sn.now
+		if err := tx.SaveRoom(sn.room); err != nil {
+			return err
+		}
+		data, _ := json.Marshal(eff)
+		_, err = tx.AppendEvent(Event{RoomID: roomID, TurnID: sn.room.TurnID, Type: EventPolicy, From: c.AgentID, Data: data, CreatedAt: sn.now})
+		out = eff
+		return err
+	})
+	return out, err
+}
+
+// ReorderMembers changes the member sequence: the listed members first, in
+// the given order, then everyone else in their current order.
+//
+// Errors: invalid_argument (empty or duplicate ids), room_not_found,
+// room_closed, unknown_member (a listed id is not a member).
+func (s *Service) ReorderMembers(ctx context.Context, c Caller, roomID string, order []string) ([]MemberStatus, error) {
+	if len(order) == 0 {
+		return nil, invalidArg("agent_ids", "agent_ids must list at least one member")
+	}
+	seen := make(map[string]bool, len(order))
+	for i, id := range order {
+		if err := validateAgentID("agent_ids", id); err != nil {
+			return nil, err
+		}
+		if seen[id] {
+			return nil, invalidArg("agent_ids", "agent_ids lists %s twice (positions %d and earlier)", id, i)
+		}
+		seen[id] = true
+	}
+	var out []MemberStatus
+	err := s.memberUpdate(ctx, c, roomID, func(tx Tx, sn *snapshot) error {
+		for _, id := range order {
+			if sn.member(id) == nil {
+				return sn.describe(Errorf(CodeUnknownMember, "%s is not a member of this room", id)).With("agent_id", id)
+			}
+		}
+		reordered := make([]Member, 0, len(sn.members))
+		for _, id := range order {
+			reordered = append(reordered, *sn.member(id))
+		}
+		for _, m := range sn.members {
+			if !seen[m.AgentID] {
+				reordered = append(reordered, m)
+			}
+		}
+		pointed := ""
+		for _, m := range sn.members {
+			if m.Ordinal == sn.room.SequenceIndex {
+				pointed = m.AgentID
+			}
+		}
+		ids := make([]string, len(reordered))
+		for i := range reordered {
+			if reordered[i].AgentID == pointed {
+				sn.room.SequenceIndex = i + 1
+			}
+			reordered[i].Ordinal = i + 1
+			ids[i] = reordered[i].AgentID
+			if err := tx.SaveMember(reordered[i]); err != nil {
+				return err
+			}
+		}
+		sn.members = reordered
+		sn.room.UpdatedAt = sn.now
+		if err := tx.SaveRoom(sn.room); err != nil {
+			return err
+		}
+		data, _ := json.Marshal(map[string]any{"agent_ids": ids})
+		if _, err := tx.AppendEvent(Event{RoomID: roomID, TurnID: sn.room.TurnID, Type: EventReorder, From: c.AgentID, Data: data, CreatedAt: sn.now}); err != nil {
+			return err
+		}
+		st, err := s.status(tx, sn)
+		out = st.Members
+		return err
+	})
+	return out, err
+}
+
+// memberUpdate runs fn in a write transaction for a member of an open room,
+// after refreshing the caller's presence.
+func (s *Service) memberUpdate(ctx context.Context, c Caller, roomID string, fn func(Tx, *snapshot) error) error {
+	return s.update(ctx, c, roomID, false, fn)
+}
+
+func (s *Service) update(ctx context.Context, c Caller, roomID string, allowClosed bool, fn func(Tx, *snapshot) error) error {
+	if err := c.validate(); err != nil {
+		return err
+	}
+	if err := requireRoomID(roomID); err != nil {
+		return err
+	}
+	return s.store.Update(ctx, func(tx Tx) error {
+		sn, err := s.load(tx, roomID)
+		if err != nil {
+			return err
+		}
+		if sn.room.State == StateClosed && !allowClosed {
+			return sn.closedErr()
+		}
+		m, err := sn.memberOf(c.AgentID)
+		if err != nil {
+			return err
+		}
+		if err := tx.SaveMember(sn.touch(m)); err != nil {
+			return err
+		}
+		return fn(tx, sn)
+	})
+}
+
+func checkFreeText(field, s string, max int, required bool) error {
+	switch {
+	case required && strings.TrimSpace(s) == "":
+		return invalidArg(field, "%s must be non-empty", field)
+	case len(s) > max:
+		return invalidArg(field, "%s is %d bytes; at most %d are allowed", field, len(s), max)
+	case !utf8.ValidString(s):
+		return invalidArg(field, "%s is not valid UTF-8", field)
+	}
+	return nil
+}

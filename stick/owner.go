@@ -1,0 +1,188 @@
+package stick
+
+import (
+	"context"
+	"strings"
+	"time"
+
+	"github.com/stickhq/stick/procid"
+)
+
+// HeartbeatResult tells the holder how long its lease now lasts.
+type HeartbeatResult struct {
+	RoomID          string    `json:"room_id"`
+	TurnID          int64     `json:"turn_id"`
+	LeaseExpiresAt  time.Time `json:"lease_expires_at"`
+	NextHeartbeatAt time.Time `json:"next_heartbeat_at"`
+}
+
+// ReleaseResult says where the stick went after a release or pass.
+type ReleaseResult struct {
+	RoomID string `json:"room_id"`
+	// EventSeq is the release or pass event holding the handoff.
+	EventSeq int64 `json:"event_seq"`
+	// TurnID is the turn that just ended; the next grant starts TurnID+1.
+	TurnID int64 `json:"turn_id"`
+	// State is reserved when a recipient was chosen, idle otherwise.
+	State          RoomState  `json:"room_state"`
+	ReservedFor    string     `json:"reserved_for,omitempty"`
+	ClaimExpiresAt *time.Time `json:"claim_expires_at,omitempty"`
+}
+
+func (l Lease) validate() error {
+	if err := requireRoomID(l.RoomID); err != nil {
+		return err
+	}
+	if strings.TrimSpace(l.LeaseID) == "" {
+		return invalidArg("lease_id", "lease_id must be non-empty").
+			WithHint("use the lease_id of your your_turn or takeover result")
+	}
+	if l.TurnID < 1 {
+		return invalidArg("expected_turn_id", "expected_turn_id must be a turn id of at least 1, got %d", l.TurnID).
+			WithHint("use the turn_id of your your_turn or takeover result")
+	}
+	return nil
+}
+
+// Heartbeat extends the holder's lease by the policy's lease TTL and
+// refreshes its presence. An expired lease can still be renewed as long as no
+// takeover has committed; a holder whose process is proven gone cannot.
+//
+// Errors, in order: invalid_argument, room_not_found, room_closed,
+// turn_mismatch, stale_lease.
+func (s *Service) Heartbeat(ctx context.Context, c Caller, l Lease) (HeartbeatResult, error) {
+	if err := c.validate(); err != nil {
+		return HeartbeatResult{}, err
+	}
+	if err := l.validate(); err != nil {
+		return HeartbeatResult{}, err
+	}
+	var out HeartbeatResult
+	err := s.store.Update(ctx, func(tx Tx) error {
+		sn, err := s.load(tx, l.RoomID)
+		if err != nil {
+			return err
+		}
+		if err := sn.checkLease(c.AgentID, l); err != nil {
+			return err
+		}
+		r := &sn.room
+		r.LeaseExpiresAt = sn.now.Add(sn.policy.OwnerLeaseTTL)
+		r.UpdatedAt = sn.now
+		if err := tx.SaveRoom(*r); err != nil {
+			return err
+		}
+		if err := tx.SaveMember(sn.touch(sn.member(c.AgentID))); err != nil {
+			return err
+		}
+		out = HeartbeatResult{RoomID: r.ID, TurnID: r.TurnID, LeaseExpiresAt: r.LeaseExpiresAt,
+			NextHeartbeatAt: sn.now.Add(sn.policy.HeartbeatInterval)}
+		return nil
+	})
+	return out, err
+}
+
+// Release ends the caller's turn with a handoff and reserves the stick for
+// the next active member after it in sequence whose process is not proven
+// gone; with no such member the room becomes idle and the handoff waits for
+// whoever claims next.
+//
+// Errors, in order: invalid_argument, room_not_found, room_closed,
+// turn_mismatch, stale_lease, invalid_handoff.
+func (s *Service) Release(ctx context.Context, c Caller, l Lease, h Handoff) (ReleaseResult, error) {
+	return s.handOn(ctx, c, l, h, "")
+}
+
+// Pass ends the caller's turn with a handoff and reserves the stick for the
+// named member, which must be active and not proven gone. The sequence
+// resumes after that member.
+//
+// Errors, in order: invalid_argument, room_not_found, room_closed,
+// turn_mismatch, stale_lease, invalid_handoff, unknown_member (the target is
+// not a member, inactive, or gone).
+func (s *Service) Pass(ctx context.Context, c Caller, l Lease, to string, h Handoff) (ReleaseResult, error) {
+	if err := validateAgentID("to_agent_id", to); err != nil {
+		return ReleaseResult{}, err
+	}
+	if to == c.AgentID {
+		return ReleaseResult{}, invalidArg("to_agent_id", "cannot pass the stick to yourself").
+			WithHint("keep working and heartbeat, or release_stick to follow the sequence")
+	}
+	return s.handOn(ctx, c, l, h, to)
+}
+
+func (s *Service) handOn(ctx context.Context, c Caller, l Lease, h Handoff, to string) (ReleaseResult, error) {
+	if err := c.validate(); err != nil {
+		return ReleaseResult{}, err
+	}
+	if err := l.validate(); err != nil {
+		return ReleaseResult{}, err
+	}
+	var out ReleaseResult
+	err := s.store.Update(ctx, func(tx Tx) error {
+		sn, err := s.load(tx, l.RoomID)
+		if err != nil {
+			return err
+		}
+		if err := sn.checkLease(c.AgentID, l); err != nil {
+			return err
+		}
+		if err := h.Validate(); err != nil {
+			return err
+		}
+		var next *Member
+		typ := EventRelease
+		if to != "" {
+			typ = EventPass
+			if next, err = sn.passTarget(to); err != nil {
+				return err
+			}
+		} else {
+			next = sn.next(c.AgentID)
+		}
+		ev := Event{RoomID: sn.room.ID, TurnID: sn.room.TurnID, Type: typ, From: c.AgentID, Handoff: &h, CreatedAt: sn.now}
+		if next != nil {
+			ev.To = next.AgentID
+		}
+		if ev, err = tx.AppendEvent(ev); err != nil {
+			return err
+		}
+		if err := tx.SaveMember(sn.touch(sn.member(c.AgentID))); err != nil {
+			return err
+		}
+		r := &sn.room
+		r.Owner, r.LeaseID, r.LeaseExpiresAt, r.GrantSeq = "", "", time.Time{}, 0
+		r.PendingHandoffSeq = ev.Seq
+		r.UpdatedAt = sn.now
+		out = ReleaseResult{RoomID: r.ID, EventSeq: ev.Seq, TurnID: r.TurnID}
+		if next != nil {
+			r.State, r.ReservedFor, r.SequenceIndex = StateReserved, next.AgentID, next.Ordinal
+			r.ClaimExpiresAt = sn.now.Add(sn.policy.ClaimTTL)
+			claim := r.ClaimExpiresAt
+			out.ReservedFor, out.ClaimExpiresAt = next.AgentID, &claim
+		} else {
+			r.State, r.ReservedFor, r.ClaimExpiresAt = StateIdle, "", time.Time{}
+		}
+		out.State = r.State
+		return tx.SaveRoom(*r)
+	})
+	return out, err
+}
+
+// passTarget checks that to is an active member whose process is not proven gone.
+func (sn *snapshot) passTarget(to string) (*Member, error) {
+	m := sn.member(to)
+	fail := func(why, format string, args ...any) error {
+		return sn.describe(Errorf(CodeUnknownMember, format, args...)).With("to_agent_id", to).With("why", why).
+			WithHint("pass to an active member (see get_room_state), or release_stick to follow the sequence")
+	}
+	switch {
+	case m == nil:
+		return nil, fail("not_a_member", "pass_stick target %s is not a member of this room", to)
+	case !sn.present(m):
+		return nil, fail("inactive", "pass_stick target %s is inactive (last seen %s ago)", to, ago(sn.now, m.LastSeenAt))
+	case sn.probe(m.Process) == procid.Gone:
+		return nil, fail("gone", "pass_stick target %s has exited", to)
+	}
+	return m, nil
+}

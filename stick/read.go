@@ -1,0 +1,246 @@
+package stick
+
+import (
+	"context"
+	"time"
+
+	"github.com/stickhq/stick/workspace"
+)
+
+// RoomStatus is the authoritative view of one room: stored projection plus
+// derived state, members with their activity, and the pending handoff.
+type RoomStatus struct {
+	RoomID        string    `json:"room_id"`
+	CanonicalPath string    `json:"canonical_path"`
+	State         RoomState `json:"state"`
+	// StoredState is the projection's own state (idle, owned, reserved, closed).
+	StoredState   RoomState  `json:"stored_state"`
+	Owner         string     `json:"owner,omitempty"`
+	ReservedFor   string     `json:"reserved_for,omitempty"`
+	TurnID        int64      `json:"turn_id"`
+	SequenceIndex int        `json:"sequence_index"`
+	LeaseExpires  *time.Time `json:"lease_expires_at,omitempty"`
+	ClaimExpires  *time.Time `json:"claim_expires_at,omitempty"`
+	// Takeover is the reason takeover is open, "" when it is not.
+	Takeover TakeoverReason `json:"takeover_reason,omitempty"`
+	// PendingHandoff is the release or pass event the next claimant receives.
+	PendingHandoff *Event          `json:"pending_handoff,omitempty"`
+	Members        []MemberStatus  `json:"members"`
+	Policy         Policy          `json:"policy"`
+	LastEventSeq   int64           `json:"last_event_seq"`
+	CreatedAt      time.Time       `json:"created_at"`
+	UpdatedAt      time.Time       `json:"updated_at"`
+	ClosedAt       *time.Time      `json:"closed_at,omitempty"`
+}
+
+// MemberStatus is one member as a reader sees it.
+type MemberStatus struct {
+	AgentID     string      `json:"agent_id"`
+	Ordinal     int         `json:"ordinal"`
+	Status      string      `json:"status"` // active, inactive or gone
+	Role        string      `json:"role,omitempty"`
+	Kind        SessionKind `json:"session_kind"`
+	DisplayName string      `json:"display_name,omitempty"`
+	JoinedAt    time.Time   `json:"joined_at"`
+	LastSeenAt  time.Time   `json:"last_seen_at"`
+	// IdleMS is how long ago the member last called, in milliseconds.
+	IdleMS int64 `json:"idle_ms"`
+}
+
+// RoomSummary is the cheap per-room line of ListRooms: it uses the stored
+// ownership fields and presence only, without probing any process.
+type RoomSummary struct {
+	RoomID        string    `json:"room_id"`
+	CanonicalPath string    `json:"canonical_path"`
+	State         RoomState `json:"state"`
+	Owner         string    `json:"owner,omitempty"`
+	ReservedFor   string    `json:"reserved_for,omitempty"`
+	TurnID        int64     `json:"turn_id"`
+	Members       int       `json:"members"`
+	ActiveMembers int       `json:"active_members"`
+	UpdatedAt     time.Time `json:"updated_at"`
+}
+
+// EventPage is one page of a room's event log.
+type EventPage struct {
+	Events []Event `json:"events"`
+	// Cursor is the Seq to pass as after for the next page.
+	Cursor  int64 `json:"cursor"`
+	HasMore bool  `json:"has_more"`
+}
+
+// Event page sizes.
+const (
+	DefaultEventLimit = 50
+	MaxEventLimit     = 1000
+)
+
+// RoomState returns the authoritative state of a room, probing only the
+// holder's and the reserved recipient's processes.
+//
+// Errors: invalid_argument, room_not_found.
+func (s *Service) RoomState(ctx context.Context, roomID string) (RoomStatus, error) {
+	if err := requireRoomID(roomID); err != nil {
+		return RoomStatus{}, err
+	}
+	var out RoomStatus
+	err := s.store.View(ctx, func(tx Tx) error {
+		sn, err := s.load(tx, roomID)
+		if err != nil {
+			return err
+		}
+		out, err = s.status(tx, sn)
+		return err
+	})
+	return out, err
+}
+
+func (s *Service) status(tx Tx, sn *snapshot) (RoomStatus, error) {
+	r := sn.room
+	st := RoomStatus{
+		RoomID: r.ID, CanonicalPath: r.Path, State: sn.state(), StoredState: r.State,
+		Owner: r.Owner, ReservedFor: r.ReservedFor, TurnID: r.TurnID, SequenceIndex: r.SequenceIndex,
+		Takeover: sn.takeoverReason(), PendingHandoff: sn.pending, Policy: sn.policy,
+		CreatedAt: r.CreatedAt, UpdatedAt: r.UpdatedAt, Members: make([]MemberStatus, 0, len(sn.members)),
+	}
+	if !r.LeaseExpiresAt.IsZero() {
+		st.LeaseExpires = &r.LeaseExpiresAt
+	}
+	if !r.ClaimExpiresAt.IsZero() {
+		st.ClaimExpires = &r.ClaimExpiresAt
+	}
+	if !r.ClosedAt.IsZero() {
+		st.ClosedAt = &r.ClosedAt
+	}
+	for i := range sn.members {
+		m := &sn.members[i]
+		ms := MemberStatus{
+			AgentID: m.AgentID, Ordinal: m.Ordinal, Status: sn.memberStatus(m), Kind: m.Kind,
+			DisplayName: m.DisplayName, JoinedAt: m.JoinedAt, LastSeenAt: m.LastSeenAt,
+			IdleMS: sn.now.Sub(m.LastSeenAt).Milliseconds(),
+		}
+		switch {
+		case r.State == StateOwned && m.AgentID == r.Owner:
+			ms.Role = "owner"
+		case r.State == StateReserved && m.AgentID == r.ReservedFor:
+			ms.Role = "reserved"
+		}
+		st.Members = append(st.Members, ms)
+	}
+	var err error
+	st.LastEventSeq, err = tx.LastSeq(r.ID)
+	return st, err
+}
+
+// ListRooms returns the rooms on the ancestor chain from path up to its
+// workspace root and the rooms nested below that root, deepest-first along
+// the chain; with path "" it returns every room. Closed rooms are included so
+// their logs stay discoverable. No process is probed.
+//
+// Errors: invalid_argument (path).
+func (s *Service) ListRooms(ctx context.Context, path string) ([]RoomSummary, error) {
+	var chain []string
+	var root string
+	if path != "" {
+		res, err := resolvePath(path)
+		if err != nil {
+			return nil, err
+		}
+		chain, root = workspace.Ancestors(res.Path, res.Root), res.Root
+	}
+	var out []RoomSummary
+	err := s.store.View(ctx, func(tx Tx) error {
+		var rooms []Room
+		if path != "" {
+			at, err := tx.RoomsAt(chain, true)
+			if err != nil {
+				return err
+			}
+			// Deepest first along the chain.
+			for _, p := range chain {
+				for _, r := range at {
+					if r.Path == p {
+						rooms = append(rooms, r)
+					}
+				}
+			}
+		}
+		below, err := tx.RoomsUnder(root, true)
+		if err != nil {
+			return err
+		}
+		seen := make(map[string]bool, len(rooms))
+		for _, r := range rooms {
+			seen[r.ID] = true
+		}
+		for _, r := range below {
+			if !seen[r.ID] {
+				rooms = append(rooms, r)
+			}
+		}
+		now := s.clock.Now()
+		out = make([]RoomSummary, 0, len(rooms))
+		for _, r := range rooms {
+			ms, err := tx.Members(r.ID)
+			if err != nil {
+				return err
+			}
+			sn := &snapshot{room: r, members: ms, policy: r.Policy.Effective(s.defaults), now: now}
+			sum := RoomSummary{
+				RoomID: r.ID, CanonicalPath: r.Path, State: sn.state(), Owner: r.Owner, ReservedFor: r.ReservedFor,
+				TurnID: r.TurnID, Members: len(ms), UpdatedAt: r.UpdatedAt,
+			}
+			for i := range ms {
+				if sn.present(&ms[i]) {
+					sum.ActiveMembers++
+				}
+			}
+			out = append(out, sum)
+		}
+		return nil
+	})
+	return out, err
+}
+
+// RoomEvents returns up to limit events of a room after the cursor after
+// (0 for the beginning), oldest first. A limit of 0 means DefaultEventLimit;
+// larger limits are capped at MaxEventLimit.
+//
+// Errors: invalid_argument, room_not_found.
+func (s *Service) RoomEvents(ctx context.Context, roomID string, after int64, limit int) (EventPage, error) {
+	if err := requireRoomID(roomID); err != nil {
+		return EventPage{}, err
+	}
+	if after < 0 {
+		return EventPage{}, invalidArg("after", "after must be 0 or a previous cursor, got %d", after)
+	}
+	if limit < 0 {
+		return EventPage{}, invalidArg("limit", "limit must be positive, got %d", limit)
+	}
+	if limit == 0 {
+		limit = DefaultEventLimit
+	}
+	limit = min(limit, MaxEventLimit)
+	var page EventPage
+	err := s.store.View(ctx, func(tx Tx) error {
+		if _, ok, err := tx.Room(roomID); err != nil {
+			return err
+		} else if !ok {
+			return roomNotFound(roomID)
+		}
+		evs, err := tx.Events(roomID, after, limit+1)
+		if err != nil {
+			return err
+		}
+		page.HasMore = len(evs) > limit
+		if page.HasMore {
+			evs = evs[:limit]
+		}
+		page.Events, page.Cursor = evs, after
+		if len(evs) > 0 {
+			page.Cursor = evs[len(evs)-1].Seq
+		}
+		return nil
+	})
+	return page, err
+}

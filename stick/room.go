@@ -1,0 +1,86 @@
+package stick
+
+import "time"
+
+// RoomState is the state of a room as the protocol names it. Idle, owned,
+// reserved and closed are stored; stale_owner, owner_gone, recipient_gone and
+// dormant are derived on read from time, presence and process liveness.
+type RoomState string
+
+// The room states of the protocol.
+const (
+	StateIdle          RoomState = "idle"
+	StateOwned         RoomState = "owned"
+	StateReserved      RoomState = "reserved"
+	StateStaleOwner    RoomState = "stale_owner"
+	StateOwnerGone     RoomState = "owner_gone"
+	StateRecipientGone RoomState = "recipient_gone"
+	StateDormant       RoomState = "dormant"
+	StateClosed        RoomState = "closed"
+)
+
+// Room is the stored projection of one room's event log: who holds the stick,
+// for whom it is reserved, and the fencing values of the current epoch. It is
+// what a Store reads and writes; callers see RoomStatus instead.
+type Room struct {
+	ID   string
+	Path string // canonical path the room is keyed by
+	// Topic distinguishes several rooms at one path; "" is the default room.
+	Topic string
+	// State is one of the stored states: idle, owned, reserved or closed.
+	State         RoomState
+	SequenceIndex int
+	Owner         string
+	ReservedFor   string
+	// PendingHandoffSeq is the release or pass event the next claimant receives.
+	PendingHandoffSeq int64
+	// GrantSeq is the claim or takeover event that started the current turn.
+	GrantSeq       int64
+	TurnID         int64
+	LeaseID        string
+	LeaseExpiresAt time.Time
+	ClaimExpiresAt time.Time
+	// Policy holds the room's overrides; zero fields use the service default.
+	Policy    Policy
+	CreatedAt time.Time
+	UpdatedAt time.Time
+	ClosedAt  time.Time
+}
+
+// SessionKind says what kind of process stands behind a member, which decides
+// whether its process facts can be used to judge liveness.
+type SessionKind string
+
+// The session kinds.
+const (
+	// KindHarness is an MCP server spawned by a coding-agent harness; its facts are the harness process.
+	KindHarness SessionKind = "mcp_harness"
+	// KindGuardian is the small process that holds the stick on behalf of a person.
+	KindGuardian SessionKind = "human_guardian"
+	// KindProcess is a long-lived program using this package directly; its facts are its own.
+	KindProcess SessionKind = "process"
+	// KindOneShot is a short-lived command (a CLI call); its process facts are never recorded.
+	KindOneShot SessionKind = "one_shot"
+)
+
+// Valid reports whether k is a known session kind.
+func (k SessionKind) Valid() bool {
+	switch k {
+	case KindHarness, KindGuardian, KindProcess, KindOneShot:
+		return true
+	}
+	return false
+}
+
+// Member is one participant of a room, in sequence order.
+type Member struct {
+	RoomID      string
+	AgentID     string
+	Ordinal     int
+	JoinedAt    time.Time
+	LastSeenAt  time.Time
+	Kind        SessionKind
+	DisplayName string
+	// Process identifies the process whose life stands for the member; zero when unknown.
+	Process Process
+}

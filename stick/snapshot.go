@@ -1,0 +1,159 @@
+package stick
+
+import (
+	"time"
+
+	"github.com/stickhq/stick/procid"
+)
+
+// snapshot is everything the rules need to decide about one room at one
+// instant: the stored room, its members, the effective policy, the time, and
+// the liveness of the holder and the reserved recipient (only those two are
+// probed, so reads stay cheap however many members a room has).
+type snapshot struct {
+	room    Room
+	members []Member
+	policy  Policy
+	now     time.Time
+	// pending is the release or pass event a claimant would receive, if any.
+	pending *Event
+	// ownerStatus and recipientStatus are the liveness of room.Owner and room.ReservedFor.
+	ownerStatus     procid.Status
+	recipientStatus procid.Status
+	// probe checks the liveness of one member's process; used sparingly (sequence scans).
+	probe func(Process) procid.Status
+}
+
+// load reads a room and its members inside tx and probes the holder's and the
+// reserved recipient's processes.
+func (s *Service) load(tx Tx, roomID string) (*snapshot, error) {
+	r, ok, err := tx.Room(roomID)
+	if err != nil {
+		return nil, err
+	}
+	if !ok {
+		return nil, roomNotFound(roomID)
+	}
+	ms, err := tx.Members(roomID)
+	if err != nil {
+		return nil, err
+	}
+	sn := &snapshot{room: r, members: ms, policy: r.Policy.Effective(s.defaults), now: s.clock.Now(), probe: s.check}
+	if r.PendingHandoffSeq != 0 {
+		e, ok, err := tx.Event(roomID, r.PendingHandoffSeq)
+		if err != nil {
+			return nil, err
+		}
+		if ok {
+			sn.pending = &e
+		}
+	}
+	if r.State == StateOwned {
+		sn.ownerStatus = sn.probeAgent(r.Owner)
+	}
+	if r.State == StateReserved {
+		sn.recipientStatus = sn.probeAgent(r.ReservedFor)
+	}
+	return sn, nil
+}
+
+func (s *Service) check(p Process) procid.Status {
+	if p.IsZero() {
+		return procid.Unknown
+	}
+	return s.liveness.Check(p)
+}
+
+func (sn *snapshot) probeAgent(id string) procid.Status {
+	if m := sn.member(id); m != nil {
+		return sn.probe(m.Process)
+	}
+	return procid.Unknown
+}
+
+// member returns the member with the given id, or nil.
+func (sn *snapshot) member(id string) *Member {
+	for i := range sn.members {
+		if sn.members[i].AgentID == id {
+			return &sn.members[i]
+		}
+	}
+	return nil
+}
+
+// present reports whether m called within the presence TTL.
+func (sn *snapshot) present(m *Member) bool {
+	return sn.now.Sub(m.LastSeenAt) <= sn.policy.PresenceTTL
+}
+
+// gone reports whether the agent is the holder or the reserved recipient and
+// its exact process is proven to have exited.
+func (sn *snapshot) gone(id string) bool {
+	switch {
+	case sn.room.State == StateOwned && id == sn.room.Owner:
+		return sn.ownerStatus == procid.Gone
+	case sn.room.State == StateReserved && id == sn.room.ReservedFor:
+		return sn.recipientStatus == procid.Gone
+	}
+	return false
+}
+
+// active reports whether m counts as active: recently present and not proven gone.
+func (sn *snapshot) active(m *Member) bool {
+	return sn.present(m) && !sn.gone(m.AgentID)
+}
+
+// memberStatus is "gone", "active" or "inactive".
+func (sn *snapshot) memberStatus(m *Member) string {
+	switch {
+	case sn.gone(m.AgentID):
+		return "gone"
+	case sn.present(m):
+		return "active"
+	}
+	return "inactive"
+}
+
+// anyActive reports whether some member other than those in except is active.
+func (sn *snapshot) anyActive(except ...string) bool {
+outer:
+	for i := range sn.members {
+		m := &sn.members[i]
+		for _, e := range except {
+			if m.AgentID == e {
+				continue outer
+			}
+		}
+		if sn.active(m) {
+			return true
+		}
+	}
+	return false
+}
+
+func (sn *snapshot) leaseExpired() bool {
+	return !sn.now.Before(sn.room.LeaseExpiresAt)
+}
+
+func (sn *snapshot) claimExpired() bool {
+	return !sn.now.Before(sn.room.ClaimExpiresAt)
+}
+
+// priorOwner is the member who released or passed the pending handoff.
+func (sn *snapshot) priorOwner() string {
+	if sn.pending == nil {
+		return ""
+	}
+	return sn.pending.From
+}
+
+// touch records that the member called now, and returns it for saving.
+func (sn *snapshot) touch(m *Member) Member {
+	m.LastSeenAt = sn.now
+	return *m
+}
+
+func roomNotFound(id string) *Error {
+	return Errorf(CodeRoomNotFound, "no room has room_id %q", id).With("room_id", id).
+		WithHint("call list_rooms or join_path to find the room for your path")
+}

@@ -1,0 +1,93 @@
+package stick
+
+import (
+	"context"
+	"time"
+
+	"github.com/stickhq/stick/procid"
+)
+
+// Store persists rooms, members and events. Package store implements it on
+// SQLite; every implementation must pass the same behaviour tests.
+//
+// Update runs fn in one write transaction that takes the write lock before it
+// reads (BEGIN IMMEDIATE), so every read-check-write in fn is atomic across
+// processes. If fn returns an error the transaction rolls back and Update
+// returns that error. A lock that cannot be had within the busy timeout
+// yields CodeDBBusy. View runs fn in a read transaction.
+//
+// Changed returns a channel that is closed at the next commit made by any
+// process or connection after the call; a store may close it spuriously, but
+// must not miss a commit for longer than its fallback poll interval.
+type Store interface {
+	Update(ctx context.Context, fn func(Tx) error) error
+	View(ctx context.Context, fn func(Tx) error) error
+	Changed() <-chan struct{}
+	Close() error
+}
+
+// Tx is the set of reads and writes available inside a transaction. Write
+// methods may only be called inside Update.
+type Tx interface {
+	// Room returns the room with the given id; ok is false when there is none.
+	Room(id string) (r Room, ok bool, err error)
+	// RoomsAt returns the rooms whose path is one of paths, closed rooms only if includeClosed.
+	RoomsAt(paths []string, includeClosed bool) ([]Room, error)
+	// RoomsUnder returns the rooms whose path is strictly below dir, or every room when dir is "".
+	RoomsUnder(dir string, includeClosed bool) ([]Room, error)
+	// CreateRoom inserts a new room.
+	CreateRoom(r Room) error
+	// SaveRoom overwrites the stored projection of an existing room.
+	SaveRoom(r Room) error
+
+	// Members returns a room's members in sequence (ordinal) order.
+	Members(roomID string) ([]Member, error)
+	// SaveMember inserts or replaces a member.
+	SaveMember(m Member) error
+	// DeleteMember removes a member; it is not an error if there is none.
+	DeleteMember(roomID, agentID string) error
+
+	// AppendEvent appends e, assigning its Seq (and ID if empty), and returns it.
+	AppendEvent(e Event) (Event, error)
+	// Event returns the event with the given sequence number in the room.
+	Event(roomID string, seq int64) (e Event, ok bool, err error)
+	// Events returns up to limit events of the room with Seq > after, oldest first.
+	Events(roomID string, after int64, limit int) ([]Event, error)
+	// LastEvent returns the room's newest event of one of the given types (any type if none).
+	LastEvent(roomID string, types ...EventType) (e Event, ok bool, err error)
+	// LastSeq returns the Seq of the room's newest event, 0 if it has none.
+	LastSeq(roomID string) (int64, error)
+}
+
+// Clock tells the time and makes timers, so tests can drive TTLs without sleeping.
+type Clock interface {
+	Now() time.Time
+	// Timer returns a channel that receives once d has elapsed on this clock, and a stop function.
+	Timer(d time.Duration) (c <-chan time.Time, stop func())
+}
+
+// SystemClock is the real clock.
+type SystemClock struct{}
+
+// Now returns time.Now.
+func (SystemClock) Now() time.Time { return time.Now() }
+
+// Timer wraps time.NewTimer.
+func (SystemClock) Timer(d time.Duration) (<-chan time.Time, func()) {
+	t := time.NewTimer(d)
+	return t.C, func() { t.Stop() }
+}
+
+// Liveness judges whether the exact process behind a member still runs. It
+// must answer Gone only on proof (pid absent, start time differs, other boot)
+// and Unknown when facts are missing or belong to another host.
+type Liveness interface {
+	Check(p Process) procid.Status
+}
+
+// ExitWatcher is optionally implemented by a Liveness that can report a
+// process's exit as it happens (pidfd on Linux), so waiters see owner_gone at
+// once instead of at their next fallback poll.
+type ExitWatcher interface {
+	Watch(ctx context.Context, p Process) (<-chan struct{}, bool)
+}

@@ -1,0 +1,344 @@
+package stick
+
+import (
+	"context"
+	"strconv"
+	"time"
+)
+
+// WaitStatus is the outcome of WaitForTurn.
+type WaitStatus string
+
+// The wait outcomes of the protocol.
+const (
+	YourTurn          WaitStatus = "your_turn"
+	NotYet            WaitStatus = "not_yet"
+	TakeoverAvailable WaitStatus = "takeover_available"
+	Closed            WaitStatus = "closed"
+)
+
+// WaitRequest asks for the stick.
+type WaitRequest struct {
+	RoomID string
+	// Cursor, when set (a previous result's Cursor), makes the call also return
+	// not_yet as soon as the room's log has moved past it.
+	Cursor string
+	// MaxWait bounds how long the call blocks: nil means the room policy's
+	// wait_for_turn_max_wait; 0 means one atomic attempt that never blocks.
+	// Values above MaxWaitLimit are capped.
+	MaxWait *time.Duration
+}
+
+// Lease is the fencing triple every owner mutation carries.
+type Lease struct {
+	RoomID  string `json:"room_id"`
+	LeaseID string `json:"lease_id"`
+	TurnID  int64  `json:"turn_id"`
+}
+
+// WaitResult is the outcome of one WaitForTurn call. Which fields are set
+// depends on Status, as in the protocol.
+type WaitResult struct {
+	Status WaitStatus `json:"status"`
+	RoomID string     `json:"room_id"`
+	// TurnID, LeaseID and LeaseExpiresAt are set on your_turn (TurnID also on takeover_available).
+	TurnID         int64      `json:"turn_id,omitempty"`
+	LeaseID        string     `json:"lease_id,omitempty"`
+	LeaseExpiresAt *time.Time `json:"lease_expires_at,omitempty"`
+	// NextHeartbeatAt is when the new holder should heartbeat.
+	NextHeartbeatAt *time.Time `json:"next_heartbeat_at,omitempty"`
+	// Handoff is the prior holder's handoff; nil only for the first claim in a fresh room.
+	Handoff     *Handoff `json:"handoff"`
+	HandoffSeq  int64    `json:"handoff_event_seq,omitempty"`
+	FromAgentID string   `json:"from_agent_id,omitempty"`
+	// Reason is a GrantReason on your_turn and a TakeoverReason on takeover_available.
+	Reason       string    `json:"reason,omitempty"`
+	Cursor       string    `json:"cursor,omitempty"`
+	RoomState    RoomState `json:"room_state,omitempty"`
+	CurrentOwner string    `json:"current_owner,omitempty"`
+	ReservedFor  string    `json:"reserved_for,omitempty"`
+}
+
+// Lease returns the fencing triple of a your_turn result.
+func (w WaitResult) Lease() Lease { return Lease{RoomID: w.RoomID, LeaseID: w.LeaseID, TurnID: w.TurnID} }
+
+// WaitForTurn claims the stick when the caller may (the room is idle, or it is
+// reserved for the caller, even after the claim timeout as long as no
+// takeover committed), and otherwise blocks until that becomes possible,
+// takeover opens for the caller (takeover_available; it never takes over by
+// itself), the room closes, the cursor is passed, or MaxWait elapses
+// (not_yet). The caller's presence is refreshed. A holder that calls it gets
+// its current lease back. Cancelling ctx ends the call at once with ctx's
+// error; Service.Shutdown ends it with the current not_yet.
+//
+// Commits by any process wake the waiter through Store.Changed; lease and
+// claim expiries through the clock; a holder's death through the Liveness's
+// exit watch, or a poll every WithLivenessPoll when it has none.
+//
+// Errors: invalid_argument, room_not_found, unknown_member (join first).
+func (s *Service) WaitForTurn(ctx context.Context, c Caller, req WaitRequest) (WaitResult, error) {
+	if err := c.validate(); err != nil {
+		return WaitResult{}, err
+	}
+	if err := requireRoomID(req.RoomID); err != nil {
+		return WaitResult{}, err
+	}
+	cursor, err := parseCursor(req.Cursor)
+	if err != nil {
+		return WaitResult{}, err
+	}
+	if req.MaxWait != nil && *req.MaxWait < 0 {
+		return WaitResult{}, invalidArg("max_wait_ms", "max_wait_ms must not be negative, got %d", req.MaxWait.Milliseconds())
+	}
+	w := &waiter{s: s, c: c, roomID: req.RoomID, cursor: cursor}
+	res, err := w.attempt(ctx, true)
+	if err != nil || res.Status != NotYet || (cursor >= 0 && w.lastSeq > cursor) {
+		return res, err
+	}
+	maxWait := w.policy.WaitMaxWait
+	if req.MaxWait != nil {
+		maxWait = min(*req.MaxWait, MaxWaitLimit)
+	}
+	if maxWait == 0 {
+		return res, nil
+	}
+	return w.block(ctx, res, maxWait)
+}
+
+// waiter carries one WaitForTurn call's state between attempts.
+type waiter struct {
+	s       *Service
+	c       Caller
+	roomID  string
+	cursor  int64 // -1 when none
+	lastSeq int64
+	policy  Policy
+	wakeAt  time.Time
+	watch   Process
+	touched time.Time
+}
+
+// block waits for wake-ups until a terminal result, the cursor moving, or maxWait.
+func (w *waiter) block(ctx context.Context, res WaitResult, maxWait time.Duration) (WaitResult, error) {
+	s := w.s
+	deadline, stopDeadline := s.clock.Timer(maxWait)
+	defer stopDeadline()
+	var watched Process
+	var exited <-chan struct{}
+	stopWatch := func() {}
+	defer func() { stopWatch() }()
+	for {
+		changed := s.store.Changed()
+		moved, err := w.moved(ctx)
+		if err != nil {
+			return res, err
+		}
+		if moved || (!w.wakeAt.IsZero() && !s.clock.Now().Before(w.wakeAt)) {
+			if res, err = w.attempt(ctx, false); err != nil || res.Status != NotYet {
+				return res, err
+			}
+			if w.cursor >= 0 && w.lastSeq > w.cursor {
+				return res, nil
+			}
+		}
+		if w.watch != watched {
+			stopWatch()
+			watched, exited, stopWatch = w.watchExit(ctx)
+		}
+		var expiry <-chan time.Time
+		stopExpiry := func() {}
+		if !w.wakeAt.IsZero() {
+			expiry, stopExpiry = s.clock.Timer(max(w.wakeAt.Sub(s.clock.Now()), 0))
+		}
+		var presence <-chan time.Time
+		stopPresence := func() {}
+		if half := w.policy.PresenceTTL / 2; half > 0 {
+			presence, stopPresence = s.clock.Timer(max(w.touched.Add(half).Sub(s.clock.Now()), 0))
+		}
+		select {
+		case <-ctx.Done():
+			stopExpiry()
+			stopPresence()
+			return res, ctx.Err()
+		case <-s.done:
+			stopExpiry()
+			stopPresence()
+			return res, nil
+		case <-deadline:
+			stopExpiry()
+			stopPresence()
+			return w.attempt(ctx, false)
+		case <-changed:
+		case <-expiry:
+		case <-exited:
+			// The watched process exited: force a full attempt.
+			w.lastSeq = -1
+			watched, exited = Process{}, nil
+		case <-presence:
+			// A long wait keeps the caller active for sequence and takeover checks.
+			if res, err = w.attempt(ctx, true); err != nil || res.Status != NotYet {
+				stopExpiry()
+				stopPresence()
+				return res, err
+			}
+		}
+		stopExpiry()
+		stopPresence()
+	}
+}
+
+// moved reports cheaply whether the room's log has a new event since the
+// last attempt. Heartbeats and presence refreshes append no event, so they
+// never cause a full re-read.
+func (w *waiter) moved(ctx context.Context) (bool, error) {
+	var seq int64
+	err := w.s.store.View(ctx, func(tx Tx) error {
+		var err error
+		seq, err = tx.LastSeq(w.roomID)
+		return err
+	})
+	return seq != w.lastSeq, err
+}
+
+// watchExit watches the process whose death would open takeover. Without an
+// exit watcher it falls back to a periodic full attempt.
+func (w *waiter) watchExit(ctx context.Context) (Process, <-chan struct{}, func()) {
+	if w.watch.IsZero() {
+		return Process{}, nil, func() {}
+	}
+	wctx, cancel := context.WithCancel(ctx)
+	if ew, ok := w.s.liveness.(ExitWatcher); ok {
+		if ch, ok := ew.Watch(wctx, w.watch); ok {
+			return w.watch, ch, cancel
+		}
+	}
+	ch := make(chan struct{})
+	poll, stop := w.s.clock.Timer(w.s.livenessPoll)
+	go func() {
+		defer stop()
+		select {
+		case <-poll:
+			close(ch)
+		case <-wctx.Done():
+		}
+	}()
+	return w.watch, ch, cancel
+}
+
+// attempt evaluates the room once. It reads in a read transaction and only
+// takes the write lock to claim or, with touch, to refresh presence.
+func (w *waiter) attempt(ctx context.Context, touch bool) (WaitResult, error) {
+	var res WaitResult
+	var claim bool
+	fn := func(write bool) func(Tx) error {
+		return func(tx Tx) error {
+			var err error
+			res, claim, err = w.evaluate(tx, write)
+			return err
+		}
+	}
+	if !touch {
+		if err := w.s.store.View(ctx, fn(false)); err != nil || !claim {
+			return res, err
+		}
+	}
+	err := w.s.store.Update(ctx, fn(true))
+	return res, err
+}
+
+// evaluate decides one attempt inside tx; when write is false and the caller
+// could claim, it returns claim=true so the attempt is redone under the write lock.
+func (w *waiter) evaluate(tx Tx, write bool) (WaitResult, bool, error) {
+	s := w.s
+	sn, err := s.load(tx, w.roomID)
+	if err != nil {
+		return WaitResult{}, false, err
+	}
+	m, err := sn.memberOf(w.c.AgentID)
+	if err != nil {
+		return WaitResult{}, false, err
+	}
+	if write {
+		if err := tx.SaveMember(sn.touch(m)); err != nil {
+			return WaitResult{}, false, err
+		}
+		w.touched = sn.now
+	}
+	kind, reason := sn.waitDecision(w.c.AgentID)
+	r := &sn.room
+	res := WaitResult{RoomID: r.ID}
+	switch kind {
+	case waitClosed:
+		res.Status = Closed
+	case waitClaim:
+		if !write {
+			return res, true, nil
+		}
+		ev, err := s.grant(tx, sn, w.c, Event{Type: EventClaim, Reason: string(reason)})
+		if err != nil {
+			return WaitResult{}, false, err
+		}
+		res = s.yourTurn(sn, ev, reason)
+	case waitRedeliver:
+		ev, ok, err := tx.Event(r.ID, r.GrantSeq)
+		if err != nil {
+			return WaitResult{}, false, err
+		}
+		reason := GrantOpenClaim
+		if ok && ev.Reason != "" && ev.Type == EventClaim {
+			reason = GrantReason(ev.Reason)
+		}
+		if ok && ev.Ref != 0 {
+			if h, ok, err := tx.Event(r.ID, ev.Ref); err != nil {
+				return WaitResult{}, false, err
+			} else if ok {
+				sn.pending = &h
+			}
+		}
+		res = s.yourTurn(sn, ev, reason)
+	case waitTakeover:
+		res.Status = TakeoverAvailable
+		res.TurnID = r.TurnID
+		res.Reason = string(sn.takeoverReason())
+		res.RoomState = sn.state()
+		res.CurrentOwner, res.ReservedFor = r.Owner, r.ReservedFor
+	default:
+		res.Status = NotYet
+		res.RoomState = sn.state()
+		res.CurrentOwner, res.ReservedFor = r.Owner, r.ReservedFor
+	}
+	if w.lastSeq, err = tx.LastSeq(r.ID); err != nil {
+		return WaitResult{}, false, err
+	}
+	res.Cursor = strconv.FormatInt(w.lastSeq, 10)
+	w.policy, w.wakeAt, w.watch = sn.policy, sn.wakeAt(w.c.AgentID), sn.watched()
+	return res, false, nil
+}
+
+// yourTurn builds the your_turn result for the holder of sn, with the handoff
+// it received (sn.pending before the grant consumed it).
+func (s *Service) yourTurn(sn *snapshot, grant Event, reason GrantReason) WaitResult {
+	r := sn.room
+	lease, next := r.LeaseExpiresAt, sn.now.Add(sn.policy.HeartbeatInterval)
+	res := WaitResult{
+		Status: YourTurn, RoomID: r.ID, TurnID: r.TurnID, LeaseID: r.LeaseID,
+		LeaseExpiresAt: &lease, NextHeartbeatAt: &next, Reason: string(reason), RoomState: StateOwned,
+		CurrentOwner: r.Owner,
+	}
+	if sn.pending != nil && sn.pending.Seq == grant.Ref && sn.pending.Handoff != nil {
+		res.Handoff, res.HandoffSeq, res.FromAgentID = sn.pending.Handoff, sn.pending.Seq, sn.pending.From
+	}
+	return res
+}
+
+func parseCursor(c string) (int64, error) {
+	if c == "" {
+		return -1, nil
+	}
+	n, err := strconv.ParseInt(c, 10, 64)
+	if err != nil || n < 0 {
+		return 0, invalidArg("cursor", "cursor %q is not a cursor returned by wait_for_turn", c).
+			WithHint("omit cursor, or pass the cursor of the previous wait_for_turn result")
+	}
+	return n, nil
+}

@@ -1,0 +1,10 @@
+// Package store keeps rooms, members and events in one SQLite database that
+// many processes on a host share safely, and wakes waiters when any of them
+// commits. It implements stick.Store.
+//
+// Every connection sets WAL, synchronous=NORMAL, a busy timeout and foreign
+// keys; every write transaction is BEGIN IMMEDIATE; the schema carries a
+// version and migrates forward only. A database on a network filesystem, from
+// a newer version, or that is not a stick database is refused at Open with a
+// coded stick.Error that says what to do.
+package store

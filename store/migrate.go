@@ -1,0 +1,99 @@
+package store
+
+import (
+	"fmt"
+	"strconv"
+
+	"github.com/stickhq/stick/stick"
+	"zombiezen.com/go/sqlite"
+	"zombiezen.com/go/sqlite/sqlitex"
+)
+
+// migrate brings the file to SchemaVersion inside one write transaction, or
+// refuses a file from a newer version or another application.
+func (s *Store) migrate() (err error) {
+	conn, err := sqlite.OpenConn(s.path, sqlite.OpenReadWrite|sqlite.OpenCreate|sqlite.OpenWAL)
+	if err != nil {
+		return s.openErr(err)
+	}
+	defer conn.Close()
+	if err := s.prepare(conn); err != nil {
+		return err
+	}
+	end, err := sqlitex.ImmediateTransaction(conn)
+	if err != nil {
+		return s.mapErr(err)
+	}
+	defer end(&err)
+	appID, err := pragmaInt(conn, "PRAGMA application_id")
+	if err != nil {
+		return s.mapErr(err)
+	}
+	tables, err := pragmaInt(conn, "SELECT count(*) FROM sqlite_schema WHERE type = 'table'")
+	if err != nil {
+		return s.mapErr(err)
+	}
+	if appID != applicationID && (appID != 0 || tables != 0) {
+		return s.mismatch("it is not a stick database (it already holds other tables)")
+	}
+	version := 0
+	if appID == applicationID {
+		v, err := metaValue(conn, "schema_version")
+		if err != nil {
+			return s.mapErr(err)
+		}
+		if version, err = strconv.Atoi(v); err != nil {
+			return s.mismatch(fmt.Sprintf("its schema_version %q is not a number", v))
+		}
+	}
+	if version > SchemaVersion {
+		return s.mismatch(fmt.Sprintf("it has schema version %d, newer than this stick's %d", version, SchemaVersion)).
+			WithHint("upgrade stick, or set %s to another directory to keep both", DataDirEnv)
+	}
+	if version == 0 {
+		for _, q := range []string{
+			"PRAGMA application_id = " + strconv.Itoa(applicationID),
+			"CREATE TABLE meta (key TEXT PRIMARY KEY, value TEXT NOT NULL) STRICT",
+		} {
+			if err := sqlitex.ExecuteTransient(conn, q, nil); err != nil {
+				return s.mapErr(err)
+			}
+		}
+	}
+	for v := version; v < SchemaVersion; v++ {
+		if err := sqlitex.ExecuteScript(conn, migrations[v], nil); err != nil {
+			return s.mapErr(fmt.Errorf("migration %d: %w", v+1, err))
+		}
+	}
+	if version < SchemaVersion {
+		err := sqlitex.Execute(conn, "INSERT INTO meta (key, value) VALUES ('schema_version', ?) ON CONFLICT (key) DO UPDATE SET value = excluded.value",
+			&sqlitex.ExecOptions{Args: []any{strconv.Itoa(SchemaVersion)}})
+		if err != nil {
+			return s.mapErr(err)
+		}
+	}
+	return nil
+}
+
+func (s *Store) mismatch(why string) *stick.Error {
+	return stick.Errorf(stick.CodeDBSchemaMismatch, "cannot use %s: %s", s.path, why).With("path", s.path).
+		With("supported_schema_version", SchemaVersion).
+		WithHint("set %s to another directory, or move the file aside", DataDirEnv)
+}
+
+func pragmaInt(conn *sqlite.Conn, q string) (int64, error) {
+	var v int64
+	err := sqlitex.ExecuteTransient(conn, q, &sqlitex.ExecOptions{
+		ResultFunc: func(stmt *sqlite.Stmt) error { v = stmt.ColumnInt64(0); return nil },
+	})
+	return v, err
+}
+
+func metaValue(conn *sqlite.Conn, key string) (string, error) {
+	v := ""
+	err := sqlitex.Execute(conn, "SELECT value FROM meta WHERE key = ?", &sqlitex.ExecOptions{
+		Args:       []any{key},
+		ResultFunc: func(stmt *sqlite.Stmt) error { v = stmt.ColumnText(0); return nil },
+	})
+	return v, err
+}

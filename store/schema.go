@@ -1,0 +1,75 @@
+package store
+
+// applicationID marks a SQLite file as a stick database ("STCK").
+const applicationID = 0x5354434b
+
+// migrations are applied in order, each once, inside one write transaction;
+// the schema version is the number applied. Never edit a released migration:
+// append a new one.
+var migrations = []string{
+	// 1: rooms, members, append-only events.
+	`
+CREATE TABLE rooms (
+	room_id                   TEXT PRIMARY KEY,
+	canonical_path            TEXT NOT NULL,
+	topic                     TEXT NOT NULL DEFAULT '',
+	state                     TEXT NOT NULL CHECK (state IN ('idle', 'owned', 'reserved', 'closed')),
+	sequence_index            INTEGER NOT NULL DEFAULT 0,
+	owner                     TEXT,
+	reserved_for              TEXT,
+	pending_handoff_event_seq INTEGER,
+	grant_event_seq           INTEGER,
+	turn_id                   INTEGER NOT NULL DEFAULT 0,
+	lease_id                  TEXT,
+	lease_expires_at          INTEGER,
+	claim_expires_at          INTEGER,
+	owner_lease_ttl_ms        INTEGER,
+	claim_ttl_ms              INTEGER,
+	heartbeat_interval_ms     INTEGER,
+	presence_ttl_ms           INTEGER,
+	wait_max_wait_ms          INTEGER,
+	created_at                INTEGER NOT NULL,
+	updated_at                INTEGER NOT NULL,
+	closed_at                 INTEGER
+) STRICT;
+CREATE UNIQUE INDEX rooms_open_path_idx ON rooms (canonical_path, topic) WHERE state <> 'closed';
+CREATE INDEX rooms_path_idx ON rooms (canonical_path);
+
+CREATE TABLE members (
+	room_id            TEXT NOT NULL REFERENCES rooms (room_id) ON DELETE CASCADE,
+	agent_id           TEXT NOT NULL,
+	ordinal            INTEGER NOT NULL,
+	joined_at          INTEGER NOT NULL,
+	last_seen_at       INTEGER NOT NULL,
+	session_kind       TEXT NOT NULL,
+	display_name       TEXT,
+	host_id            TEXT,
+	boot_id            TEXT,
+	pid                INTEGER,
+	process_started_at INTEGER,
+	PRIMARY KEY (room_id, agent_id)
+) STRICT;
+
+CREATE TABLE events (
+	event_seq     INTEGER PRIMARY KEY AUTOINCREMENT,
+	event_id      TEXT NOT NULL UNIQUE,
+	room_id       TEXT NOT NULL REFERENCES rooms (room_id),
+	turn_id       INTEGER NOT NULL,
+	event_type    TEXT NOT NULL,
+	from_agent_id TEXT,
+	to_agent_id   TEXT,
+	handoff_json  TEXT,
+	reason        TEXT,
+	text          TEXT,
+	ref_event_seq INTEGER,
+	data_json     TEXT,
+	created_at    INTEGER NOT NULL
+);
+CREATE INDEX events_room_seq_idx ON events (room_id, event_seq);
+CREATE TRIGGER events_no_update BEFORE UPDATE ON events BEGIN SELECT RAISE(ABORT, 'events are append-only'); END;
+CREATE TRIGGER events_no_delete BEFORE DELETE ON events BEGIN SELECT RAISE(ABORT, 'events are append-only'); END;
+`,
+}
+
+// SchemaVersion is the schema version this build writes.
+var SchemaVersion = len(migrations)

@@ -1,0 +1,316 @@
+package store
+
+import (
+	"encoding/json"
+	"fmt"
+	"strings"
+	"time"
+
+	"github.com/stickhq/stick/stick"
+	"zombiezen.com/go/sqlite"
+	"zombiezen.com/go/sqlite/sqlitex"
+)
+
+// tx implements stick.Tx on one connection inside an open transaction.
+type tx struct {
+	conn  *sqlite.Conn
+	write bool
+}
+
+const roomCols = `room_id, canonical_path, topic, state, sequence_index, owner, reserved_for,
+	pending_handoff_event_seq, grant_event_seq, turn_id, lease_id, lease_expires_at, claim_expires_at,
+	owner_lease_ttl_ms, claim_ttl_ms, heartbeat_interval_ms, presence_ttl_ms, wait_max_wait_ms,
+	created_at, updated_at, closed_at`
+
+func (t *tx) Room(id string) (stick.Room, bool, error) {
+	rooms, err := t.rooms("SELECT "+roomCols+" FROM rooms WHERE room_id = ?", id)
+	if err != nil || len(rooms) == 0 {
+		return stick.Room{}, false, err
+	}
+	return rooms[0], true, nil
+}
+
+func (t *tx) RoomsAt(paths []string, includeClosed bool) ([]stick.Room, error) {
+	if len(paths) == 0 {
+		return nil, nil
+	}
+	q := "SELECT " + roomCols + " FROM rooms WHERE canonical_path IN (" + strings.Repeat("?,", len(paths)-1) + "?)"
+	if !includeClosed {
+		q += " AND state <> 'closed'"
+	}
+	args := make([]any, len(paths))
+	for i, p := range paths {
+		args[i] = p
+	}
+	return t.rooms(q+" ORDER BY canonical_path, created_at", args...)
+}
+
+func (t *tx) RoomsUnder(dir string, includeClosed bool) ([]stick.Room, error) {
+	q := "SELECT " + roomCols + " FROM rooms WHERE 1"
+	var args []any
+	if dir != "" {
+		// Paths strictly below dir sort between dir+sep and dir+(sep+1).
+		sep := "/"
+		if strings.HasSuffix(dir, "/") || strings.HasSuffix(dir, `\`) {
+			sep = ""
+		} else if strings.Contains(dir, `\`) && !strings.Contains(dir, "/") {
+			sep = `\`
+		}
+		lo := dir + sep
+		hi := lo[:len(lo)-1] + string(rune(lo[len(lo)-1]+1))
+		q += " AND canonical_path >= ? AND canonical_path < ? AND canonical_path <> ?"
+		args = append(args, lo, hi, dir)
+	}
+	if !includeClosed {
+		q += " AND state <> 'closed'"
+	}
+	return t.rooms(q+" ORDER BY canonical_path, created_at", args...)
+}
+
+func (t *tx) rooms(q string, args ...any) ([]stick.Room, error) {
+	var out []stick.Room
+	err := sqlitex.Execute(t.conn, q, &sqlitex.ExecOptions{Args: args, ResultFunc: func(st *sqlite.Stmt) error {
+		out = append(out, stick.Room{
+			ID: st.ColumnText(0), Path: st.ColumnText(1), Topic: st.ColumnText(2), State: stick.RoomState(st.ColumnText(3)),
+			SequenceIndex: st.ColumnInt(4), Owner: st.ColumnText(5), ReservedFor: st.ColumnText(6),
+			PendingHandoffSeq: st.ColumnInt64(7), GrantSeq: st.ColumnInt64(8), TurnID: st.ColumnInt64(9),
+			LeaseID: st.ColumnText(10), LeaseExpiresAt: colTime(st, 11), ClaimExpiresAt: colTime(st, 12),
+			Policy: stick.Policy{
+				OwnerLeaseTTL: colMS(st, 13), ClaimTTL: colMS(st, 14), HeartbeatInterval: colMS(st, 15),
+				PresenceTTL: colMS(st, 16), WaitMaxWait: colMS(st, 17),
+			},
+			CreatedAt: colTime(st, 18), UpdatedAt: colTime(st, 19), ClosedAt: colTime(st, 20),
+		})
+		return nil
+	}})
+	return out, err
+}
+
+func roomArgs(r stick.Room) []any {
+	return []any{
+		r.ID, r.Path, r.Topic, string(r.State), r.SequenceIndex, nullText(r.Owner), nullText(r.ReservedFor),
+		nullInt(r.PendingHandoffSeq), nullInt(r.GrantSeq), r.TurnID, nullText(r.LeaseID),
+		nullTime(r.LeaseExpiresAt), nullTime(r.ClaimExpiresAt),
+		nullMS(r.Policy.OwnerLeaseTTL), nullMS(r.Policy.ClaimTTL), nullMS(r.Policy.HeartbeatInterval),
+		nullMS(r.Policy.PresenceTTL), nullMS(r.Policy.WaitMaxWait),
+		ms(r.CreatedAt), ms(r.UpdatedAt), nullTime(r.ClosedAt),
+	}
+}
+
+func (t *tx) CreateRoom(r stick.Room) error {
+	if err := t.mustWrite(); err != nil {
+		return err
+	}
+	return sqlitex.Execute(t.conn, "INSERT INTO rooms ("+roomCols+") VALUES ("+strings.Repeat("?,", 20)+"?)",
+		&sqlitex.ExecOptions{Args: roomArgs(r)})
+}
+
+func (t *tx) SaveRoom(r stick.Room) error {
+	if err := t.mustWrite(); err != nil {
+		return err
+	}
+	// A room's id, path, topic and creation time never change, so they are
+	// not rewritten (and their indexes not touched).
+	err := sqlitex.Execute(t.conn, `UPDATE rooms SET state = ?4, sequence_index = ?5,
+		owner = ?6, reserved_for = ?7, pending_handoff_event_seq = ?8, grant_event_seq = ?9, turn_id = ?10,
+		lease_id = ?11, lease_expires_at = ?12, claim_expires_at = ?13, owner_lease_ttl_ms = ?14, claim_ttl_ms = ?15,
+		heartbeat_interval_ms = ?16, presence_ttl_ms = ?17, wait_max_wait_ms = ?18,
+		updated_at = ?20, closed_at = ?21 WHERE room_id = ?1`, &sqlitex.ExecOptions{Args: roomArgs(r)})
+	if err == nil && t.conn.Changes() != 1 {
+		return fmt.Errorf("save room %s: no such room", r.ID)
+	}
+	return err
+}
+
+const memberCols = `room_id, agent_id, ordinal, joined_at, last_seen_at, session_kind, display_name,
+	host_id, boot_id, pid, process_started_at`
+
+func (t *tx) Members(roomID string) ([]stick.Member, error) {
+	var out []stick.Member
+	err := sqlitex.Execute(t.conn, "SELECT "+memberCols+" FROM members WHERE room_id = ? ORDER BY ordinal, joined_at",
+		&sqlitex.ExecOptions{Args: []any{roomID}, ResultFunc: func(st *sqlite.Stmt) error {
+			m := stick.Member{
+				RoomID: st.ColumnText(0), AgentID: st.ColumnText(1), Ordinal: st.ColumnInt(2),
+				JoinedAt: colTime(st, 3), LastSeenAt: colTime(st, 4), Kind: stick.SessionKind(st.ColumnText(5)),
+				DisplayName: st.ColumnText(6),
+			}
+			m.Process.HostID, m.Process.BootID, m.Process.PID = st.ColumnText(7), st.ColumnText(8), st.ColumnInt(9)
+			m.Process.StartedAt = colTime(st, 10)
+			out = append(out, m)
+			return nil
+		}})
+	return out, err
+}
+
+func (t *tx) SaveMember(m stick.Member) error {
+	if err := t.mustWrite(); err != nil {
+		return err
+	}
+	p := m.Process
+	var pid any
+	if p.PID != 0 {
+		pid = p.PID
+	}
+	return sqlitex.Execute(t.conn, "INSERT OR REPLACE INTO members ("+memberCols+") VALUES (?,?,?,?,?,?,?,?,?,?,?)",
+		&sqlitex.ExecOptions{Args: []any{
+			m.RoomID, m.AgentID, m.Ordinal, ms(m.JoinedAt), ms(m.LastSeenAt), string(m.Kind), nullText(m.DisplayName),
+			nullText(p.HostID), nullText(p.BootID), pid, nullTime(p.StartedAt),
+		}})
+}
+
+func (t *tx) DeleteMember(roomID, agentID string) error {
+	if err := t.mustWrite(); err != nil {
+		return err
+	}
+	return sqlitex.Execute(t.conn, "DELETE FROM members WHERE room_id = ? AND agent_id = ?",
+		&sqlitex.ExecOptions{Args: []any{roomID, agentID}})
+}
+
+const eventCols = `event_seq, event_id, room_id, turn_id, event_type, from_agent_id, to_agent_id,
+	handoff_json, reason, text, ref_event_seq, data_json, created_at`
+
+func (t *tx) AppendEvent(e stick.Event) (stick.Event, error) {
+	if err := t.mustWrite(); err != nil {
+		return e, err
+	}
+	if e.ID == "" {
+		e.ID = newEventID()
+	}
+	var handoff any
+	if e.Handoff != nil {
+		b, err := json.Marshal(e.Handoff)
+		if err != nil {
+			return e, fmt.Errorf("encode handoff: %w", err)
+		}
+		handoff = string(b)
+	}
+	var data any
+	if len(e.Data) > 0 {
+		data = string(e.Data)
+	}
+	err := sqlitex.Execute(t.conn, "INSERT INTO events ("+eventCols[len("event_seq, "):]+") VALUES (?,?,?,?,?,?,?,?,?,?,?,?)",
+		&sqlitex.ExecOptions{Args: []any{
+			e.ID, e.RoomID, e.TurnID, string(e.Type), nullText(e.From), nullText(e.To), handoff,
+			nullText(e.Reason), nullText(e.Text), nullInt(e.Ref), data, ms(e.CreatedAt),
+		}})
+	if err != nil {
+		return e, err
+	}
+	e.Seq = t.conn.LastInsertRowID()
+	return e, nil
+}
+
+func (t *tx) Event(roomID string, seq int64) (stick.Event, bool, error) {
+	evs, err := t.events("SELECT "+eventCols+" FROM events WHERE room_id = ? AND event_seq = ?", roomID, seq)
+	if err != nil || len(evs) == 0 {
+		return stick.Event{}, false, err
+	}
+	return evs[0], true, nil
+}
+
+func (t *tx) Events(roomID string, after int64, limit int) ([]stick.Event, error) {
+	return t.events("SELECT "+eventCols+" FROM events WHERE room_id = ? AND event_seq > ? ORDER BY event_seq LIMIT ?",
+		roomID, after, limit)
+}
+
+func (t *tx) LastEvent(roomID string, types ...stick.EventType) (stick.Event, bool, error) {
+	var evs []stick.Event
+	var err error
+	if len(types) == 0 {
+		evs, err = t.events("SELECT "+eventCols+" FROM events WHERE room_id = ? ORDER BY event_seq DESC LIMIT 1", roomID)
+	} else {
+		// Walks the room's log backwards; the types asked for are common ones.
+		q := "SELECT " + eventCols + " FROM events WHERE room_id = ? AND event_type IN (" +
+			strings.Repeat("?,", len(types)-1) + "?) ORDER BY event_seq DESC LIMIT 1"
+		args := []any{roomID}
+		for _, ty := range types {
+			args = append(args, string(ty))
+		}
+		evs, err = t.events(q, args...)
+	}
+	if err != nil || len(evs) == 0 {
+		return stick.Event{}, false, err
+	}
+	return evs[0], true, nil
+}
+
+func (t *tx) LastSeq(roomID string) (int64, error) {
+	var seq int64
+	err := sqlitex.Execute(t.conn, "SELECT coalesce(max(event_seq), 0) FROM events WHERE room_id = ?",
+		&sqlitex.ExecOptions{Args: []any{roomID}, ResultFunc: func(st *sqlite.Stmt) error {
+			seq = st.ColumnInt64(0)
+			return nil
+		}})
+	return seq, err
+}
+
+func (t *tx) events(q string, args ...any) ([]stick.Event, error) {
+	var out []stick.Event
+	err := sqlitex.Execute(t.conn, q, &sqlitex.ExecOptions{Args: args, ResultFunc: func(st *sqlite.Stmt) error {
+		e := stick.Event{
+			Seq: st.ColumnInt64(0), ID: st.ColumnText(1), RoomID: st.ColumnText(2), TurnID: st.ColumnInt64(3),
+			Type: stick.EventType(st.ColumnText(4)), From: st.ColumnText(5), To: st.ColumnText(6),
+			Reason: st.ColumnText(8), Text: st.ColumnText(9), Ref: st.ColumnInt64(10), CreatedAt: colTime(st, 12),
+		}
+		if h := st.ColumnText(7); h != "" {
+			e.Handoff = new(stick.Handoff)
+			if err := json.Unmarshal([]byte(h), e.Handoff); err != nil {
+				return fmt.Errorf("event %d: decode handoff: %w", e.Seq, err)
+			}
+		}
+		if d := st.ColumnText(11); d != "" {
+			e.Data = json.RawMessage(d)
+		}
+		out = append(out, e)
+		return nil
+	}})
+	return out, err
+}
+
+func (t *tx) mustWrite() error {
+	if !t.write {
+		return fmt.Errorf("store: write in a read transaction")
+	}
+	return nil
+}
+
+func ms(t time.Time) int64 { return t.UnixMilli() }
+
+func nullTime(t time.Time) any {
+	if t.IsZero() {
+		return nil
+	}
+	return t.UnixMilli()
+}
+
+func colTime(st *sqlite.Stmt, i int) time.Time {
+	if st.ColumnType(i) == sqlite.TypeNull {
+		return time.Time{}
+	}
+	return time.UnixMilli(st.ColumnInt64(i)).UTC()
+}
+
+func nullMS(d time.Duration) any {
+	if d == 0 {
+		return nil
+	}
+	return d.Milliseconds()
+}
+
+func colMS(st *sqlite.Stmt, i int) time.Duration {
+	return time.Duration(st.ColumnInt64(i)) * time.Millisecond
+}
+
+func nullText(s string) any {
+	if s == "" {
+		return nil
+	}
+	return s
+}
+
+func nullInt(n int64) any {
+	if n == 0 {
+		return nil
+	}
+	return n
+}
