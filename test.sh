@@ -9,7 +9,7 @@ STATICCHECK_VERSION=v0.8.2
 FUZZTIME=${FUZZTIME:-10s}
 
 echo "== gofmt"
-unformatted=$(gofmt -l $(git ls-files '*.go' 2>/dev/null || find . -name '*.go'))
+unformatted=$(gofmt -l .)
 if [ -n "$unformatted" ]; then
 	echo "not gofmt-formatted:"; echo "$unformatted"; exit 1
 fi

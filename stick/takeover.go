@@ -24,7 +24,9 @@ type TakeoverResult struct {
 }
 
 // Lease returns the fencing triple of the new turn.
-func (t TakeoverResult) Lease() Lease { return Lease{RoomID: t.RoomID, LeaseID: t.LeaseID, TurnID: t.TurnID} }
+func (t TakeoverResult) Lease() Lease {
+	return Lease{RoomID: t.RoomID, LeaseID: t.LeaseID, TurnID: t.TurnID}
+}
 
 // Takeover grants the stick to the caller when the holder or the reserved
 // recipient failed: its lease or claim timed out, or its exact process is

@@ -60,7 +60,9 @@ type WaitResult struct {
 }
 
 // Lease returns the fencing triple of a your_turn result.
-func (w WaitResult) Lease() Lease { return Lease{RoomID: w.RoomID, LeaseID: w.LeaseID, TurnID: w.TurnID} }
+func (w WaitResult) Lease() Lease {
+	return Lease{RoomID: w.RoomID, LeaseID: w.LeaseID, TurnID: w.TurnID}
+}
 
 // WaitForTurn claims the stick when the caller may (the room is idle, or it is
 // reserved for the caller, even after the claim timeout as long as no
