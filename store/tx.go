@@ -22,6 +22,7 @@ const roomCols = `room_id, canonical_path, topic, state, sequence_index, owner, 
 	owner_lease_ttl_ms, claim_ttl_ms, heartbeat_interval_ms, presence_ttl_ms, wait_max_wait_ms,
 	created_at, updated_at, closed_at`
 
+// Room implements stick.Tx.Room.
 func (t *tx) Room(id string) (stick.Room, bool, error) {
 	rooms, err := t.rooms("SELECT "+roomCols+" FROM rooms WHERE room_id = ?", id)
 	if err != nil || len(rooms) == 0 {
@@ -30,6 +31,7 @@ func (t *tx) Room(id string) (stick.Room, bool, error) {
 	return rooms[0], true, nil
 }
 
+// RoomsAt implements stick.Tx.RoomsAt.
 func (t *tx) RoomsAt(paths []string, includeClosed bool) ([]stick.Room, error) {
 	if len(paths) == 0 {
 		return nil, nil
@@ -45,6 +47,7 @@ func (t *tx) RoomsAt(paths []string, includeClosed bool) ([]stick.Room, error) {
 	return t.rooms(q+" ORDER BY canonical_path, created_at", args...)
 }
 
+// RoomsUnder implements stick.Tx.RoomsUnder.
 func (t *tx) RoomsUnder(dir string, includeClosed bool) ([]stick.Room, error) {
 	q := "SELECT " + roomCols + " FROM rooms WHERE 1"
 	var args []any
@@ -97,6 +100,7 @@ func roomArgs(r stick.Room) []any {
 	}
 }
 
+// CreateRoom implements stick.Tx.CreateRoom.
 func (t *tx) CreateRoom(r stick.Room) error {
 	if err := t.mustWrite(); err != nil {
 		return err
@@ -105,6 +109,7 @@ func (t *tx) CreateRoom(r stick.Room) error {
 		&sqlitex.ExecOptions{Args: roomArgs(r)})
 }
 
+// SaveRoom implements stick.Tx.SaveRoom.
 func (t *tx) SaveRoom(r stick.Room) error {
 	if err := t.mustWrite(); err != nil {
 		return err
@@ -125,6 +130,7 @@ func (t *tx) SaveRoom(r stick.Room) error {
 const memberCols = `room_id, agent_id, ordinal, joined_at, last_seen_at, session_kind, display_name,
 	host_id, boot_id, pid, process_started_at`
 
+// Members implements stick.Tx.Members.
 func (t *tx) Members(roomID string) ([]stick.Member, error) {
 	var out []stick.Member
 	err := sqlitex.Execute(t.conn, "SELECT "+memberCols+" FROM members WHERE room_id = ? ORDER BY ordinal, joined_at",
@@ -142,6 +148,7 @@ func (t *tx) Members(roomID string) ([]stick.Member, error) {
 	return out, err
 }
 
+// SaveMember implements stick.Tx.SaveMember.
 func (t *tx) SaveMember(m stick.Member) error {
 	if err := t.mustWrite(); err != nil {
 		return err
@@ -158,6 +165,7 @@ func (t *tx) SaveMember(m stick.Member) error {
 		}})
 }
 
+// DeleteMember implements stick.Tx.DeleteMember.
 func (t *tx) DeleteMember(roomID, agentID string) error {
 	if err := t.mustWrite(); err != nil {
 		return err
@@ -169,6 +177,7 @@ func (t *tx) DeleteMember(roomID, agentID string) error {
 const eventCols = `event_seq, event_id, room_id, turn_id, event_type, from_agent_id, to_agent_id,
 	handoff_json, reason, text, ref_event_seq, data_json, created_at`
 
+// AppendEvent implements stick.Tx.AppendEvent.
 func (t *tx) AppendEvent(e stick.Event) (stick.Event, error) {
 	if err := t.mustWrite(); err != nil {
 		return e, err
@@ -200,6 +209,7 @@ func (t *tx) AppendEvent(e stick.Event) (stick.Event, error) {
 	return e, nil
 }
 
+// Event implements stick.Tx.Event.
 func (t *tx) Event(roomID string, seq int64) (stick.Event, bool, error) {
 	evs, err := t.events("SELECT "+eventCols+" FROM events WHERE room_id = ? AND event_seq = ?", roomID, seq)
 	if err != nil || len(evs) == 0 {
@@ -208,11 +218,13 @@ func (t *tx) Event(roomID string, seq int64) (stick.Event, bool, error) {
 	return evs[0], true, nil
 }
 
+// Events implements stick.Tx.Events.
 func (t *tx) Events(roomID string, after int64, limit int) ([]stick.Event, error) {
 	return t.events("SELECT "+eventCols+" FROM events WHERE room_id = ? AND event_seq > ? ORDER BY event_seq LIMIT ?",
 		roomID, after, limit)
 }
 
+// LastEvent implements stick.Tx.LastEvent.
 func (t *tx) LastEvent(roomID string, types ...stick.EventType) (stick.Event, bool, error) {
 	var evs []stick.Event
 	var err error
@@ -234,6 +246,7 @@ func (t *tx) LastEvent(roomID string, types ...stick.EventType) (stick.Event, bo
 	return evs[0], true, nil
 }
 
+// LastSeq implements stick.Tx.LastSeq.
 func (t *tx) LastSeq(roomID string) (int64, error) {
 	var seq int64
 	err := sqlitex.Execute(t.conn, "SELECT coalesce(max(event_seq), 0) FROM events WHERE room_id = ?",
