@@ -198,3 +198,19 @@ func TestConcurrentClaimsInOneProcess(t *testing.T) {
 		t.Fatalf("%d winners, turn %d: exactly one claim may win", winners, st.TurnID)
 	}
 }
+
+func TestBlockedWaiterGetsClosed(t *testing.T) {
+	e := newEnv(t)
+	a, b := agent("a"), agent("b")
+	room := e.join(a).RoomID
+	e.join(b)
+	e.claim(a, room)
+	ch := e.waitAsync(e.ctx, b, stick.WaitRequest{RoomID: room})
+	e.settle(1)
+	if _, err := e.svc.Close(e.ctx, a, room, "done for today", ""); err != nil {
+		t.Fatal(err)
+	}
+	if o := outcome(t, ch); o.err != nil || o.res.Status != stick.Closed || o.res.RoomID != room {
+		t.Fatalf("a waiter must learn the room closed: %+v %v", o.res, o.err)
+	}
+}
