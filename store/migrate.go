@@ -1,6 +1,7 @@
 package store
 
 import (
+	"context"
 	"fmt"
 	"strconv"
 
@@ -8,6 +9,16 @@ import (
 	"zombiezen.com/go/sqlite"
 	"zombiezen.com/go/sqlite/sqlitex"
 )
+
+// migrateLocked runs migrate as a queued writer, retrying transient BUSY.
+func (s *Store) migrateLocked() error {
+	release, err := s.acquireWriter(context.Background())
+	if err != nil {
+		return err
+	}
+	defer release()
+	return s.retryBusy(context.Background(), s.migrate)
+}
 
 // migrate brings the file to SchemaVersion inside one write transaction, or
 // refuses a file from a newer version or another application.

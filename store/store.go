@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"path/filepath"
 	"strconv"
+	"strings"
 	"time"
 
 	"github.com/stickhq/stick/stick"
@@ -34,9 +35,10 @@ type Store struct {
 	watch *watcher
 	// vconn is dedicated to PRAGMA data_version for the watcher.
 	vconn *sqlite.Conn
-	// writer serialises this process's write transactions, so in-process
-	// writers queue in Go instead of sleeping in SQLite's busy handler.
+	// writer and lock queue write transactions: writer among this process's
+	// goroutines, lock (a file lock beside the database) among processes.
 	writer chan struct{}
+	lock   *fileLock
 }
 
 var _ stick.Store = (*Store)(nil)
@@ -66,8 +68,13 @@ func OpenDir(dir string, opts Options) (*Store, error) {
 }
 
 // Open opens (creating if needed) the database file at path and migrates it
-// to the current schema.
+// to the current schema. Its directory must exist and be on a local
+// filesystem.
 func Open(path string, opts Options) (*Store, error) {
+	if err := CheckLocalFS(filepath.Dir(path)); err != nil {
+		return nil, stick.Errorf(stick.CodeUnsupportedFilesystem, "%v", err).Wrap(err).With("path", path).
+			WithHint("set %s to a directory on a local disk", DataDirEnv)
+	}
 	if opts.BusyTimeout <= 0 {
 		opts.BusyTimeout = DefaultBusyTimeout
 	}
@@ -75,7 +82,13 @@ func Open(path string, opts Options) (*Store, error) {
 		opts.PoolSize = 8
 	}
 	s := &Store{path: path, opts: opts, writer: make(chan struct{}, 1)}
-	if err := s.migrate(); err != nil {
+	lock, err := openFileLock(path + "-lock")
+	if err != nil {
+		return nil, s.openErr(err)
+	}
+	s.lock = lock
+	if err := s.migrateLocked(); err != nil {
+		lock.close()
 		return nil, err
 	}
 	pool, err := sqlitex.NewPool(path, sqlitex.PoolOptions{
@@ -84,6 +97,7 @@ func Open(path string, opts Options) (*Store, error) {
 		PrepareConn: s.prepare,
 	})
 	if err != nil {
+		lock.close()
 		return nil, s.openErr(err)
 	}
 	s.pool = pool
@@ -107,14 +121,23 @@ func (s *Store) Path() string { return s.path }
 
 // prepare sets the per-connection pragmas, one statement at a time.
 func (s *Store) prepare(conn *sqlite.Conn) error {
+	mode := ""
 	for _, p := range []string{
 		"PRAGMA busy_timeout = " + strconv.FormatInt(s.opts.BusyTimeout.Milliseconds(), 10),
 		"PRAGMA journal_mode = WAL",
 		"PRAGMA synchronous = NORMAL",
 		"PRAGMA foreign_keys = ON",
 	} {
-		if err := sqlitex.ExecuteTransient(conn, p, nil); err != nil {
+		err := sqlitex.ExecuteTransient(conn, p, &sqlitex.ExecOptions{ResultFunc: func(st *sqlite.Stmt) error {
+			mode = st.ColumnText(0)
+			return nil
+		}})
+		if err != nil {
 			return s.mapErr(fmt.Errorf("%s: %w", p, err))
+		}
+		if strings.HasPrefix(p, "PRAGMA journal_mode") && !strings.EqualFold(mode, "wal") {
+			return stick.Errorf(stick.CodeUnsupportedFilesystem, "cannot use write-ahead logging for %s (journal mode stays %q)", s.path, mode).
+				With("path", s.path).WithHint("set %s to a directory on a local disk", DataDirEnv)
 		}
 	}
 	return nil
@@ -128,47 +151,77 @@ func (s *Store) dataVersion() (int64, error) {
 	return v, err
 }
 
-// Update runs fn in one BEGIN IMMEDIATE transaction and wakes waiters after
-// it commits.
-func (s *Store) Update(ctx context.Context, fn func(stick.Tx) error) (err error) {
-	select {
-	case s.writer <- struct{}{}:
-	case <-ctx.Done():
-		return ctx.Err()
-	}
-	defer func() { <-s.writer }()
-	conn, err := s.pool.Take(ctx)
+// Update runs fn in one BEGIN IMMEDIATE transaction, after queueing behind
+// every other stick writer, and wakes waiters after it commits.
+func (s *Store) Update(ctx context.Context, fn func(stick.Tx) error) error {
+	release, err := s.acquireWriter(ctx)
 	if err != nil {
-		return s.ctxErr(ctx, err)
+		return err
+	}
+	defer release()
+	return s.retryBusy(ctx, func() error { return s.update(ctx, fn) })
+}
+
+func (s *Store) update(ctx context.Context, fn func(stick.Tx) error) (err error) {
+	conn, err := s.take(ctx)
+	if err != nil {
+		return err
 	}
 	defer s.pool.Put(conn)
 	end, err := sqlitex.ImmediateTransaction(conn)
 	if err != nil {
-		return s.ctxErr(ctx, s.mapErr(err))
+		return s.mapErr(s.ctxErr(ctx, err))
 	}
 	err = fn(&tx{conn: conn, write: true})
 	end(&err)
 	if err != nil {
-		return s.ctxErr(ctx, s.mapErr(err))
+		return s.mapErr(s.ctxErr(ctx, err))
 	}
 	s.watch.notify()
 	return nil
 }
 
 // View runs fn in a read transaction.
-func (s *Store) View(ctx context.Context, fn func(stick.Tx) error) (err error) {
-	conn, err := s.pool.Take(ctx)
+func (s *Store) View(ctx context.Context, fn func(stick.Tx) error) error {
+	return s.retryBusy(ctx, func() error { return s.view(ctx, fn) })
+}
+
+func (s *Store) view(ctx context.Context, fn func(stick.Tx) error) (err error) {
+	conn, err := s.take(ctx)
 	if err != nil {
-		return s.ctxErr(ctx, err)
+		return err
 	}
 	defer s.pool.Put(conn)
 	end := sqlitex.Transaction(conn)
 	err = fn(&tx{conn: conn})
 	end(&err)
 	if err != nil {
-		return s.ctxErr(ctx, s.mapErr(err))
+		return s.mapErr(s.ctxErr(ctx, err))
 	}
 	return nil
+}
+
+// retryBusy runs op again while it fails with db_busy and the busy timeout
+// has time left. SQLite returns SQLITE_BUSY without waiting in a few
+// transient states (a WAL being recovered or reset by another process); a
+// fresh transaction a moment later succeeds. fn re-reads everything, so
+// running it again is safe.
+func (s *Store) retryBusy(ctx context.Context, op func() error) error {
+	start := time.Now()
+	for delay := time.Millisecond; ; delay = min(2*delay, 25*time.Millisecond) {
+		err := op()
+		if stick.ErrorCode(err) != stick.CodeDBBusy {
+			return err
+		}
+		if time.Since(start)+delay > s.opts.BusyTimeout {
+			return s.busy(time.Since(start), err)
+		}
+		select {
+		case <-ctx.Done():
+			return ctx.Err()
+		case <-time.After(delay):
+		}
+	}
 }
 
 // Changed returns a channel closed at the next commit by any process.
@@ -186,13 +239,28 @@ func (s *Store) Close() error {
 	if s.pool != nil {
 		errs = append(errs, s.pool.Close())
 	}
+	if s.lock != nil {
+		errs = append(errs, s.lock.close())
+	}
 	return errors.Join(errs...)
 }
 
-// ctxErr prefers the context's error when the context ended, so a cancelled
-// call reports cancellation rather than an interrupted statement.
+// take gets a pooled connection, or a coded error.
+func (s *Store) take(ctx context.Context) (*sqlite.Conn, error) {
+	conn, err := s.pool.Take(ctx)
+	if err == nil {
+		return conn, nil
+	}
+	if ctx.Err() != nil {
+		return nil, ctx.Err()
+	}
+	return nil, stick.Errorf(stick.CodeInternal, "no database connection for %s (is the store closed?)", s.path).Wrap(err)
+}
+
+// ctxErr reports the context's error when the context ended and the failure
+// is the interrupted statement, not a domain error such as stale_lease.
 func (s *Store) ctxErr(ctx context.Context, err error) error {
-	if ctx.Err() != nil && stick.ErrorCode(err) != stick.CodeDBBusy {
+	if ctx.Err() != nil && sqlite.ErrCode(err).ToPrimary() == sqlite.ResultInterrupt {
 		return ctx.Err()
 	}
 	return err
@@ -206,12 +274,12 @@ func (s *Store) mapErr(err error) error {
 		return nil
 	}
 	var se *stick.Error
-	if errors.As(err, &se) {
+	if errors.As(err, &se) || errors.Is(err, context.Canceled) || errors.Is(err, context.DeadlineExceeded) {
 		return err
 	}
 	switch sqlite.ErrCode(err).ToPrimary() {
 	case sqlite.ResultBusy, sqlite.ResultLocked:
-		return stick.Errorf(stick.CodeDBBusy, "the database stayed locked by another process for more than %s", s.opts.BusyTimeout).
+		return stick.Errorf(stick.CodeDBBusy, "the database %s is locked by another connection", s.path).
 			Wrap(err).With("path", s.path).WithHint("retry; if it persists, look for a process stuck holding %s", s.path)
 	case sqlite.ResultNotADB, sqlite.ResultCorrupt:
 		return stick.Errorf(stick.CodeDBCorrupt, "%s is not a usable SQLite database", s.path).Wrap(err).With("path", s.path).

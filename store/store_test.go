@@ -274,3 +274,28 @@ func TestRoundTripAndOpenPathUniqueness(t *testing.T) {
 		t.Fatal("a write inside View must fail")
 	}
 }
+
+func TestClosedStoreAndCancelledContext(t *testing.T) {
+	st, err := store.OpenDir(t.TempDir(), store.Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	ctx, cancel := context.WithCancel(context.Background())
+	cancel()
+	if err := st.Update(ctx, func(stick.Tx) error { return nil }); !errors.Is(err, context.Canceled) {
+		t.Fatalf("cancelled context: %v", err)
+	}
+	// A domain error stays itself even when the context ends meanwhile.
+	ctx, cancel = context.WithCancel(context.Background())
+	domain := stick.Errorf(stick.CodeStaleLease, "stale")
+	err = st.Update(ctx, func(stick.Tx) error { cancel(); return domain })
+	if stick.ErrorCode(err) != stick.CodeStaleLease {
+		t.Fatalf("domain error replaced: %v", err)
+	}
+	st.Close()
+	err = st.View(context.Background(), func(stick.Tx) error { return nil })
+	var se *stick.Error
+	if !errors.As(err, &se) || se.Code != stick.CodeInternal {
+		t.Fatalf("a closed store must give a coded error, got %v", err)
+	}
+}
