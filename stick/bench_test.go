@@ -19,7 +19,7 @@ func BenchmarkClaimReleaseCycle(b *testing.B) {
 		b.Fatal(err)
 	}
 	defer st.Close()
-	svc := stick.New(st)
+	svc := newService(b, st)
 	ctx := context.Background()
 	me := stick.Caller{AgentID: "bench", Kind: stick.KindProcess}
 	j, err := svc.JoinPath(ctx, me, stick.JoinRequest{Path: mkRepo(b)})
@@ -52,7 +52,7 @@ func BenchmarkCrossProcessHandoff(b *testing.B) {
 		b.Fatal(err)
 	}
 	defer st.Close()
-	svc := stick.New(st)
+	svc := newService(b, st)
 	ctx := context.Background()
 	me := stick.Caller{AgentID: "bench", Kind: stick.KindProcess}
 	j, err := svc.JoinPath(ctx, me, stick.JoinRequest{Path: repo})

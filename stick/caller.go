@@ -2,7 +2,10 @@ package stick
 
 import (
 	"fmt"
+	"strings"
 	"time"
+	"unicode"
+	"unicode/utf8"
 
 	"github.com/stickhq/stick/procid"
 )
@@ -25,10 +28,11 @@ type Caller struct {
 
 // Limits on identifiers and free text.
 const (
-	MaxAgentIDLen = 128
-	MaxNoteLen    = 64 << 10
-	MaxReasonLen  = 4 << 10
-	MaxConclusion = 256 << 10
+	MaxAgentIDLen  = 128
+	MaxDisplayName = 256
+	MaxNoteLen     = 64 << 10
+	MaxReasonLen   = 4 << 10
+	MaxConclusion  = 256 << 10
 )
 
 // validateAgentID checks an agent id: 1 to MaxAgentIDLen printable ASCII
@@ -54,6 +58,10 @@ func (c Caller) validate() error {
 	}
 	if c.Kind != "" && !c.Kind.Valid() {
 		return invalidArg("session_kind", "unknown session kind %q", c.Kind)
+	}
+	if len(c.DisplayName) > MaxDisplayName || !utf8.ValidString(c.DisplayName) ||
+		strings.ContainsFunc(c.DisplayName, unicode.IsControl) {
+		return invalidArg("display_name", "display name must be at most %d bytes of printable UTF-8", MaxDisplayName)
 	}
 	return nil
 }

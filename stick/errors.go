@@ -1,6 +1,7 @@
 package stick
 
 import (
+	"context"
 	"errors"
 	"fmt"
 )
@@ -42,6 +43,8 @@ const (
 	CodeDataDir Code = "data_dir_unusable"
 	// CodeDBCorrupt: the database file is not a usable SQLite database.
 	CodeDBCorrupt Code = "db_corrupt"
+	// CodeCanceled: the caller's context was cancelled or timed out before the operation finished.
+	CodeCanceled Code = "canceled"
 	// CodeInternal: an unexpected failure (I/O, a bug); the message says what failed.
 	CodeInternal Code = "internal"
 )
@@ -103,20 +106,18 @@ func (e *Error) Wrap(err error) *Error {
 }
 
 // ErrorCode returns the code of err: "" for nil, the Code of a wrapped *Error,
-// and CodeInternal for any other error.
+// CodeCanceled for a context's cancellation or deadline, and CodeInternal for
+// any other error.
 func ErrorCode(err error) Code {
 	if err == nil {
 		return ""
 	}
-	var e *Error
-	if errors.As(err, &e) {
-		return e.Code
-	}
-	return CodeInternal
+	return AsError(err).Code
 }
 
-// AsError returns err as an *Error, converting a foreign error into one with
-// CodeInternal so that every frontend can show a code, message and details.
+// AsError returns err as an *Error, converting a foreign error into one (with
+// CodeCanceled or CodeInternal) so that every frontend can show a code,
+// message and details. The original error stays reachable with errors.Is.
 func AsError(err error) *Error {
 	if err == nil {
 		return nil
@@ -124,6 +125,9 @@ func AsError(err error) *Error {
 	var e *Error
 	if errors.As(err, &e) {
 		return e
+	}
+	if errors.Is(err, context.Canceled) || errors.Is(err, context.DeadlineExceeded) {
+		return &Error{Code: CodeCanceled, Message: err.Error(), Err: err}
 	}
 	return &Error{Code: CodeInternal, Message: err.Error(), Err: err}
 }

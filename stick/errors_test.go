@@ -21,9 +21,12 @@ func TestErrorHelpers(t *testing.T) {
 	if got := base.Error(); got != "stale_lease: lease gone" {
 		t.Fatalf("Error() = %q", got)
 	}
-	foreign := stick.AsError(context.DeadlineExceeded)
-	if foreign.Code != stick.CodeInternal || !errors.Is(foreign, context.DeadlineExceeded) {
+	cause := errors.New("disk on fire")
+	if foreign := stick.AsError(cause); foreign.Code != stick.CodeInternal || !errors.Is(foreign, cause) {
 		t.Fatalf("foreign errors become internal and keep their cause: %+v", foreign)
+	}
+	if c := stick.AsError(fmt.Errorf("wait: %w", context.DeadlineExceeded)); c.Code != stick.CodeCanceled || !errors.Is(c, context.DeadlineExceeded) {
+		t.Fatalf("context errors become canceled: %+v", c)
 	}
 	if stick.AsError(wrapped) != base || stick.AsError(nil) != nil {
 		t.Fatal("AsError must return the coded error itself")

@@ -68,16 +68,19 @@ const (
 	MaxHandoffEntries = 200      // artifacts, questions or do-not entries
 )
 
-// HandoffTemplate is the static hint returned by JoinPath: the shape of a good
-// handoff, for harnesses to show their models.
-var HandoffTemplate = Handoff{
-	Status:     "What I did: …\nWhat I learned: …\nOpen risks: …",
-	NextAction: "The one concrete thing the next holder should do first.",
-	Artifacts: []Artifact{
-		{Path: "path/to/file.go", Lines: []int{10, 42}, Role: RoleEdit, Note: "why this range matters"},
-	},
-	OpenQuestions: []string{"A question you could not settle."},
-	DoNot:         []string{"Something the next holder must not touch."},
+// NewHandoffTemplate returns the static hint JoinPath returns: the shape of a
+// good handoff, for harnesses to show their models. Each call returns a fresh
+// copy, so callers may change it.
+func NewHandoffTemplate() Handoff {
+	return Handoff{
+		Status:     "What I did: …\nWhat I learned: …\nOpen risks: …",
+		NextAction: "The one concrete thing the next holder should do first.",
+		Artifacts: []Artifact{
+			{Path: "path/to/file.go", Lines: []int{10, 42}, Role: RoleEdit, Note: "why this range matters"},
+		},
+		OpenQuestions: []string{"A question you could not settle."},
+		DoNot:         []string{"Something the next holder must not touch."},
+	}
 }
 
 // Validate checks the handoff and returns an invalid_handoff error whose

@@ -64,7 +64,7 @@ func newEnv(t *testing.T, opts ...stick.Option) *env {
 	e := &env{t: t, ctx: context.Background(), clock: testclock.New(epoch), store: st, probes: &countingLiveness{inner: procid.Checker{}}}
 	e.repo = mkRepo(t)
 	opts = append([]stick.Option{stick.WithClock(e.clock), stick.WithLiveness(e.probes)}, opts...)
-	e.svc = stick.New(st, opts...)
+	e.svc = newService(t, st, opts...)
 	return e
 }
 
@@ -170,3 +170,13 @@ func wantCode(t *testing.T, err error, code stick.Code) *stick.Error {
 }
 
 func itoa(n int64) string { return strconv.FormatInt(n, 10) }
+
+// newService returns a Service over st or fails the test.
+func newService(t testing.TB, st stick.Store, opts ...stick.Option) *stick.Service {
+	t.Helper()
+	svc, err := stick.New(st, opts...)
+	if err != nil {
+		t.Fatalf("new service: %v", err)
+	}
+	return svc
+}

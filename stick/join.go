@@ -46,8 +46,10 @@ type JoinResult struct {
 // JoinPath resolves path to a room and adds the caller to its member sequence
 // (or refreshes its presence). Resolution: canonicalise the path, find its
 // workspace root (git top level, else a marker file, else the path), pick the
-// deepest open room on the chain between them, else create one at the root;
-// with ForceNew, create (or join) a room at the path itself.
+// deepest open room on the chain between them, else create one at the root.
+// With ForceNew and a room on the chain, create (or join) a room at the path
+// itself, nested below it; with no room on the chain ForceNew changes
+// nothing, the room is created at the root.
 //
 // A join never changes the recorded process of the current holder or
 // reserved recipient: their liveness stays tied to the process that claimed.
@@ -91,11 +93,9 @@ func (s *Service) JoinPath(ctx context.Context, c Caller, req JoinRequest) (Join
 			room = *deepest
 		default:
 			path := res.Root
-			if req.ForceNew {
+			if req.ForceNew && deepest != nil {
 				path = res.Path
-				if deepest != nil {
-					out.Warning = "an ancestor room exists at " + deepest.Path + " (" + deepest.ID + "); created a nested room at " + path
-				}
+				out.Warning = "an ancestor room exists at " + deepest.Path + " (" + deepest.ID + "); created a nested room at " + path
 			}
 			room = Room{ID: newID("room_", 8), Path: path, State: StateIdle, CreatedAt: now, UpdatedAt: now}
 			if err := tx.CreateRoom(room); err != nil {
@@ -110,7 +110,7 @@ func (s *Service) JoinPath(ctx context.Context, c Caller, req JoinRequest) (Join
 		if err := s.enrol(tx, sn, c, override, req.ForceNew, &out.NewMember); err != nil {
 			return err
 		}
-		out.RoomID, out.CanonicalPath, out.Policy, out.HandoffTemplate = room.ID, room.Path, sn.policy, HandoffTemplate
+		out.RoomID, out.CanonicalPath, out.Policy, out.HandoffTemplate = room.ID, room.Path, sn.policy, NewHandoffTemplate()
 		out.Room, err = s.status(tx, sn)
 		return err
 	})

@@ -6,6 +6,8 @@ import (
 	"strings"
 	"time"
 	"unicode/utf8"
+
+	"github.com/stickhq/stick/procid"
 )
 
 // AppendNote adds a note to the room's log. Any member may post, with or
@@ -27,8 +29,8 @@ func (s *Service) AppendNote(ctx context.Context, c Caller, roomID, text string)
 
 // Leave removes the caller from the room's sequence. A holder must release or
 // pass first. When the stick is reserved for the caller, the reservation moves
-// on to the next active member (the pending handoff with it), or the room
-// becomes idle.
+// on to the next active member other than the one who handed it over (the
+// pending handoff with it), or the room becomes idle.
 //
 // Errors: invalid_argument, room_not_found, room_closed, unknown_member, stick_held.
 func (s *Service) Leave(ctx context.Context, c Caller, roomID string) error {
@@ -39,7 +41,7 @@ func (s *Service) Leave(ctx context.Context, c Caller, roomID string) error {
 				WithHint("release_stick with a handoff, then leave")
 		}
 		if r.State == StateReserved && r.ReservedFor == c.AgentID {
-			if next := sn.next(c.AgentID); next != nil {
+			if next := sn.next(c.AgentID, sn.priorOwner()); next != nil {
 				r.ReservedFor, r.SequenceIndex = next.AgentID, next.Ordinal
 				r.ClaimExpiresAt = sn.now.Add(sn.policy.ClaimTTL)
 			} else {
@@ -68,9 +70,10 @@ type CloseResult struct {
 }
 
 // Close ends a room for good: no more turns, waiters get closed, the log stays
-// readable and a later join at the path starts a new room. Any member may
-// close unless another member holds a live lease. Closing a closed room
-// records a revised reason and conclusion.
+// readable and a later join at the path starts a new room. The holder may
+// close; while another member holds the stick (even with an expired lease,
+// since a timeout never revokes) nobody else may, unless its process is
+// proven gone. Closing a closed room records a revised reason and conclusion.
 //
 // Errors: invalid_argument (reason, conclusion), room_not_found,
 // unknown_member, stick_held.
@@ -85,9 +88,12 @@ func (s *Service) Close(ctx context.Context, c Caller, roomID, reason, conclusio
 	err := s.update(ctx, c, roomID, true, func(tx Tx, sn *snapshot) error {
 		r := &sn.room
 		out.Revised = r.State == StateClosed
-		if r.State == StateOwned && r.Owner != c.AgentID && sn.state() == StateOwned {
-			return sn.describe(Errorf(CodeStickHeld, "%s holds the stick with a live lease; only the holder may close the room now", r.Owner)).
-				WithHint("ask the holder to close it, or wait until the stick is free")
+		if r.State == StateOwned && r.Owner != c.AgentID && sn.ownerStatus != procid.Gone {
+			e := sn.describe(Errorf(CodeStickHeld, "%s holds the stick; only the holder may close the room now", r.Owner))
+			if sn.takeoverReason() != "" {
+				return e.WithHint("its lease expired: take over with takeover_stick first (a timeout never revokes by itself), then close")
+			}
+			return e.WithHint("ask the holder to close it, or wait until the stick is free")
 		}
 		ev, err := tx.AppendEvent(Event{RoomID: r.ID, TurnID: r.TurnID, Type: EventClose, From: c.AgentID, Reason: reason, Text: conclusion, CreatedAt: sn.now})
 		if err != nil {

@@ -38,7 +38,12 @@ func workerService(dir, id string) (*stick.Service, stick.Caller, func(), error)
 		st.Close()
 		return nil, stick.Caller{}, nil, err
 	}
-	return stick.New(st), stick.Caller{AgentID: id, Kind: stick.KindProcess, Process: self}, func() { st.Close() }, nil
+	svc, err := stick.New(st)
+	if err != nil {
+		st.Close()
+		return nil, stick.Caller{}, nil, err
+	}
+	return svc, stick.Caller{AgentID: id, Kind: stick.KindProcess, Process: self}, func() { st.Close() }, nil
 }
 
 // contender: args dbdir repo agent cycles checkfile. It claims the stick
@@ -50,14 +55,14 @@ func contender(args []string) int {
 	cycles, _ := strconv.Atoi(args[3])
 	svc, me, closeFn, err := workerService(dir, id)
 	if err != nil {
-		fmt.Println("error", err)
+		fmt.Println("error open", err)
 		return 1
 	}
 	defer closeFn()
 	ctx := context.Background()
 	j, err := svc.JoinPath(ctx, me, stick.JoinRequest{Path: repo})
 	if err != nil {
-		fmt.Println("error", err)
+		fmt.Println("error join", err)
 		return 1
 	}
 	fmt.Println("joined")
@@ -223,7 +228,7 @@ func TestMultiProcessContention(t *testing.T) {
 		t.Fatal(err)
 	}
 	defer st.Close()
-	svc := stick.New(st)
+	svc := newService(t, st)
 	rooms, err := svc.ListRooms(context.Background(), repo)
 	if err != nil || len(rooms) != 1 {
 		t.Fatalf("rooms: %+v %v", rooms, err)
@@ -269,7 +274,7 @@ func TestKilledHolderYieldsOwnerGone(t *testing.T) {
 		t.Fatal(err)
 	}
 	defer st.Close()
-	svc := stick.New(st)
+	svc := newService(t, st)
 	me := stick.Caller{AgentID: "survivor", Kind: stick.KindProcess}
 	ctx := context.Background()
 	j, err := svc.JoinPath(ctx, me, stick.JoinRequest{Path: repo})
@@ -318,7 +323,7 @@ func TestCrossProcessHandoff(t *testing.T) {
 		t.Fatal(err)
 	}
 	defer st.Close()
-	svc := stick.New(st)
+	svc := newService(t, st)
 	me := stick.Caller{AgentID: "parent", Kind: stick.KindProcess}
 	ctx := context.Background()
 	j, err := svc.JoinPath(ctx, me, stick.JoinRequest{Path: repo})

@@ -128,7 +128,7 @@ func (s *Service) handOn(ctx context.Context, c Caller, l Lease, h Handoff, to s
 			return err
 		}
 		if err := h.Validate(); err != nil {
-			return err
+			return sn.describe(err.(*Error))
 		}
 		var next *Member
 		typ := EventRelease

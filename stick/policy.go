@@ -100,6 +100,10 @@ type PolicyUpdate struct {
 
 // apply returns the stored overrides p changed by u, rejecting negative values.
 func (u PolicyUpdate) apply(p Policy) (Policy, error) {
+	if u == (PolicyUpdate{}) {
+		return p, invalidArg("policy", "the policy update changes nothing").
+			WithHint("give at least one of owner_lease_ttl_ms, claim_ttl_ms, heartbeat_interval_ms, presence_ttl_ms, wait_for_turn_max_wait_ms")
+	}
 	for _, f := range []struct {
 		name string
 		src  *time.Duration

@@ -4,6 +4,7 @@ import (
 	"encoding/json"
 	"os"
 	"path/filepath"
+	"strings"
 	"testing"
 	"time"
 
@@ -125,15 +126,34 @@ func TestCloseRoom(t *testing.T) {
 	}
 }
 
-func TestCloseAllowedWhenHolderIsStale(t *testing.T) {
+// A timeout never revokes: a stale holder blocks closing until someone takes
+// over; a holder whose process is proven gone does not.
+func TestCloseRespectsStaleButNotDeadHolder(t *testing.T) {
 	e := newEnv(t)
 	a, b := agent("a"), agent("b")
 	room := e.join(a).RoomID
 	e.join(b)
 	e.claim(a, room)
 	e.clock.Advance(time.Hour)
+	_, err := e.svc.Close(e.ctx, b, room, "abandoned", "")
+	if se := wantCode(t, err, stick.CodeStickHeld); !strings.Contains(se.Hint, "take over") {
+		t.Fatalf("hint must say to take over first: %q", se.Hint)
+	}
+	if _, err := e.svc.Takeover(e.ctx, b, room, 1, "owner lease expired"); err != nil {
+		t.Fatal(err)
+	}
 	if _, err := e.svc.Close(e.ctx, b, room, "abandoned", ""); err != nil {
-		t.Fatalf("a stale holder must not block closing: %v", err)
+		t.Fatalf("the new holder may close: %v", err)
+	}
+
+	e2 := newEnv(t)
+	dead, kill := liveAgent(t, "dead")
+	room = e2.join(dead).RoomID
+	e2.join(b)
+	e2.claim(dead, room)
+	kill()
+	if _, err := e2.svc.Close(e2.ctx, b, room, "holder crashed", ""); err != nil {
+		t.Fatalf("a dead holder must not block closing: %v", err)
 	}
 }
 

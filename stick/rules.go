@@ -1,6 +1,7 @@
 package stick
 
 import (
+	"slices"
 	"time"
 
 	"github.com/stickhq/stick/procid"
@@ -25,6 +26,8 @@ const (
 	GrantDirectPass GrantReason = "direct_pass"
 	GrantSequence   GrantReason = "sequence"
 	GrantOpenClaim  GrantReason = "open_claim"
+	// GrantTakeover is reported when a holder that took over asks WaitForTurn again.
+	GrantTakeover GrantReason = "takeover"
 )
 
 // state derives the protocol state. Recovery states (owner_gone,
@@ -181,9 +184,12 @@ const (
 	waitClosed
 )
 
-// waitDecision decides a wait attempt for agent, assumed an active member.
-func (sn *snapshot) waitDecision(agent string) (waitKind, GrantReason) {
-	r := sn.room
+// waitDecision decides a wait attempt for caller c, an active member. The
+// holder gets its lease back only from the process that claimed it (or when
+// either process is unknown), so two live processes sharing an agent id
+// never both believe they hold the stick.
+func (sn *snapshot) waitDecision(c Caller) (waitKind, GrantReason) {
+	r, agent := sn.room, c.AgentID
 	switch r.State {
 	case StateClosed:
 		return waitClosed, ""
@@ -191,11 +197,14 @@ func (sn *snapshot) waitDecision(agent string) (waitKind, GrantReason) {
 		return waitClaim, GrantOpenClaim
 	case StateOwned:
 		if agent == r.Owner && sn.ownerStatus != procid.Gone {
-			return waitRedeliver, ""
+			if held := sn.member(agent).Process; held.IsZero() || c.facts().IsZero() || sameProcess(held, c.facts()) {
+				return waitRedeliver, ""
+			}
+			return waitNotYet, ""
 		}
 	case StateReserved:
 		if agent == r.ReservedFor && sn.recipientStatus != procid.Gone {
-			if sn.pending != nil && sn.pending.Type == EventPass {
+			if sn.pending != nil && sn.pending.Type == EventPass && sn.pending.To == agent {
 				return waitClaim, GrantDirectPass
 			}
 			return waitClaim, GrantSequence
@@ -207,10 +216,28 @@ func (sn *snapshot) waitDecision(agent string) (waitKind, GrantReason) {
 	return waitNotYet, ""
 }
 
+// sameProcess reports whether a and b identify the same process.
+func sameProcess(a, b Process) bool {
+	return a.PID == b.PID && a.HostID == b.HostID && a.BootID == b.BootID && a.StartedAt.Equal(b.StartedAt)
+}
+
+// nextHeartbeat is when the holder should heartbeat next: one interval from
+// now, but early enough to renew before the lease runs out (now, if it has).
+func (sn *snapshot) nextHeartbeat() time.Time {
+	next := sn.now.Add(sn.policy.HeartbeatInterval)
+	if latest := sn.room.LeaseExpiresAt.Add(-sn.policy.HeartbeatInterval); latest.Before(next) {
+		next = latest
+	}
+	if next.Before(sn.now) {
+		next = sn.now
+	}
+	return next
+}
+
 // next returns the first member after agent in sequence order (wrapping) that
-// is active and whose process is not proven gone, or nil. Only candidates up
-// to the first acceptable one are probed.
-func (sn *snapshot) next(agent string) *Member {
+// is active, whose process is not proven gone and who is not in skip, or nil.
+// Only candidates up to the first acceptable one are probed.
+func (sn *snapshot) next(agent string, skip ...string) *Member {
 	start := -1
 	for i := range sn.members {
 		if sn.members[i].AgentID == agent {
@@ -220,7 +247,7 @@ func (sn *snapshot) next(agent string) *Member {
 	n := len(sn.members)
 	for k := 1; k <= n; k++ {
 		m := &sn.members[(start+k+n)%n]
-		if m.AgentID == agent || !sn.active(m) {
+		if m.AgentID == agent || slices.Contains(skip, m.AgentID) || !sn.active(m) {
 			continue
 		}
 		if sn.probe(m.Process) == procid.Gone {

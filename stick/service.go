@@ -37,7 +37,7 @@ func WithClock(c Clock) Option { return func(s *Service) { s.clock = c } }
 func WithLiveness(l Liveness) Option { return func(s *Service) { s.liveness = l } }
 
 // WithDefaults sets the policy used for every field a room does not override.
-// Zero fields keep DefaultPolicy's values.
+// Zero fields keep DefaultPolicy's values; New rejects an invalid result.
 func WithDefaults(p Policy) Option {
 	return func(s *Service) { s.defaults = p.Effective(DefaultPolicy) }
 }
@@ -46,8 +46,9 @@ func WithDefaults(p Policy) Option {
 // exits cannot be watched directly (default 1 s).
 func WithLivenessPoll(d time.Duration) Option { return func(s *Service) { s.livenessPoll = d } }
 
-// New returns a Service over st.
-func New(st Store, opts ...Option) *Service {
+// New returns a Service over st. It fails only with invalid_argument, when
+// WithDefaults gave an invalid policy.
+func New(st Store, opts ...Option) (*Service, error) {
 	s := &Service{
 		store:        st,
 		clock:        SystemClock{},
@@ -59,7 +60,10 @@ func New(st Store, opts ...Option) *Service {
 	for _, o := range opts {
 		o(s)
 	}
-	return s
+	if err := s.defaults.Validate(); err != nil {
+		return nil, err
+	}
+	return s, nil
 }
 
 // Defaults returns the policy rooms use where they have no override.

@@ -2,7 +2,6 @@ package stick
 
 import (
 	"context"
-	"strings"
 	"time"
 )
 
@@ -44,9 +43,12 @@ func (s *Service) Takeover(ctx context.Context, c Caller, roomID string, expecte
 	if err := requireRoomID(roomID); err != nil {
 		return TakeoverResult{}, err
 	}
-	if strings.TrimSpace(reason) == "" || len(reason) > MaxReasonLen {
-		return TakeoverResult{}, invalidArg("reason", "reason must be non-empty and at most %d bytes", MaxReasonLen).
-			WithHint("say why you take over, for example \"owner lease expired\"")
+	if err := checkFreeText("reason", reason, MaxReasonLen, true); err != nil {
+		return TakeoverResult{}, err.(*Error).WithHint("say why you take over, for example \"owner lease expired\"")
+	}
+	if expectedTurn < 0 {
+		return TakeoverResult{}, invalidArg("expected_turn_id", "expected_turn_id must not be negative, got %d", expectedTurn).
+			WithHint("use the turn_id of the takeover_available result or of get_room_state")
 	}
 	var out TakeoverResult
 	err := s.store.Update(ctx, func(tx Tx) error {

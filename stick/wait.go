@@ -94,7 +94,7 @@ func (s *Service) WaitForTurn(ctx context.Context, c Caller, req WaitRequest) (W
 	}
 	w := &waiter{s: s, c: c, roomID: req.RoomID, cursor: cursor}
 	res, err := w.attempt(ctx, true)
-	if err != nil || res.Status != NotYet || (cursor >= 0 && w.lastSeq > cursor) {
+	if err != nil || w.done(res) {
 		return res, err
 	}
 	maxWait := w.policy.WaitMaxWait
@@ -125,68 +125,122 @@ func (w *waiter) block(ctx context.Context, res WaitResult, maxWait time.Duratio
 	s := w.s
 	deadline, stopDeadline := s.clock.Timer(maxWait)
 	defer stopDeadline()
-	var watched Process
-	var exited <-chan struct{}
-	stopWatch := func() {}
-	defer func() { stopWatch() }()
+	var ex exitWatch
+	defer ex.stop()
+	full, touch := false, false
 	for {
 		changed := s.store.Changed()
-		moved, err := w.moved(ctx)
-		if err != nil {
-			return res, err
-		}
-		if moved || (!w.wakeAt.IsZero() && !s.clock.Now().Before(w.wakeAt)) {
-			if res, err = w.attempt(ctx, false); err != nil || res.Status != NotYet {
+		if !full {
+			moved, err := w.moved(ctx)
+			if err != nil {
 				return res, err
 			}
-			if w.cursor >= 0 && w.lastSeq > w.cursor {
-				return res, nil
+			full = moved || (!w.wakeAt.IsZero() && !s.clock.Now().Before(w.wakeAt))
+		}
+		if full {
+			var err error
+			if res, err = w.attempt(ctx, touch); err != nil || w.done(res) {
+				return res, err
 			}
+			full, touch = false, false
 		}
-		if w.watch != watched {
-			stopWatch()
-			watched, exited, stopWatch = w.watchExit(ctx)
-		}
-		var expiry <-chan time.Time
-		stopExpiry := func() {}
+		ex.follow(ctx, w)
+		var expiry, presence <-chan time.Time
+		stopExpiry, stopPresence := func() {}, func() {}
 		if !w.wakeAt.IsZero() {
 			expiry, stopExpiry = s.clock.Timer(max(w.wakeAt.Sub(s.clock.Now()), 0))
 		}
-		var presence <-chan time.Time
-		stopPresence := func() {}
 		if half := w.policy.PresenceTTL / 2; half > 0 {
 			presence, stopPresence = s.clock.Timer(max(w.touched.Add(half).Sub(s.clock.Now()), 0))
 		}
+		var stop, timeUp bool
 		select {
 		case <-ctx.Done():
-			stopExpiry()
-			stopPresence()
-			return res, ctx.Err()
+			stop = true
 		case <-s.done:
-			stopExpiry()
-			stopPresence()
-			return res, nil
+			stop = true
 		case <-deadline:
-			stopExpiry()
-			stopPresence()
-			return w.attempt(ctx, false)
+			timeUp = true
 		case <-changed:
 		case <-expiry:
-		case <-exited:
-			// The watched process exited: force a full attempt.
-			w.lastSeq = -1
-			watched, exited = Process{}, nil
+			full = true
+		case <-ex.ch:
+			full = true
+			ex.fired()
 		case <-presence:
 			// A long wait keeps the caller active for sequence and takeover checks.
-			if res, err = w.attempt(ctx, true); err != nil || res.Status != NotYet {
-				stopExpiry()
-				stopPresence()
-				return res, err
-			}
+			full, touch = true, true
 		}
 		stopExpiry()
 		stopPresence()
+		switch {
+		case stop:
+			return res, ctx.Err()
+		case timeUp:
+			return w.attempt(ctx, false)
+		}
 	}
+}
+
+// done reports whether res ends the call: a terminal status, or a log that
+// has moved past the caller's cursor.
+func (w *waiter) done(res WaitResult) bool {
+	return res.Status != NotYet || (w.cursor >= 0 && w.lastSeq > w.cursor)
+}
+
+// exitWatch follows the process whose death would open takeover for a
+// waiter: through the Liveness's exit watch where it has one, else (and for a
+// process whose watch fired while Check still found it alive) by a periodic
+// re-check every livenessPoll, so the waiter never spins.
+type exitWatch struct {
+	watched  Process
+	ch       <-chan struct{}
+	cancel   context.CancelFunc
+	distrust Process
+}
+
+func (x *exitWatch) follow(ctx context.Context, w *waiter) {
+	if w.watch == x.watched && x.ch != nil {
+		return
+	}
+	x.stop()
+	x.watched = w.watch
+	if w.watch.IsZero() {
+		return
+	}
+	wctx, cancel := context.WithCancel(ctx)
+	x.cancel = cancel
+	if ew, ok := w.s.liveness.(ExitWatcher); ok && !sameProcess(w.watch, x.distrust) {
+		if ch, ok := ew.Watch(wctx, w.watch); ok {
+			x.ch = ch
+			return
+		}
+	}
+	ch := make(chan struct{})
+	poll, stopPoll := w.s.clock.Timer(w.s.livenessPoll)
+	go func() {
+		defer stopPoll()
+		select {
+		case <-poll:
+			close(ch)
+		case <-wctx.Done():
+		}
+	}()
+	x.ch = ch
+}
+
+// fired records that the watch reported an exit; if the next attempt still
+// finds the process alive, follow falls back to polling it.
+func (x *exitWatch) fired() {
+	x.distrust = x.watched
+	x.stop()
+}
+
+func (x *exitWatch) stop() {
+	if x.cancel != nil {
+		x.cancel()
+	}
+	x.watched, x.ch, x.cancel = Process{}, nil, nil
 }
 
 // moved reports cheaply whether the room's log has a new event since the
@@ -200,31 +254,6 @@ func (w *waiter) moved(ctx context.Context) (bool, error) {
 		return err
 	})
 	return seq != w.lastSeq, err
-}
-
-// watchExit watches the process whose death would open takeover. Without an
-// exit watcher it falls back to a periodic full attempt.
-func (w *waiter) watchExit(ctx context.Context) (Process, <-chan struct{}, func()) {
-	if w.watch.IsZero() {
-		return Process{}, nil, func() {}
-	}
-	wctx, cancel := context.WithCancel(ctx)
-	if ew, ok := w.s.liveness.(ExitWatcher); ok {
-		if ch, ok := ew.Watch(wctx, w.watch); ok {
-			return w.watch, ch, cancel
-		}
-	}
-	ch := make(chan struct{})
-	poll, stop := w.s.clock.Timer(w.s.livenessPoll)
-	go func() {
-		defer stop()
-		select {
-		case <-poll:
-			close(ch)
-		case <-wctx.Done():
-		}
-	}()
-	return w.watch, ch, cancel
 }
 
 // attempt evaluates the room once. It reads in a read transaction and only
@@ -266,7 +295,7 @@ func (w *waiter) evaluate(tx Tx, write bool) (WaitResult, bool, error) {
 		}
 		w.touched = sn.now
 	}
-	kind, reason := sn.waitDecision(w.c.AgentID)
+	kind, reason := sn.waitDecision(w.c)
 	r := &sn.room
 	res := WaitResult{RoomID: r.ID}
 	switch kind {
@@ -286,15 +315,17 @@ func (w *waiter) evaluate(tx Tx, write bool) (WaitResult, bool, error) {
 		if err != nil {
 			return WaitResult{}, false, err
 		}
-		reason := GrantOpenClaim
-		if ok && ev.Reason != "" && ev.Type == EventClaim {
+		reason, sn.pending = GrantTakeover, nil
+		if ok && ev.Type == EventClaim {
 			reason = GrantReason(ev.Reason)
-		}
-		if ok && ev.Ref != 0 {
-			if h, ok, err := tx.Event(r.ID, ev.Ref); err != nil {
-				return WaitResult{}, false, err
-			} else if ok {
-				sn.pending = &h
+			if ev.Ref != 0 {
+				h, ok, err := tx.Event(r.ID, ev.Ref)
+				if err != nil {
+					return WaitResult{}, false, err
+				}
+				if ok {
+					sn.pending = &h
+				}
 			}
 		}
 		res = s.yourTurn(sn, ev, reason)
@@ -321,10 +352,10 @@ func (w *waiter) evaluate(tx Tx, write bool) (WaitResult, bool, error) {
 // it received (sn.pending before the grant consumed it).
 func (s *Service) yourTurn(sn *snapshot, grant Event, reason GrantReason) WaitResult {
 	r := sn.room
-	lease, next := r.LeaseExpiresAt, sn.now.Add(sn.policy.HeartbeatInterval)
+	lease, next := r.LeaseExpiresAt, sn.nextHeartbeat()
 	res := WaitResult{
 		Status: YourTurn, RoomID: r.ID, TurnID: r.TurnID, LeaseID: r.LeaseID,
-		LeaseExpiresAt: &lease, NextHeartbeatAt: &next, Reason: string(reason), RoomState: StateOwned,
+		LeaseExpiresAt: &lease, NextHeartbeatAt: &next, Reason: string(reason), RoomState: sn.state(),
 		CurrentOwner: r.Owner,
 	}
 	if sn.pending != nil && sn.pending.Seq == grant.Ref && sn.pending.Handoff != nil {
