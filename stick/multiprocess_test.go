@@ -26,24 +26,43 @@ func registerWorkers() {
 	testproc.Register("pingpong", pingpong)
 }
 
-// workerService opens the shared database in a child process, with the real
-// clock and this process as the member's liveness.
-func workerService(dir, id string) (*stick.Service, stick.Caller, func(), error) {
+// worker is a child process's view of the shared database: the real clock,
+// and this process as the member's liveness.
+type worker struct {
+	svc  *stick.Service
+	me   stick.Caller
+	room string
+	st   *store.Store
+}
+
+// joinWorker opens the database in dir and joins the room of repo as id.
+// On failure it prints "error <step> <err>" for the parent to report.
+func joinWorker(dir, repo, id string) (*worker, bool) {
+	fail := func(step string, err error) (*worker, bool) {
+		fmt.Println("error", step, err)
+		return nil, false
+	}
 	st, err := store.OpenDir(dir, store.Options{})
 	if err != nil {
-		return nil, stick.Caller{}, nil, err
+		return fail("open", err)
 	}
 	self, err := procid.Self()
 	if err != nil {
 		st.Close()
-		return nil, stick.Caller{}, nil, err
+		return fail("self", err)
 	}
 	svc, err := stick.New(st)
 	if err != nil {
 		st.Close()
-		return nil, stick.Caller{}, nil, err
+		return fail("service", err)
 	}
-	return svc, stick.Caller{AgentID: id, Kind: stick.KindProcess, Process: self}, func() { st.Close() }, nil
+	me := stick.Caller{AgentID: id, Kind: stick.KindProcess, Process: self}
+	j, err := svc.JoinPath(context.Background(), me, stick.JoinRequest{Path: repo})
+	if err != nil {
+		st.Close()
+		return fail("join", err)
+	}
+	return &worker{svc: svc, me: me, room: j.RoomID, st: st}, true
 }
 
 // contender: args dbdir repo agent cycles checkfile. It claims the stick
@@ -51,23 +70,17 @@ func workerService(dir, id string) (*stick.Service, stick.Caller, func(), error)
 // independent mutual-exclusion check), then removes it and releases. It
 // prints "grant <turn>" per grant, "violation ..." on overlap, "done" at the end.
 func contender(args []string) int {
-	dir, repo, id, file := args[0], args[1], args[2], args[4]
+	id, file := args[2], args[4]
 	cycles, _ := strconv.Atoi(args[3])
-	svc, me, closeFn, err := workerService(dir, id)
-	if err != nil {
-		fmt.Println("error open", err)
+	wk, ok := joinWorker(args[0], args[1], id)
+	if !ok {
 		return 1
 	}
-	defer closeFn()
-	ctx := context.Background()
-	j, err := svc.JoinPath(ctx, me, stick.JoinRequest{Path: repo})
-	if err != nil {
-		fmt.Println("error join", err)
-		return 1
-	}
+	defer wk.st.Close()
+	svc, me, ctx := wk.svc, wk.me, context.Background()
 	fmt.Println("joined")
 	for got := 0; got < cycles; {
-		w, err := svc.WaitForTurn(ctx, me, stick.WaitRequest{RoomID: j.RoomID})
+		w, err := svc.WaitForTurn(ctx, me, stick.WaitRequest{RoomID: wk.room})
 		if err != nil {
 			fmt.Println("error wait", err)
 			return 1
@@ -93,7 +106,7 @@ func contender(args []string) int {
 			return 1
 		}
 	}
-	if err := svc.Leave(ctx, me, j.RoomID); err != nil {
+	if err := svc.Leave(ctx, me, wk.room); err != nil {
 		fmt.Println("error leave", err)
 		return 1
 	}
@@ -103,19 +116,13 @@ func contender(args []string) int {
 
 // holder: args dbdir repo agent. Claims the stick, prints "holding <turn>", and blocks.
 func holder(args []string) int {
-	svc, me, closeFn, err := workerService(args[0], args[2])
-	if err != nil {
-		fmt.Println("error", err)
+	wk, ok := joinWorker(args[0], args[1], args[2])
+	if !ok {
 		return 1
 	}
-	defer closeFn()
-	ctx := context.Background()
-	j, err := svc.JoinPath(ctx, me, stick.JoinRequest{Path: args[1]})
-	if err != nil {
-		fmt.Println("error", err)
-		return 1
-	}
-	w, err := svc.WaitForTurn(ctx, me, stick.WaitRequest{RoomID: j.RoomID})
+	defer wk.st.Close()
+	svc, me, ctx := wk.svc, wk.me, context.Background()
+	w, err := svc.WaitForTurn(ctx, me, stick.WaitRequest{RoomID: wk.room})
 	if err != nil || w.Status != stick.YourTurn {
 		fmt.Println("error", w.Status, err)
 		return 1
@@ -127,21 +134,15 @@ func holder(args []string) int {
 // pingpong: args dbdir repo agent. Joins, prints "joined", then forever
 // waits for its turn and releases at once.
 func pingpong(args []string) int {
-	svc, me, closeFn, err := workerService(args[0], args[2])
-	if err != nil {
-		fmt.Println("error", err)
+	wk, ok := joinWorker(args[0], args[1], args[2])
+	if !ok {
 		return 1
 	}
-	defer closeFn()
-	ctx := context.Background()
-	j, err := svc.JoinPath(ctx, me, stick.JoinRequest{Path: args[1]})
-	if err != nil {
-		fmt.Println("error", err)
-		return 1
-	}
+	defer wk.st.Close()
+	svc, me, ctx := wk.svc, wk.me, context.Background()
 	fmt.Println("joined")
 	for {
-		w, err := svc.WaitForTurn(ctx, me, stick.WaitRequest{RoomID: j.RoomID})
+		w, err := svc.WaitForTurn(ctx, me, stick.WaitRequest{RoomID: wk.room})
 		if err != nil {
 			fmt.Println("error", err)
 			return 1

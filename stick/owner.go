@@ -51,21 +51,8 @@ func (l Lease) validate() error {
 // Errors, in order: invalid_argument, room_not_found, room_closed,
 // turn_mismatch, stale_lease.
 func (s *Service) Heartbeat(ctx context.Context, c Caller, l Lease) (HeartbeatResult, error) {
-	if err := c.validate(); err != nil {
-		return HeartbeatResult{}, err
-	}
-	if err := l.validate(); err != nil {
-		return HeartbeatResult{}, err
-	}
 	var out HeartbeatResult
-	err := s.store.Update(ctx, func(tx Tx) error {
-		sn, err := s.load(tx, l.RoomID)
-		if err != nil {
-			return err
-		}
-		if err := sn.checkLease(c.AgentID, l); err != nil {
-			return err
-		}
+	err := s.holderUpdate(ctx, c, l, func(tx Tx, sn *snapshot) error {
 		r := &sn.room
 		r.LeaseExpiresAt = sn.now.Add(sn.policy.OwnerLeaseTTL)
 		r.UpdatedAt = sn.now
@@ -111,15 +98,16 @@ func (s *Service) Pass(ctx context.Context, c Caller, l Lease, to string, h Hand
 	return s.handOn(ctx, c, l, h, to)
 }
 
-func (s *Service) handOn(ctx context.Context, c Caller, l Lease, h Handoff, to string) (ReleaseResult, error) {
+// holderUpdate runs fn in a write transaction after the holder's fencing
+// checks: valid input, an existing open room, the current turn and lease.
+func (s *Service) holderUpdate(ctx context.Context, c Caller, l Lease, fn func(Tx, *snapshot) error) error {
 	if err := c.validate(); err != nil {
-		return ReleaseResult{}, err
+		return err
 	}
 	if err := l.validate(); err != nil {
-		return ReleaseResult{}, err
+		return err
 	}
-	var out ReleaseResult
-	err := s.store.Update(ctx, func(tx Tx) error {
+	return s.store.Update(ctx, func(tx Tx) error {
 		sn, err := s.load(tx, l.RoomID)
 		if err != nil {
 			return err
@@ -127,6 +115,14 @@ func (s *Service) handOn(ctx context.Context, c Caller, l Lease, h Handoff, to s
 		if err := sn.checkLease(c.AgentID, l); err != nil {
 			return err
 		}
+		return fn(tx, sn)
+	})
+}
+
+func (s *Service) handOn(ctx context.Context, c Caller, l Lease, h Handoff, to string) (ReleaseResult, error) {
+	var out ReleaseResult
+	err := s.holderUpdate(ctx, c, l, func(tx Tx, sn *snapshot) error {
+		var err error
 		if err := h.Validate(); err != nil {
 			return sn.describe(err.(*Error))
 		}

@@ -37,12 +37,6 @@ func (t TakeoverResult) Lease() Lease {
 // room_closed, unknown_member, turn_mismatch, takeover_not_available,
 // takeover_ineligible.
 func (s *Service) Takeover(ctx context.Context, c Caller, roomID string, expectedTurn int64, reason string) (TakeoverResult, error) {
-	if err := c.validate(); err != nil {
-		return TakeoverResult{}, err
-	}
-	if err := requireRoomID(roomID); err != nil {
-		return TakeoverResult{}, err
-	}
 	if err := checkFreeText("reason", reason, MaxReasonLen, true); err != nil {
 		return TakeoverResult{}, err.(*Error).WithHint("say why you take over, for example \"owner lease expired\"")
 	}
@@ -51,22 +45,8 @@ func (s *Service) Takeover(ctx context.Context, c Caller, roomID string, expecte
 			WithHint("use the turn_id of the takeover_available result or of get_room_state")
 	}
 	var out TakeoverResult
-	err := s.store.Update(ctx, func(tx Tx) error {
-		sn, err := s.load(tx, roomID)
-		if err != nil {
-			return err
-		}
+	err := s.memberUpdate(ctx, c, roomID, func(tx Tx, sn *snapshot) error {
 		r := &sn.room
-		if r.State == StateClosed {
-			return sn.closedErr()
-		}
-		m, err := sn.memberOf(c.AgentID)
-		if err != nil {
-			return err
-		}
-		if err := tx.SaveMember(sn.touch(m)); err != nil {
-			return err
-		}
 		if expectedTurn != r.TurnID {
 			return sn.describe(Errorf(CodeTurnMismatch, "expected_turn_id %d is not the current turn %d", expectedTurn, r.TurnID)).
 				WithHint("read the room with get_room_state; someone may already have taken over")
