@@ -1,6 +1,6 @@
 // Command stick is the talking-stick coordinator for coding agents and people
 // sharing a workspace. This build prints its version, its help and where its
-// database lives; the MCP server and the human commands build on package stick.
+// database lives; the protocol itself is package stick.
 package main
 
 import (
@@ -54,8 +54,8 @@ Usage:
   stick where     print the database path (set %s to move it)
   stick help      print this help
 
-The protocol is a Go library (package github.com/stickhq/stick/stick); the
-MCP server (stick mcp) and the human commands build on it.
+This build has no MCP server or room commands yet. The protocol itself is
+the Go library github.com/stickhq/stick/stick (see the README).
 `, buildVersion(), store.DataDirEnv)
 }
 
