@@ -35,10 +35,11 @@ type RoomStatus struct {
 
 // MemberStatus is one member as a reader sees it.
 type MemberStatus struct {
-	AgentID     string      `json:"agent_id"`
-	Ordinal     int         `json:"ordinal"`
-	Status      string      `json:"status"` // active, inactive or gone
-	Role        string      `json:"role,omitempty"`
+	AgentID string `json:"agent_id"`
+	Ordinal int    `json:"ordinal"`
+	Status  string `json:"status"` // active, inactive or gone
+	// TurnRole is "holder" for the member holding the stick, "reserved" for the reserved recipient.
+	TurnRole    string      `json:"turn_role,omitempty"`
 	Kind        SessionKind `json:"session_kind"`
 	DisplayName string      `json:"display_name,omitempty"`
 	JoinedAt    time.Time   `json:"joined_at"`
@@ -121,9 +122,9 @@ func (s *Service) status(tx Tx, sn *snapshot) (RoomStatus, error) {
 		}
 		switch {
 		case r.State == StateOwned && m.AgentID == r.Owner:
-			ms.Role = "owner"
+			ms.TurnRole = "holder"
 		case r.State == StateReserved && m.AgentID == r.ReservedFor:
-			ms.Role = "reserved"
+			ms.TurnRole = "reserved"
 		}
 		st.Members = append(st.Members, ms)
 	}
