@@ -1,0 +1,77 @@
+package mcpserver
+
+import (
+	"crypto/sha256"
+	"encoding/hex"
+	"strconv"
+	"strings"
+
+	"github.com/stickhq/stick/procid"
+)
+
+// sessionEnv lists environment variables in which harnesses export a
+// session or thread id; the first one set refines the identity hash, so two
+// sessions of one harness process get different ids.
+var sessionEnv = []string{"CLAUDE_CODE_SESSION_ID", "CODEX_THREAD_ID", "GEMINI_SESSION_ID", "OPENCODE_SESSION_ID"}
+
+// Slug turns an MCP clientInfo.name into the harness part of an agent id:
+// lower case, runs of other characters as one dash, and the generic suffixes
+// harnesses add ("-mcp-client", "-client", "-cli") removed, so
+// "codex-mcp-client" becomes "codex" and "gemini-cli-mcp-client" "gemini".
+// The process name is never used: a harness started as "node …/gemini" is
+// known by its client name.
+func Slug(clientName string) string {
+	var b strings.Builder
+	dash := false
+	for _, r := range strings.ToLower(clientName) {
+		if r >= 'a' && r <= 'z' || r >= '0' && r <= '9' {
+			b.WriteRune(r)
+			dash = false
+		} else if !dash && b.Len() > 0 {
+			b.WriteByte('-')
+			dash = true
+		}
+	}
+	s := strings.TrimSuffix(b.String(), "-")
+	for changed := true; changed; {
+		changed = false
+		for _, suffix := range []string{"-mcp-client", "-client", "-mcp", "-cli"} {
+			if t := strings.TrimSuffix(s, suffix); t != s && t != "" {
+				s, changed = t, true
+			}
+		}
+	}
+	if len(s) > 32 {
+		s = strings.TrimSuffix(s[:32], "-")
+	}
+	if s == "" {
+		return "mcp"
+	}
+	return s
+}
+
+// AgentID derives a connection's identity: the client's slug and a short
+// hash over the harness process (host, boot, pid, start time) and, when the
+// harness exports one, its session id. Reconnects of the same harness
+// instance get the same id; two harness instances get different ones.
+func AgentID(clientName string, harness procid.Identity, sessionID string) string {
+	h := sha256.New()
+	for _, part := range []string{
+		harness.HostID, harness.BootID, strconv.Itoa(harness.PID),
+		strconv.FormatInt(harness.StartedAt.UnixMilli(), 10), sessionID,
+	} {
+		h.Write([]byte(part))
+		h.Write([]byte{0})
+	}
+	return Slug(clientName) + ":" + hex.EncodeToString(h.Sum(nil))[:6]
+}
+
+// harnessSession returns the first harness session id found through getenv.
+func harnessSession(getenv func(string) string) string {
+	for _, k := range sessionEnv {
+		if v := getenv(k); v != "" {
+			return v
+		}
+	}
+	return ""
+}

@@ -1,0 +1,243 @@
+package mcpserver
+
+import (
+	"fmt"
+	"strconv"
+	"strings"
+	"time"
+
+	"github.com/stickhq/stick/stick"
+)
+
+// The texts below repeat every value a text-only client needs to continue.
+
+func itoa(n int64) string { return strconv.FormatInt(n, 10) }
+
+func stamp(t time.Time) string { return t.UTC().Format(time.RFC3339) }
+
+func nextAfterJoin(r stick.JoinResult) string {
+	return fmt.Sprintf("call wait_for_turn with room_id %s; work only when it says your_turn", r.RoomID)
+}
+
+func nextAfterWait(r stick.WaitResult) string {
+	switch r.Status {
+	case stick.YourTurn:
+		return fmt.Sprintf("read the handoff, then work; heartbeat(room_id %s, lease_id %s, expected_turn_id %d) by %s; finish with release_stick and a truthful handoff",
+			r.RoomID, r.LeaseID, r.TurnID, stamp(*r.NextHeartbeatAt))
+	case stick.TakeoverAvailable:
+		return fmt.Sprintf("the %s: call takeover_stick(room_id %s, expected_turn_id %d, reason) if the work should go on, else wait_for_turn again",
+			strings.ReplaceAll(r.Reason, "_", " "), r.RoomID, r.TurnID)
+	case stick.Closed:
+		return "the room is closed; join_path again to start a new room if there is more to do"
+	}
+	return fmt.Sprintf("do no shared work; call wait_for_turn(room_id %s, cursor %s) again", r.RoomID, r.Cursor)
+}
+
+func nextAfterRelease(r stick.ReleaseResult) string {
+	return fmt.Sprintf("stop working on shared files; call wait_for_turn(room_id %s) to wait for your next turn", r.RoomID)
+}
+
+func textListRooms(o listRoomsOut) string {
+	if len(o.Rooms) == 0 {
+		return "no rooms around " + o.ContextPath + "; join_path creates one"
+	}
+	var b strings.Builder
+	fmt.Fprintf(&b, "%d room(s) around %s:", len(o.Rooms), o.ContextPath)
+	for _, r := range o.Rooms {
+		fmt.Fprintf(&b, "\n- room_id %s at %s: %s, turn %d, %d/%d members active", r.RoomID, r.CanonicalPath, r.State, r.TurnID, r.ActiveMembers, r.Members)
+		if r.Owner != "" {
+			fmt.Fprintf(&b, ", held by %s", r.Owner)
+		}
+		if r.ReservedFor != "" {
+			fmt.Fprintf(&b, ", reserved for %s", r.ReservedFor)
+		}
+	}
+	return b.String()
+}
+
+func textJoin(o joinOut) string {
+	var b strings.Builder
+	fmt.Fprintf(&b, "joined room_id %s at %s as agent_id %s (room %s, turn %d, %d members).",
+		o.RoomID, o.CanonicalPath, o.AgentID, o.Room.State, o.Room.TurnID, len(o.Room.Members))
+	if o.Warning != "" {
+		fmt.Fprintf(&b, "\nwarning: %s", o.Warning)
+	}
+	fmt.Fprintf(&b, "\npolicy: %s", textPolicy(o.Policy))
+	fmt.Fprintf(&b, "\nnext: %s", o.NextStep)
+	return b.String()
+}
+
+func textPolicy(p stick.Policy) string {
+	return fmt.Sprintf("heartbeat every %s, lease %s, claim %s, presence %s, wait %s",
+		p.HeartbeatInterval, p.OwnerLeaseTTL, p.ClaimTTL, p.PresenceTTL, p.WaitMaxWait)
+}
+
+func textWait(o waitOut) string {
+	var b strings.Builder
+	switch o.Status {
+	case stick.YourTurn:
+		fmt.Fprintf(&b, "your_turn in room_id %s as agent_id %s: turn_id %d, lease_id %s (%s), lease expires %s.",
+			o.RoomID, o.AgentID, o.TurnID, o.LeaseID, o.Reason, stamp(*o.LeaseExpiresAt))
+		if o.Handoff != nil {
+			fmt.Fprintf(&b, "\nhandoff from %s:\n%s", o.FromAgentID, textHandoff(*o.Handoff))
+		} else {
+			b.WriteString("\nno handoff: this is the first turn of the room.")
+		}
+	case stick.TakeoverAvailable:
+		fmt.Fprintf(&b, "takeover_available in room_id %s (%s, turn_id %d, state %s", o.RoomID, o.Reason, o.TurnID, o.RoomState)
+		if o.CurrentOwner != "" {
+			fmt.Fprintf(&b, ", holder %s", o.CurrentOwner)
+		}
+		if o.ReservedFor != "" {
+			fmt.Fprintf(&b, ", reserved for %s", o.ReservedFor)
+		}
+		b.WriteString(").")
+	case stick.Closed:
+		fmt.Fprintf(&b, "closed: room_id %s is closed.", o.RoomID)
+	default:
+		fmt.Fprintf(&b, "not_yet in room_id %s (state %s", o.RoomID, o.RoomState)
+		if o.CurrentOwner != "" {
+			fmt.Fprintf(&b, ", held by %s", o.CurrentOwner)
+		}
+		if o.ReservedFor != "" {
+			fmt.Fprintf(&b, ", reserved for %s", o.ReservedFor)
+		}
+		fmt.Fprintf(&b, "), cursor %s.", o.Cursor)
+	}
+	fmt.Fprintf(&b, "\nnext: %s", o.NextStep)
+	return b.String()
+}
+
+func textHandoff(h stick.Handoff) string {
+	var b strings.Builder
+	fmt.Fprintf(&b, "  status: %s\n  next_action: %s", indent(h.Status), indent(h.NextAction))
+	for _, a := range h.Artifacts {
+		loc := a.Path
+		if len(a.Lines) == 2 {
+			loc = fmt.Sprintf("%s:%d-%d", a.Path, a.Lines[0], a.Lines[1])
+		}
+		fmt.Fprintf(&b, "\n  artifact (%s): %s", a.Role, loc)
+		if a.Note != "" {
+			fmt.Fprintf(&b, " - %s", a.Note)
+		}
+	}
+	for _, q := range h.OpenQuestions {
+		fmt.Fprintf(&b, "\n  open question: %s", indent(q))
+	}
+	for _, d := range h.DoNot {
+		fmt.Fprintf(&b, "\n  do not: %s", indent(d))
+	}
+	return b.String()
+}
+
+func indent(s string) string { return strings.ReplaceAll(s, "\n", "\n    ") }
+
+func textHeartbeat(o heartbeatOut) string {
+	return fmt.Sprintf("lease renewed in room_id %s, turn_id %d, until %s.\nnext: %s", o.RoomID, o.TurnID, stamp(o.LeaseExpiresAt), o.NextStep)
+}
+
+func textRelease(o releaseOut) string {
+	var b strings.Builder
+	fmt.Fprintf(&b, "turn %d ended in room_id %s; handoff recorded as event %d; ", o.TurnID, o.RoomID, o.EventSeq)
+	if o.ReservedFor != "" {
+		fmt.Fprintf(&b, "the stick is reserved for %s until %s.", o.ReservedFor, stamp(*o.ClaimExpiresAt))
+	} else {
+		b.WriteString("no other member is active, so the room is idle and the handoff waits for whoever claims next.")
+	}
+	fmt.Fprintf(&b, "\nnext: %s", o.NextStep)
+	return b.String()
+}
+
+func textTakeover(o takeoverOut) string {
+	var b strings.Builder
+	fmt.Fprintf(&b, "took over room_id %s as agent_id %s (%s): turn_id %d, lease_id %s, lease expires %s.",
+		o.RoomID, o.AgentID, o.Reason, o.TurnID, o.LeaseID, stamp(o.LeaseExpiresAt))
+	if o.Revoked != "" {
+		fmt.Fprintf(&b, "\nrevoked: %s", o.Revoked)
+	}
+	if h := o.RecentHandoff; h != nil && h.Handoff != nil {
+		fmt.Fprintf(&b, "\nmost recent handoff (event %d, %s from %s to %s):\n%s", h.Seq, h.Type, h.From, h.To, textHandoff(*h.Handoff))
+	}
+	fmt.Fprintf(&b, "\nnext: %s", o.NextStep)
+	return b.String()
+}
+
+func textState(r stick.RoomStatus) string {
+	var b strings.Builder
+	fmt.Fprintf(&b, "room_id %s at %s: %s, turn %d", r.RoomID, r.CanonicalPath, r.State, r.TurnID)
+	if r.Owner != "" {
+		fmt.Fprintf(&b, ", held by %s", r.Owner)
+		if r.LeaseExpires != nil {
+			fmt.Fprintf(&b, " (lease until %s)", stamp(*r.LeaseExpires))
+		}
+	}
+	if r.ReservedFor != "" {
+		fmt.Fprintf(&b, ", reserved for %s", r.ReservedFor)
+		if r.ClaimExpires != nil {
+			fmt.Fprintf(&b, " (claim until %s)", stamp(*r.ClaimExpires))
+		}
+	}
+	if r.Takeover != "" {
+		fmt.Fprintf(&b, "; takeover available (%s)", r.Takeover)
+	}
+	b.WriteString(textMembers("", r.Members))
+	if h := r.PendingHandoff; h != nil && h.Handoff != nil {
+		fmt.Fprintf(&b, "\npending handoff (event %d from %s):\n%s", h.Seq, h.From, textHandoff(*h.Handoff))
+	}
+	fmt.Fprintf(&b, "\nlast event %d; policy: %s", r.LastEventSeq, textPolicy(r.Policy))
+	return b.String()
+}
+
+func textMembers(room string, ms []stick.MemberStatus) string {
+	var b strings.Builder
+	if room != "" {
+		fmt.Fprintf(&b, "member sequence of room_id %s:", room)
+	} else {
+		b.WriteString("\nmembers:")
+	}
+	for _, m := range ms {
+		fmt.Fprintf(&b, "\n  %d. %s: %s, last seen %s ago", m.Ordinal, m.AgentID, m.Status, (time.Duration(m.IdleMS) * time.Millisecond).Round(time.Second))
+		if m.TurnRole != "" {
+			fmt.Fprintf(&b, " (%s)", m.TurnRole)
+		}
+	}
+	return b.String()
+}
+
+func textEvents(p stick.EventPage) string {
+	var b strings.Builder
+	fmt.Fprintf(&b, "%d event(s), cursor %d", len(p.Events), p.Cursor)
+	if p.HasMore {
+		b.WriteString(" (more: call again with after = cursor)")
+	}
+	for _, e := range p.Events {
+		fmt.Fprintf(&b, "\n#%d %s turn %d %s", e.Seq, stamp(e.CreatedAt), e.TurnID, e.Type)
+		if e.From != "" {
+			fmt.Fprintf(&b, " by %s", e.From)
+		}
+		if e.To != "" {
+			fmt.Fprintf(&b, " to %s", e.To)
+		}
+		if e.Reason != "" {
+			fmt.Fprintf(&b, " (%s)", e.Reason)
+		}
+		if e.Ref != 0 {
+			fmt.Fprintf(&b, " [ref #%d]", e.Ref)
+		}
+		if e.Text != "" {
+			fmt.Fprintf(&b, ": %s", indent(e.Text))
+		}
+		if e.Handoff != nil {
+			fmt.Fprintf(&b, "\n%s", textHandoff(*e.Handoff))
+		}
+	}
+	return b.String()
+}
+
+func textClose(r stick.CloseResult) string {
+	verb := "closed"
+	if r.Revised {
+		verb = "revised the conclusion of"
+	}
+	return fmt.Sprintf("%s room_id %s (event %d, closed at %s); the log stays readable", verb, r.RoomID, r.EventSeq, stamp(r.ClosedAt))
+}

@@ -1,0 +1,244 @@
+package mcpserver
+
+import (
+	"context"
+	"os"
+	"time"
+
+	"github.com/modelcontextprotocol/go-sdk/mcp"
+	"github.com/stickhq/stick/stick"
+)
+
+type listRoomsIn struct {
+	ContextPath string `json:"context_path,omitempty" jsonschema:"A file or directory in the workspace; default: the server's working directory."`
+}
+
+type joinPathIn struct {
+	ContextPath     string `json:"context_path" jsonschema:"A file or directory in the workspace, usually your working directory. The room may resolve to the workspace root."`
+	ForceNew        bool   `json:"force_new,omitempty" jsonschema:"Create a nested room at context_path even though an ancestor room exists. Default false."`
+	AgentIDOverride string `json:"agent_id_override,omitempty" jsonschema:"Tests and debugging only: use this agent id for the rest of this connection."`
+}
+
+type waitIn struct {
+	RoomID    string `json:"room_id" jsonschema:"The room_id from join_path."`
+	Cursor    string `json:"cursor,omitempty" jsonschema:"Optional cursor from a previous wait_for_turn: also return as soon as the room's log moves past it."`
+	MaxWaitMS *int64 `json:"max_wait_ms,omitempty" jsonschema:"How long to block, in milliseconds; 0 makes one attempt without blocking. Default: the room policy (30000); at most 600000."`
+}
+
+type leaseIn struct {
+	RoomID         string `json:"room_id" jsonschema:"The room_id of your your_turn result."`
+	LeaseID        string `json:"lease_id" jsonschema:"The lease_id of your your_turn or takeover result."`
+	ExpectedTurnID int64  `json:"expected_turn_id" jsonschema:"The turn_id of your your_turn or takeover result."`
+}
+
+type releaseIn struct {
+	leaseIn
+	Handoff stick.Handoff `json:"handoff" jsonschema:"What you did, what comes next and where to look. status and next_action are required."`
+}
+
+type passIn struct {
+	leaseIn
+	ToAgentID string        `json:"to_agent_id" jsonschema:"The agent_id of an active member to hand the stick to (see get_room_state)."`
+	Handoff   stick.Handoff `json:"handoff" jsonschema:"What you did, what comes next and where to look. status and next_action are required."`
+}
+
+type takeoverIn struct {
+	RoomID         string `json:"room_id" jsonschema:"The room to take over."`
+	ExpectedTurnID int64  `json:"expected_turn_id" jsonschema:"The turn_id reported by takeover_available or get_room_state."`
+	Reason         string `json:"reason" jsonschema:"Why you take over, e.g. \"owner lease expired\". Required."`
+}
+
+type roomIn struct {
+	RoomID string `json:"room_id" jsonschema:"The room_id from join_path or list_rooms."`
+}
+
+type eventsIn struct {
+	RoomID string `json:"room_id" jsonschema:"The room_id from join_path or list_rooms."`
+	After  int64  `json:"after,omitempty" jsonschema:"Return events after this event_seq (the cursor of a previous page); default 0, the beginning."`
+	Limit  int    `json:"limit,omitempty" jsonschema:"At most this many events (default 50, at most 1000)."`
+}
+
+type closeIn struct {
+	RoomID     string `json:"room_id" jsonschema:"The room to close for good."`
+	Reason     string `json:"reason,omitempty" jsonschema:"Why the room closes."`
+	Conclusion string `json:"conclusion,omitempty" jsonschema:"Optional conclusion text (markdown) recorded with the close."`
+}
+
+type policyIn struct {
+	RoomID          string `json:"room_id" jsonschema:"The room whose timeouts to change."`
+	OwnerLeaseTTLMS *int64 `json:"owner_lease_ttl_ms,omitempty" jsonschema:"How long a holder may stay silent before takeover opens, in ms; 0 resets to the default (2700000)."`
+	ClaimTTLMS      *int64 `json:"claim_ttl_ms,omitempty" jsonschema:"How long a reserved recipient has to claim, in ms; 0 resets to the default (1200000)."`
+	HeartbeatMS     *int64 `json:"heartbeat_interval_ms,omitempty" jsonschema:"How often the holder heartbeats, in ms; must be shorter than the lease; 0 resets to the default (300000)."`
+	PresenceTTLMS   *int64 `json:"presence_ttl_ms,omitempty" jsonschema:"How long a member counts as active after its last call, in ms; 0 resets to the default (14400000)."`
+	WaitMaxWaitMS   *int64 `json:"wait_for_turn_max_wait_ms,omitempty" jsonschema:"Default block time of wait_for_turn, in ms, at most 600000; 0 resets to the default (30000)."`
+}
+
+type reorderIn struct {
+	RoomID   string   `json:"room_id" jsonschema:"The room whose member sequence to change."`
+	AgentIDs []string `json:"agent_ids" jsonschema:"Members in the order they should follow each other; unlisted members keep their order after these."`
+}
+
+type noteIn struct {
+	RoomID string `json:"room_id" jsonschema:"The room to post in."`
+	Text   string `json:"text" jsonschema:"The note. Any member may post; it never changes who holds the stick."`
+}
+
+func ms(p *int64) *time.Duration {
+	if p == nil {
+		return nil
+	}
+	d := time.Duration(*p) * time.Millisecond
+	return &d
+}
+
+func hint(b bool) *bool { return &b }
+
+// register adds every tool of the protocol.
+func (s *Server) register() error {
+	svc := s.cfg.Service
+	readOnly := &mcp.ToolAnnotations{ReadOnlyHint: true, IdempotentHint: true, OpenWorldHint: hint(false)}
+	write := &mcp.ToolAnnotations{DestructiveHint: hint(false), OpenWorldHint: hint(false)}
+	regs := []func() error{
+		func() error {
+			return addTool(s, &mcp.Tool{Name: "list_rooms", Title: "List rooms", Annotations: readOnly,
+				Description: "List the rooms of the workspace around a path (the ancestor chain up to the workspace root and rooms nested below it), with their state and holder. Call it before join_path to see what is going on."},
+				func(ctx context.Context, _ stick.Caller, _ *mcp.CallToolRequest, in listRoomsIn) (listRoomsOut, string, error) {
+					path := in.ContextPath
+					if path == "" {
+						path, _ = os.Getwd()
+					}
+					rooms, err := svc.ListRooms(ctx, path)
+					out := listRoomsOut{ContextPath: path, Rooms: rooms}
+					return out, textListRooms(out), err
+				})
+		},
+		func() error {
+			return addTool(s, &mcp.Tool{Name: "join_path", Title: "Join the room of a path", Annotations: &mcp.ToolAnnotations{IdempotentHint: true, DestructiveHint: hint(false), OpenWorldHint: hint(false)},
+				Description: "Join the coordination room for a workspace path (created at the workspace root if none exists) and learn your agent_id, the room_id, the room's policy (heartbeat_interval_ms) and the handoff template. Next: wait_for_turn."},
+				func(ctx context.Context, c stick.Caller, req *mcp.CallToolRequest, in joinPathIn) (joinOut, string, error) {
+					res, err := svc.JoinPath(ctx, c, stick.JoinRequest{Path: in.ContextPath, ForceNew: in.ForceNew, AgentIDOverride: in.AgentIDOverride})
+					if err != nil {
+						return joinOut{}, "", err
+					}
+					if in.AgentIDOverride != "" {
+						s.overrides.Store(req.Session, res.AgentID)
+					}
+					out := joinOut{JoinResult: res, NextStep: nextAfterJoin(res)}
+					return out, textJoin(out), nil
+				})
+		},
+		func() error {
+			return addTool(s, &mcp.Tool{Name: "wait_for_turn", Title: "Wait for your turn", Annotations: write,
+				Description: "Claim the stick if it is free or reserved for you, otherwise block until it is (up to max_wait_ms). Returns your_turn (with lease_id, turn_id and the previous holder's handoff: read it before working), not_yet (call again), takeover_available (the holder or recipient failed: consider takeover_stick) or closed. Never takes over by itself."},
+				s.waitForTurn)
+		},
+		func() error {
+			return addTool(s, &mcp.Tool{Name: "heartbeat", Title: "Renew your lease", Annotations: &mcp.ToolAnnotations{IdempotentHint: true, DestructiveHint: hint(false), OpenWorldHint: hint(false)},
+				Description: "While you hold the stick, renew your lease about every heartbeat_interval_ms so nobody takes over. stale_lease or turn_mismatch means you no longer hold it: stop working and read get_room_state."},
+				func(ctx context.Context, c stick.Caller, _ *mcp.CallToolRequest, in leaseIn) (heartbeatOut, string, error) {
+					res, err := svc.Heartbeat(ctx, c, in.lease())
+					out := heartbeatOut{HeartbeatResult: res, NextStep: "keep working; heartbeat again by " + stamp(res.NextHeartbeatAt) + "; release_stick with a handoff when done"}
+					return out, textHeartbeat(out), err
+				})
+		},
+		func() error {
+			return addTool(s, &mcp.Tool{Name: "release_stick", Title: "Release the stick with a handoff", Annotations: write,
+				Description: "End your turn: hand the stick to the next active member in sequence with a truthful handoff (status, next_action, artifacts with paths and line ranges, open_questions, do_not). Then call wait_for_turn again."},
+				func(ctx context.Context, c stick.Caller, _ *mcp.CallToolRequest, in releaseIn) (releaseOut, string, error) {
+					res, err := svc.Release(ctx, c, in.lease(), in.Handoff)
+					out := releaseOut{ReleaseResult: res, NextStep: nextAfterRelease(res)}
+					return out, textRelease(out), err
+				})
+		},
+		func() error {
+			return addTool(s, &mcp.Tool{Name: "pass_stick", Title: "Pass the stick to a member", Annotations: write,
+				Description: "End your turn and hand the stick to a specific active member (skipping the sequence), with the same handoff as release_stick. The sequence resumes after that member."},
+				func(ctx context.Context, c stick.Caller, _ *mcp.CallToolRequest, in passIn) (releaseOut, string, error) {
+					res, err := svc.Pass(ctx, c, in.lease(), in.ToAgentID, in.Handoff)
+					out := releaseOut{ReleaseResult: res, NextStep: nextAfterRelease(res)}
+					return out, textRelease(out), err
+				})
+		},
+		func() error {
+			return addTool(s, &mcp.Tool{Name: "takeover_stick", Title: "Take over a failed turn", Annotations: write,
+				Description: "Take the stick when wait_for_turn or get_room_state reported takeover_available (a holder or recipient timed out or its process died). Give a reason. Afterwards read get_room_events to recover the context the failed holder had."},
+				func(ctx context.Context, c stick.Caller, _ *mcp.CallToolRequest, in takeoverIn) (takeoverOut, string, error) {
+					res, err := svc.Takeover(ctx, c, in.RoomID, in.ExpectedTurnID, in.Reason)
+					out := takeoverOut{TakeoverResult: res, AgentID: c.AgentID,
+						NextStep: "read get_room_events (from the recent handoff) to recover context, then work; heartbeat and release_stick as usual"}
+					return out, textTakeover(out), err
+				})
+		},
+		func() error {
+			return addTool(s, &mcp.Tool{Name: "get_room_state", Title: "Read a room's state", Annotations: readOnly,
+				Description: "Read who holds the stick, for whom it is reserved, the turn, the derived state (idle, owned, reserved, stale_owner, owner_gone, recipient_gone, dormant, closed), the members with their activity, and the pending handoff."},
+				func(ctx context.Context, _ stick.Caller, _ *mcp.CallToolRequest, in roomIn) (stick.RoomStatus, string, error) {
+					res, err := svc.RoomState(ctx, in.RoomID)
+					return res, textState(res), err
+				})
+		},
+		func() error {
+			return addTool(s, &mcp.Tool{Name: "get_room_events", Title: "Read a room's event log", Annotations: readOnly,
+				Description: "Read the room's append-only log (joins, claims, releases and passes with their handoffs, takeovers, notes, ...), oldest first, after a cursor. Use it to recover context after a takeover."},
+				func(ctx context.Context, _ stick.Caller, _ *mcp.CallToolRequest, in eventsIn) (stick.EventPage, string, error) {
+					res, err := svc.RoomEvents(ctx, in.RoomID, in.After, in.Limit)
+					return res, textEvents(res), err
+				})
+		},
+		func() error {
+			return addTool(s, &mcp.Tool{Name: "leave_path", Title: "Leave a room", Annotations: write,
+				Description: "Leave the room's member sequence. Release or pass the stick first if you hold it."},
+				func(ctx context.Context, c stick.Caller, _ *mcp.CallToolRequest, in roomIn) (leaveOut, string, error) {
+					err := svc.Leave(ctx, c, in.RoomID)
+					return leaveOut{RoomID: in.RoomID, AgentID: c.AgentID, Left: err == nil}, "left room " + in.RoomID + " as " + c.AgentID, err
+				})
+		},
+		func() error {
+			return addTool(s, &mcp.Tool{Name: "close_room", Title: "Close a room", Annotations: &mcp.ToolAnnotations{DestructiveHint: hint(true), OpenWorldHint: hint(false)},
+				Description: "Close the room for good: no more turns, waiters get closed, the log stays readable. Only when the work of the room is finished. Closing again revises the conclusion."},
+				func(ctx context.Context, c stick.Caller, _ *mcp.CallToolRequest, in closeIn) (stick.CloseResult, string, error) {
+					res, err := svc.Close(ctx, c, in.RoomID, in.Reason, in.Conclusion)
+					return res, textClose(res), err
+				})
+		},
+		func() error {
+			return addTool(s, &mcp.Tool{Name: "set_room_policy", Title: "Change a room's timeouts", Annotations: write,
+				Description: "Change the room's timeouts (only the fields you give) and return the effective policy. Rejects nonsense such as a heartbeat not shorter than the lease."},
+				func(ctx context.Context, c stick.Caller, _ *mcp.CallToolRequest, in policyIn) (policyOut, string, error) {
+					p, err := svc.SetPolicy(ctx, c, in.RoomID, stick.PolicyUpdate{
+						OwnerLeaseTTL: ms(in.OwnerLeaseTTLMS), ClaimTTL: ms(in.ClaimTTLMS), HeartbeatInterval: ms(in.HeartbeatMS),
+						PresenceTTL: ms(in.PresenceTTLMS), WaitMaxWait: ms(in.WaitMaxWaitMS),
+					})
+					out := policyOut{RoomID: in.RoomID, Policy: p}
+					return out, "room " + in.RoomID + " policy: " + textPolicy(p), err
+				})
+		},
+		func() error {
+			return addTool(s, &mcp.Tool{Name: "reorder_members", Title: "Reorder the member sequence", Annotations: write,
+				Description: "Change the order in which release_stick hands the stick on: the listed members first, in order, then the others."},
+				func(ctx context.Context, c stick.Caller, _ *mcp.CallToolRequest, in reorderIn) (membersOut, string, error) {
+					ms, err := svc.ReorderMembers(ctx, c, in.RoomID, in.AgentIDs)
+					out := membersOut{RoomID: in.RoomID, Members: ms}
+					return out, textMembers(in.RoomID, ms), err
+				})
+		},
+		func() error {
+			return addTool(s, &mcp.Tool{Name: "append_note", Title: "Post a note to the room", Annotations: write,
+				Description: "Post a note to the room's log without holding the stick (progress, a warning, a question). It never changes who holds the stick."},
+				func(ctx context.Context, c stick.Caller, _ *mcp.CallToolRequest, in noteIn) (noteOut, string, error) {
+					ev, err := svc.AppendNote(ctx, c, in.RoomID, in.Text)
+					return noteOut{Event: ev}, "note posted as event " + itoa(ev.Seq) + " in room " + in.RoomID, err
+				})
+		},
+	}
+	for _, r := range regs {
+		if err := r(); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+func (l leaseIn) lease() stick.Lease {
+	return stick.Lease{RoomID: l.RoomID, LeaseID: l.LeaseID, TurnID: l.ExpectedTurnID}
+}

@@ -1,0 +1,54 @@
+package mcpserver
+
+import (
+	"context"
+	"fmt"
+	"time"
+
+	"github.com/modelcontextprotocol/go-sdk/mcp"
+	"github.com/stickhq/stick/stick"
+)
+
+// waitForTurn blocks in the service's WaitForTurn. When the client asked for
+// progress (a progress token), it reports every ProgressEvery how long it
+// has waited; a cancelled request or a closed connection ends it at once.
+func (s *Server) waitForTurn(ctx context.Context, c stick.Caller, req *mcp.CallToolRequest, in waitIn) (waitOut, string, error) {
+	wr := stick.WaitRequest{RoomID: in.RoomID, Cursor: in.Cursor, MaxWait: ms(in.MaxWaitMS)}
+	if token := req.Params.GetProgressToken(); token != nil && (wr.MaxWait == nil || *wr.MaxWait > 0) {
+		stop := s.reportProgress(ctx, req, token, wr.MaxWait)
+		defer stop()
+	}
+	res, err := s.cfg.Service.WaitForTurn(ctx, c, wr)
+	if err != nil {
+		return waitOut{}, "", err
+	}
+	out := waitOut{WaitResult: res, AgentID: c.AgentID, NextStep: nextAfterWait(res)}
+	return out, textWait(out), nil
+}
+
+// reportProgress sends progress notifications until the returned function is called.
+func (s *Server) reportProgress(ctx context.Context, req *mcp.CallToolRequest, token any, maxWait *time.Duration) func() {
+	ctx, cancel := context.WithCancel(ctx)
+	start := time.Now()
+	var total float64
+	if maxWait != nil {
+		total = min(*maxWait, stick.MaxWaitLimit).Seconds()
+	}
+	go func() {
+		t := time.NewTicker(s.cfg.ProgressEvery)
+		defer t.Stop()
+		for {
+			select {
+			case <-ctx.Done():
+				return
+			case now := <-t.C:
+				waited := now.Sub(start).Round(time.Second)
+				_ = req.Session.NotifyProgress(ctx, &mcp.ProgressNotificationParams{
+					ProgressToken: token, Progress: waited.Seconds(), Total: total,
+					Message: fmt.Sprintf("waiting for the stick (%s so far)", waited),
+				})
+			}
+		}
+	}()
+	return cancel
+}
