@@ -1,0 +1,4 @@
+// Package cli is the stick command line: cobra commands that turn flags and
+// arguments into calls of package stick (or start a frontend such as the MCP
+// server) and print the results. Rules live in package stick, not here.
+package cli

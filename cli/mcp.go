@@ -1,0 +1,45 @@
+package cli
+
+import (
+	"os"
+
+	"github.com/modelcontextprotocol/go-sdk/mcp"
+	"github.com/spf13/cobra"
+	"github.com/stickhq/stick/mcpserver"
+	"github.com/stickhq/stick/procid"
+	"github.com/stickhq/stick/stick"
+	"github.com/stickhq/stick/store"
+)
+
+func newMCP(version string) *cobra.Command {
+	return &cobra.Command{
+		Use:   "mcp",
+		Short: "Serve the stick tools over MCP on stdin/stdout (started by a coding-agent harness)",
+		Long: `Serve the stick tools over the Model Context Protocol on stdin and stdout.
+
+A harness (Claude Code, Codex, Gemini CLI, OpenCode, ...) starts one 'stick mcp'
+per session; all of them share one database. The agent's identity is derived from
+the harness's client name and process, and the member is seen as gone when the
+harness process exits.`,
+		Example: "  claude mcp add stick -- stick mcp\n  codex mcp add stick -- stick mcp",
+		Args:    cobra.NoArgs,
+		RunE: func(cmd *cobra.Command, _ []string) error {
+			st, err := store.OpenDefault()
+			if err != nil {
+				return err
+			}
+			defer st.Close()
+			svc, err := stick.New(st)
+			if err != nil {
+				return err
+			}
+			// The harness is our parent; without its facts, members are judged by timeouts.
+			harness, _ := procid.Parent()
+			srv, err := mcpserver.New(mcpserver.Config{Service: svc, Harness: harness, Getenv: os.Getenv, Version: version})
+			if err != nil {
+				return err
+			}
+			return srv.Run(cmd.Context(), &mcp.StdioTransport{})
+		},
+	}
+}

@@ -1,0 +1,85 @@
+package cli
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"os"
+
+	"github.com/spf13/cobra"
+	"github.com/stickhq/stick/stick"
+	"github.com/stickhq/stick/store"
+)
+
+// Execute runs the stick command line with args and returns the process exit
+// code: 0 on success, 1 when a command failed, 2 on a usage error.
+func Execute(ctx context.Context, args []string, stdin io.Reader, stdout, stderr io.Writer, version string) int {
+	root := newRoot(version)
+	root.SetArgs(args)
+	root.SetIn(stdin)
+	root.SetOut(stdout)
+	root.SetErr(stderr)
+	err := root.ExecuteContext(ctx)
+	if err == nil {
+		return 0
+	}
+	var se *stick.Error
+	if errors.As(err, &se) {
+		fmt.Fprintf(stderr, "stick: %s: %s\n", se.Code, se.Message)
+		if se.Hint != "" {
+			fmt.Fprintf(stderr, "hint: %s\n", se.Hint)
+		}
+		return 1
+	}
+	fmt.Fprintf(stderr, "stick: %v\nhint: run 'stick --help' for usage\n", err)
+	return 2
+}
+
+func newRoot(version string) *cobra.Command {
+	root := &cobra.Command{
+		Use:   "stick",
+		Short: "Take turns in a shared workspace, one holder at a time, with a structured handoff",
+		Long: `stick coordinates coding agents and people working in one workspace: exactly one
+member of a room holds the stick at a time, and every hand-over carries a handoff
+(what was done, what is next, which files and lines to look at).
+
+Agents use it through the MCP server, 'stick mcp', which their harness starts.`,
+		Version:       version,
+		SilenceUsage:  true,
+		SilenceErrors: true,
+	}
+	root.SetVersionTemplate("stick {{.Version}}\n")
+	root.AddCommand(newVersion(version), newWhere(), newMCP(version))
+	return root
+}
+
+func newVersion(version string) *cobra.Command {
+	return &cobra.Command{
+		Use:   "version",
+		Short: "Print the version",
+		Args:  cobra.NoArgs,
+		RunE: func(cmd *cobra.Command, _ []string) error {
+			fmt.Fprintln(cmd.OutOrStdout(), "stick", version)
+			return nil
+		},
+	}
+}
+
+func newWhere() *cobra.Command {
+	return &cobra.Command{
+		Use:     "where",
+		Short:   "Print the path of the database",
+		Example: "  stick where\n  TALKING_STICK_DATA_DIR=/tmp/stick stick where",
+		Args:    cobra.NoArgs,
+		RunE: func(cmd *cobra.Command, _ []string) error {
+			dir, err := store.DataDir()
+			if err != nil {
+				return stick.Errorf(stick.CodeDataDir, "cannot resolve the data directory: %v", err).
+					WithHint("set %s to a local directory", store.DataDirEnv)
+			}
+			fmt.Fprintln(cmd.OutOrStdout(), dir+string(os.PathSeparator)+store.DBFileName)
+			return nil
+		},
+	}
+}
