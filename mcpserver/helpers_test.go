@@ -3,6 +3,7 @@ package mcpserver_test
 import (
 	"context"
 	"encoding/json"
+	"fmt"
 	"os"
 	"path/filepath"
 	"strings"
@@ -109,14 +110,23 @@ func (r result) errDetail(key string) any {
 
 func call(t testing.TB, cs *mcp.ClientSession, tool string, args any) result {
 	t.Helper()
+	r, err := callErr(cs, tool, args)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return r
+}
+
+// callErr calls a tool and decodes its result; safe in any goroutine.
+func callErr(cs *mcp.ClientSession, tool string, args any) (result, error) {
 	res, err := cs.CallTool(context.Background(), &mcp.CallToolParams{Name: tool, Arguments: args})
 	if err != nil {
-		t.Fatalf("%s: protocol error %v", tool, err)
+		return result{}, fmt.Errorf("%s: protocol error %v", tool, err)
 	}
 	r := result{raw: res}
 	b, _ := json.Marshal(res.StructuredContent)
 	if err := json.Unmarshal(b, &r.data); err != nil || r.data == nil {
-		t.Fatalf("%s: no structured content: %s", tool, b)
+		return r, fmt.Errorf("%s: no structured content: %s", tool, b)
 	}
 	for _, c := range res.Content {
 		if tc, ok := c.(*mcp.TextContent); ok {
@@ -124,9 +134,9 @@ func call(t testing.TB, cs *mcp.ClientSession, tool string, args any) result {
 		}
 	}
 	if r.text == "" {
-		t.Fatalf("%s: no text content", tool)
+		return r, fmt.Errorf("%s: no text content", tool)
 	}
-	return r
+	return r, nil
 }
 
 // ok calls a tool and fails the test if it returned an error result.
