@@ -13,6 +13,7 @@ import (
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 	"github.com/stickhq/stick/internal/testproc"
+	"github.com/stickhq/stick/procid"
 )
 
 // stickBin is the stick binary built once for the end-to-end tests.
@@ -20,6 +21,7 @@ var stickBin string
 
 func TestMain(m *testing.M) {
 	testproc.Register("harness", harness)
+	testproc.Register("waiting-harness", waitingHarness)
 	if os.Getenv("STICK_BIN") == "" && os.Getenv("STICK_TESTPROC_HELPER") == "" {
 		dir, err := os.MkdirTemp("", "stick-bin")
 		if err != nil {
@@ -274,4 +276,58 @@ func slicesHasPrefix(ids []string, prefix string) bool {
 		}
 	}
 	return false
+}
+
+// A harness that dies while its wait is in progress takes its 'stick mcp'
+// with it: the server sees stdin close, ends the wait and exits by itself.
+func TestE2EDisconnectEndsServer(t *testing.T) {
+	data, repo := t.TempDir(), mkRepo(t)
+	holder := spawn(t, data, "codex-mcp-client")
+	room, _ := joinAll(t, repo, holder)
+	ok(t, holder, "wait_for_turn", obj{"room_id": room, "max_wait_ms": 0})
+
+	h := testproc.Start(t, "waiting-harness", data, repo, "claude-code")
+	line, err := h.ReadLine(30 * time.Second)
+	if err != nil || !strings.HasPrefix(line, "waiting ") {
+		t.Fatalf("harness: %q %v %s", line, err, h.Stderr())
+	}
+	server, err := procid.Of(atoi(strings.TrimPrefix(line, "waiting ")))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := h.Kill(); err != nil {
+		t.Fatal(err)
+	}
+	start := time.Now()
+	for procid.Check(server) != procid.Gone {
+		if time.Since(start) > 10*time.Second {
+			t.Fatal("stick mcp kept running after its harness died")
+		}
+		time.Sleep(5 * time.Millisecond)
+	}
+	t.Logf("stick mcp exited %v after its harness died", time.Since(start))
+}
+
+// waiting-harness: args data repo clientName. Starts 'stick mcp', joins,
+// prints "waiting <server pid>", and blocks in wait_for_turn until killed.
+func waitingHarness(args []string) int {
+	cmd := exec.Command(stickBin, "mcp")
+	cmd.Env = append(os.Environ(), "TALKING_STICK_DATA_DIR="+args[0])
+	cs, err := mcp.NewClient(&mcp.Implementation{Name: args[2], Version: "1"}, nil).
+		Connect(context.Background(), &mcp.CommandTransport{Command: cmd}, nil)
+	if err != nil {
+		fmt.Println("error", err)
+		return 1
+	}
+	j := mustCall(cs, "join_path", obj{"context_path": args[1]})
+	go mustCall(cs, "wait_for_turn", obj{"room_id": j["room_id"], "max_wait_ms": 600000})
+	time.Sleep(100 * time.Millisecond) // let the wait reach the server
+	fmt.Println("waiting", cmd.Process.Pid)
+	select {}
+}
+
+func atoi(s string) int {
+	n := 0
+	fmt.Sscan(s, &n)
+	return n
 }

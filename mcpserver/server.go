@@ -11,6 +11,8 @@ import (
 	"strings"
 	"sync"
 	"time"
+	"unicode"
+	"unicode/utf8"
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 	"github.com/stickhq/stick/procid"
@@ -83,7 +85,7 @@ func (s *Server) Run(ctx context.Context, t mcp.Transport) error {
 func (s *Server) caller(req *mcp.CallToolRequest) stick.Caller {
 	name, display := "mcp", ""
 	if ci := req.ClientInfo(); ci != nil && ci.Name != "" {
-		name, display = ci.Name, strings.TrimSpace(ci.Name+" "+ci.Version)
+		name, display = ci.Name, printable(strings.TrimSpace(ci.Name+" "+ci.Version), stick.MaxDisplayName)
 	}
 	c := stick.Caller{
 		AgentID:     AgentID(name, s.cfg.Harness, harnessSession(s.cfg.Getenv)),
@@ -131,6 +133,20 @@ func addTool[In, Out any](s *Server, t *mcp.Tool, h func(context.Context, stick.
 		return &mcp.CallToolResult{Content: []mcp.Content{&mcp.TextContent{Text: text}}, StructuredContent: o}, nil
 	})
 	return nil
+}
+
+// printable keeps the printable runes of s (valid UTF-8, no control
+// characters), at most max bytes, so a client's odd name cannot make its
+// calls fail.
+func printable(s string, max int) string {
+	var b strings.Builder
+	for _, r := range s {
+		if r == utf8.RuneError || unicode.IsControl(r) || b.Len()+utf8.RuneLen(r) > max {
+			continue
+		}
+		b.WriteRune(r)
+	}
+	return b.String()
 }
 
 // toolError is the structured form of a failed call.
