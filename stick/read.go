@@ -237,6 +237,9 @@ func (s *Service) RoomEvents(ctx context.Context, roomID string, after int64, li
 		if page.HasMore {
 			evs = evs[:limit]
 		}
+		if evs == nil {
+			evs = []Event{}
+		}
 		page.Events, page.Cursor = evs, after
 		if len(evs) > 0 {
 			page.Cursor = evs[len(evs)-1].Seq
