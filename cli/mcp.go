@@ -1,6 +1,7 @@
 package cli
 
 import (
+	"fmt"
 	"os"
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
@@ -33,8 +34,10 @@ harness process exits.`,
 			if err != nil {
 				return err
 			}
-			// The harness is our parent; without its facts, members are judged by timeouts.
-			harness, _ := procid.Parent()
+			harness, err := harnessProcess()
+			if err != nil {
+				fmt.Fprintf(cmd.ErrOrStderr(), "stick mcp: %v; this server's own process stands for the harness\n", err)
+			}
 			srv, err := mcpserver.New(mcpserver.Config{Service: svc, Harness: harness, Getenv: os.Getenv, Version: version})
 			if err != nil {
 				return err
@@ -42,4 +45,23 @@ harness process exits.`,
 			return srv.Run(cmd.Context(), &mcp.StdioTransport{})
 		},
 	}
+}
+
+// harnessProcess identifies the harness that started this server: its
+// parent. When the parent cannot be read, or is init (the harness is already
+// gone, or the server runs as a container's first process), the server's own
+// process stands in, so identities stay distinct and liveness stays exact.
+func harnessProcess() (procid.Identity, error) {
+	parent, err := procid.Parent()
+	if err == nil && parent.PID > 1 {
+		return parent, nil
+	}
+	self, serr := procid.Self()
+	if serr != nil {
+		return procid.Identity{}, fmt.Errorf("cannot identify the harness process (%v) nor this one (%v)", err, serr)
+	}
+	if err == nil {
+		err = fmt.Errorf("the parent process is init (pid %d)", parent.PID)
+	}
+	return self, fmt.Errorf("cannot use the harness process: %v", err)
 }
