@@ -7,9 +7,11 @@ import (
 	"os"
 	"path/filepath"
 	"strings"
+	"sync"
 	"testing"
 	"time"
 
+	"github.com/google/jsonschema-go/jsonschema"
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 	"github.com/stickhq/stick/internal/testclock"
 	"github.com/stickhq/stick/mcpserver"
@@ -31,21 +33,26 @@ type world struct {
 }
 
 func newWorld(t *testing.T, harness procid.Identity) *world {
-	t.Helper()
-	st, err := store.OpenDir(t.TempDir(), store.Options{})
+	return newWorldTB(t, t, harness)
+}
+
+// newWorldTB builds a world whose resources live as long as tb (a fuzz target's F).
+func newWorldTB(tb testing.TB, t *testing.T, harness procid.Identity) *world {
+	tb.Helper()
+	st, err := store.OpenDir(tb.TempDir(), store.Options{})
 	if err != nil {
-		t.Fatal(err)
+		tb.Fatal(err)
 	}
-	t.Cleanup(func() { st.Close() })
+	tb.Cleanup(func() { st.Close() })
 	w := &world{t: t, ctx: context.Background(), clock: testclock.New(epoch)}
 	if w.svc, err = stick.New(st, stick.WithClock(w.clock)); err != nil {
-		t.Fatal(err)
+		tb.Fatal(err)
 	}
 	w.srv, err = mcpserver.New(mcpserver.Config{Service: w.svc, Harness: harness, Version: "test", ProgressEvery: 20 * time.Millisecond})
 	if err != nil {
-		t.Fatal(err)
+		tb.Fatal(err)
 	}
-	w.repo = mkRepo(t)
+	w.repo = mkRepo(tb)
 	return w
 }
 
@@ -72,16 +79,25 @@ func self(t testing.TB) procid.Identity {
 // connect opens a client session named clientName over in-memory transports.
 func (w *world) connect(clientName string, opts *mcp.ClientOptions) *mcp.ClientSession {
 	w.t.Helper()
+	return w.connectTB(w.t, clientName, opts)
+}
+
+func (w *world) connectTB(t testing.TB, clientName string, opts ...*mcp.ClientOptions) *mcp.ClientSession {
+	t.Helper()
 	ct, st := mcp.NewInMemoryTransports()
 	ss, err := w.srv.MCP().Connect(w.ctx, st, nil)
 	if err != nil {
-		w.t.Fatal(err)
+		t.Fatal(err)
 	}
-	cs, err := mcp.NewClient(&mcp.Implementation{Name: clientName, Version: "1.0"}, opts).Connect(w.ctx, ct, nil)
+	var o *mcp.ClientOptions
+	if len(opts) > 0 {
+		o = opts[0]
+	}
+	cs, err := mcp.NewClient(&mcp.Implementation{Name: clientName, Version: "1.0"}, o).Connect(w.ctx, ct, nil)
 	if err != nil {
-		w.t.Fatal(err)
+		t.Fatal(err)
 	}
-	w.t.Cleanup(func() { cs.Close(); ss.Close() })
+	t.Cleanup(func() { cs.Close(); ss.Close() })
 	return cs
 }
 
@@ -117,7 +133,9 @@ func call(t testing.TB, cs *mcp.ClientSession, tool string, args any) result {
 	return r
 }
 
-// callErr calls a tool and decodes its result; safe in any goroutine.
+// callErr calls a tool and decodes its result, checking that the structured
+// content validates against the tool's declared output schema (as clients
+// do); safe in any goroutine.
 func callErr(cs *mcp.ClientSession, tool string, args any) (result, error) {
 	res, err := cs.CallTool(context.Background(), &mcp.CallToolParams{Name: tool, Arguments: args})
 	if err != nil {
@@ -127,6 +145,15 @@ func callErr(cs *mcp.ClientSession, tool string, args any) (result, error) {
 	b, _ := json.Marshal(res.StructuredContent)
 	if err := json.Unmarshal(b, &r.data); err != nil || r.data == nil {
 		return r, fmt.Errorf("%s: no structured content: %s", tool, b)
+	}
+	schema, err := outputSchema(cs, tool)
+	if err != nil {
+		return r, err
+	}
+	var instance any
+	_ = json.Unmarshal(b, &instance)
+	if err := schema.Validate(instance); err != nil {
+		return r, fmt.Errorf("%s: result does not match the output schema: %v\n%s", tool, err, b)
 	}
 	for _, c := range res.Content {
 		if tc, ok := c.(*mcp.TextContent); ok {
@@ -160,6 +187,36 @@ func fails(t testing.TB, cs *mcp.ClientSession, tool string, args any, code stic
 		t.Fatalf("%s: the text must name the code: %s", tool, r.text)
 	}
 	return r
+}
+
+var schemas sync.Map // tool name -> *jsonschema.Resolved
+
+// outputSchema returns the resolved output schema of tool, as the server declares it.
+func outputSchema(cs *mcp.ClientSession, tool string) (*jsonschema.Resolved, error) {
+	if r, ok := schemas.Load(tool); ok {
+		return r.(*jsonschema.Resolved), nil
+	}
+	res, err := cs.ListTools(context.Background(), nil)
+	if err != nil {
+		return nil, err
+	}
+	for _, t := range res.Tools {
+		raw, _ := json.Marshal(t.OutputSchema)
+		var s jsonschema.Schema
+		if err := json.Unmarshal(raw, &s); err != nil {
+			return nil, fmt.Errorf("%s output schema: %v", t.Name, err)
+		}
+		resolved, err := s.Resolve(nil)
+		if err != nil {
+			return nil, fmt.Errorf("%s output schema: %v", t.Name, err)
+		}
+		schemas.Store(t.Name, resolved)
+	}
+	r, ok := schemas.Load(tool)
+	if !ok {
+		return nil, fmt.Errorf("no tool %s", tool)
+	}
+	return r.(*jsonschema.Resolved), nil
 }
 
 type obj = map[string]any

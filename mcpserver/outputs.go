@@ -1,6 +1,10 @@
 package mcpserver
 
-import "github.com/stickhq/stick/stick"
+import (
+	"time"
+
+	"github.com/stickhq/stick/stick"
+)
 
 type listRoomsOut struct {
 	ContextPath string              `json:"context_path"`
@@ -30,8 +34,9 @@ type releaseOut struct {
 
 type takeoverOut struct {
 	stick.TakeoverResult
-	AgentID  string `json:"agent_id"`
-	NextStep string `json:"next_step"`
+	AgentID  string    `json:"agent_id"`
+	NextStep string    `json:"next_step"`
+	now      time.Time // for the text only
 }
 
 type leaveOut struct {

@@ -4,6 +4,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"reflect"
+	"slices"
 	"time"
 
 	"github.com/google/jsonschema-go/jsonschema"
@@ -49,12 +50,13 @@ func roleSchema() *jsonschema.Schema {
 	return &jsonschema.Schema{Type: "string", Enum: enum}
 }
 
-// schemaFor builds the JSON Schema of T in the form every major model
-// provider accepts: one type per property (no ["null", …] unions), no tuple
-// forms, "lines" as an array of exactly two integers, roles as an enum,
-// additionalProperties false on objects, and a description on every
-// property. For outputs (input false), nothing is required, so an error
-// result validates too.
+// schemaFor builds the JSON Schema of T. An input schema is in the form
+// every major model provider accepts: one type per property (no ["null", …]
+// unions), no tuple forms, "lines" as an array of exactly two integers,
+// roles as an enum, additionalProperties false on objects, and a
+// description on every property. An output schema keeps nullable types
+// (clients validate results against it; providers never see it) and
+// requires nothing, so an error result validates too.
 func schemaFor[T any](input bool) (*jsonschema.Schema, error) {
 	s, err := jsonschema.For[T](&jsonschema.ForOptions{TypeSchemas: map[reflect.Type]*jsonschema.Schema{
 		reflect.TypeFor[stick.Policy]():    policySchema,
@@ -72,7 +74,8 @@ func schemaFor[T any](input bool) (*jsonschema.Schema, error) {
 }
 
 func tidy(s *jsonschema.Schema, name string, input bool) error {
-	if len(s.Types) > 0 {
+	if len(s.Types) > 0 && input {
+		// Providers want one type per input property; outputs may be nullable.
 		var kept []string
 		for _, t := range s.Types {
 			if t != "null" {
@@ -90,7 +93,7 @@ func tidy(s *jsonschema.Schema, name string, input bool) error {
 	if input && name != "" && s.Description == "" {
 		return fmt.Errorf("input property %q has no description", name)
 	}
-	if name == "lines" && s.Type == "array" {
+	if name == "lines" && (s.Type == "array" || slices.Contains(s.Types, "array")) {
 		two := 2
 		s.MinItems, s.MaxItems = &two, &two
 	}

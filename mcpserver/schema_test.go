@@ -63,7 +63,7 @@ func TestToolSchemas(t *testing.T) {
 func walk(t *testing.T, tool, name string, s map[string]any, input bool) {
 	t.Helper()
 	where := tool + "." + name
-	if _, isList := s["type"].([]any); isList {
+	if _, isList := s["type"].([]any); isList && input {
 		t.Errorf("%s: type must be a single string, got %v", where, s["type"])
 	}
 	for _, banned := range []string{"prefixItems", "anyOf", "oneOf", "allOf", "$ref"} {
@@ -82,7 +82,11 @@ func walk(t *testing.T, tool, name string, s map[string]any, input bool) {
 	}
 	switch name {
 	case "lines":
-		if s["type"] != "array" || s["minItems"] != float64(2) || s["maxItems"] != float64(2) {
+		isArray := s["type"] == "array"
+		if types, ok := s["type"].([]any); ok && !input {
+			isArray = slices.Contains(types, any("array"))
+		}
+		if !isArray || s["minItems"] != float64(2) || s["maxItems"] != float64(2) {
 			t.Errorf("%s: lines must be an array of exactly two integers: %v", where, s)
 		}
 		if it, _ := s["items"].(map[string]any); it["type"] != "integer" {

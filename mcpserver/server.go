@@ -1,13 +1,11 @@
 package mcpserver
 
 import (
-	"bytes"
 	"context"
 	"encoding/json"
 	"errors"
 	"fmt"
 	"io"
-	"reflect"
 	"strings"
 	"sync"
 	"time"
@@ -40,8 +38,17 @@ type Config struct {
 type Server struct {
 	cfg Config
 	mcp *mcp.Server
-	// overrides holds join_path.agent_id_override per connection.
-	overrides sync.Map // *mcp.ServerSession -> string
+	// conns holds each connection's identity, fixed at its first call.
+	conns sync.Map // *mcp.ServerSession -> *conn
+}
+
+// conn is one client connection's identity: derived once from the client's
+// name at its first call, so later requests cannot change it, and replaced
+// by join_path.agent_id_override for the rest of the connection.
+type conn struct {
+	mu       sync.Mutex
+	caller   stick.Caller
+	override string
 }
 
 // New builds the server and registers every tool.
@@ -71,8 +78,11 @@ func New(cfg Config) (*Server, error) {
 func (s *Server) MCP() *mcp.Server { return s.mcp }
 
 // Run serves one connection over t until the client disconnects or ctx
-// ends; then every wait in progress ends at once.
+// ends. When ctx ends (SIGTERM, SIGINT), every wait in progress returns at
+// once, so the server does not linger for the rest of a long poll.
 func (s *Server) Run(ctx context.Context, t mcp.Transport) error {
+	stop := context.AfterFunc(ctx, s.cfg.Service.Shutdown)
+	defer stop()
 	defer s.cfg.Service.Shutdown()
 	err := s.mcp.Run(ctx, t)
 	if errors.Is(err, io.EOF) || errors.Is(err, context.Canceled) {
@@ -81,22 +91,41 @@ func (s *Server) Run(ctx context.Context, t mcp.Transport) error {
 	return err
 }
 
-// caller derives the identity of the connection req arrived on.
-func (s *Server) caller(req *mcp.CallToolRequest) stick.Caller {
+// conn returns the identity of the connection req arrived on, deriving it
+// at the connection's first call.
+func (s *Server) conn(req *mcp.CallToolRequest) *conn {
+	if c, ok := s.conns.Load(req.Session); ok {
+		return c.(*conn)
+	}
 	name, display := "mcp", ""
 	if ci := req.ClientInfo(); ci != nil && ci.Name != "" {
 		name, display = ci.Name, printable(strings.TrimSpace(ci.Name+" "+ci.Version), stick.MaxDisplayName)
 	}
-	c := stick.Caller{
+	c := &conn{caller: stick.Caller{
 		AgentID:     AgentID(name, s.cfg.Harness, harnessSession(s.cfg.Getenv)),
 		Kind:        stick.KindHarness,
 		Process:     s.cfg.Harness,
 		DisplayName: display,
+	}}
+	actual, _ := s.conns.LoadOrStore(req.Session, c)
+	return actual.(*conn)
+}
+
+// identity returns the caller to act as, and the override in force ("" if none).
+func (c *conn) identity() (stick.Caller, string) {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	caller := c.caller
+	if c.override != "" {
+		caller.AgentID = c.override
 	}
-	if o, ok := s.overrides.Load(req.Session); ok {
-		c.AgentID = o.(string)
-	}
-	return c
+	return caller, c.override
+}
+
+func (c *conn) setOverride(id string) {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	c.override = id
 }
 
 // addTool registers a tool whose input decoding, errors and output stick
@@ -126,7 +155,8 @@ func addTool[In, Out any](s *Server, t *mcp.Tool, h func(context.Context, stick.
 		if err := decode(req.Params.Arguments, &v); err != nil {
 			return errorResult(err), nil
 		}
-		o, text, err := h(ctx, s.caller(req), req, v)
+		caller, _ := s.conn(req).identity()
+		o, text, err := h(ctx, caller, req, v)
 		if err != nil {
 			return errorResult(err), nil
 		}
@@ -173,59 +203,4 @@ func errorResult(err error) *mcp.CallToolResult {
 	res.Content = []mcp.Content{&mcp.TextContent{Text: b.String()}}
 	res.SetError(e)
 	return res
-}
-
-// decode reads tool arguments strictly into v.
-func decode(raw json.RawMessage, v any) error {
-	if len(bytes.TrimSpace(raw)) == 0 || string(bytes.TrimSpace(raw)) == "null" {
-		raw = []byte("{}")
-	}
-	dec := json.NewDecoder(bytes.NewReader(raw))
-	dec.DisallowUnknownFields()
-	err := dec.Decode(v)
-	if err == nil {
-		return nil
-	}
-	var te *json.UnmarshalTypeError
-	var se *json.SyntaxError
-	switch {
-	case errors.As(err, &te):
-		field := te.Field
-		if field == "" {
-			field = "arguments"
-		}
-		t := te.Type
-		for t.Kind() == reflect.Pointer {
-			t = t.Elem()
-		}
-		return stick.Errorf(stick.CodeInvalidArgument, "%s must be %s, got %s", field, jsonKind(t.Kind()), te.Value).
-			With("field", field).WithHint("fix %s and call again; see the tool's input schema", field)
-	case errors.As(err, &se):
-		return stick.Errorf(stick.CodeInvalidArgument, "arguments are not valid JSON: %v", err).With("field", "arguments")
-	case strings.HasPrefix(err.Error(), "json: unknown field "):
-		field := strings.Trim(strings.TrimPrefix(err.Error(), "json: unknown field "), `"`)
-		e := stick.Errorf(stick.CodeInvalidArgument, "unknown field %q", field).With("field", field).
-			WithHint("remove %s; see the tool's input schema for the fields it takes", field)
-		if field == "agent_id" {
-			e.WithHint("do not send agent_id: the server derives it from this connection (join_path returns it)")
-		}
-		return e
-	}
-	return stick.Errorf(stick.CodeInvalidArgument, "cannot read arguments: %v", err).With("field", "arguments")
-}
-
-func jsonKind(k reflect.Kind) string {
-	switch k {
-	case reflect.Int, reflect.Int64, reflect.Int32, reflect.Uint, reflect.Uint64:
-		return "an integer"
-	case reflect.Float64, reflect.Float32:
-		return "a number"
-	case reflect.String:
-		return "a string"
-	case reflect.Bool:
-		return "true or false"
-	case reflect.Slice, reflect.Array:
-		return "an array"
-	}
-	return "an object"
 }

@@ -15,25 +15,76 @@ func itoa(n int64) string { return strconv.FormatInt(n, 10) }
 
 func stamp(t time.Time) string { return t.UTC().Format(time.RFC3339) }
 
+// span writes a duration the way people say it: 45m, 4h, 30s, 1h30m, 250ms.
+func span(d time.Duration) string {
+	switch {
+	case d < time.Second:
+		return d.Round(time.Millisecond).String()
+	case d < time.Minute:
+		return d.Round(time.Second).String()
+	}
+	s := d.Round(time.Second).String()
+	if strings.HasSuffix(s, "m0s") {
+		s = strings.TrimSuffix(s, "0s")
+	}
+	if strings.HasSuffix(s, "h0m") {
+		s = strings.TrimSuffix(s, "0m")
+	}
+	return s
+}
+
+func plural(n int, word string) string {
+	if n == 1 {
+		return "1 " + word
+	}
+	return fmt.Sprintf("%d %ss", n, word)
+}
+
+// until says how long from now t is, for a model that cannot compare clock times.
+func until(now, t time.Time) string {
+	if !t.After(now) {
+		return "now"
+	}
+	return "within " + span(t.Sub(now))
+}
+
 func nextAfterJoin(r stick.JoinResult) string {
 	return fmt.Sprintf("call wait_for_turn with room_id %s; work only when it says your_turn", r.RoomID)
 }
 
-func nextAfterWait(r stick.WaitResult) string {
+func nextAfterWait(r stick.WaitResult, now time.Time) string {
 	switch r.Status {
 	case stick.YourTurn:
-		return fmt.Sprintf("read the handoff, then work; heartbeat(room_id %s, lease_id %s, expected_turn_id %d) by %s; finish with release_stick and a truthful handoff",
-			r.RoomID, r.LeaseID, r.TurnID, stamp(*r.NextHeartbeatAt))
+		return fmt.Sprintf("read the handoff, then work; call heartbeat(room_id %s, lease_id %s, expected_turn_id %d) %s and then regularly; finish with release_stick and a truthful handoff",
+			r.RoomID, r.LeaseID, r.TurnID, until(now, *r.NextHeartbeatAt))
 	case stick.TakeoverAvailable:
-		return fmt.Sprintf("the %s: call takeover_stick(room_id %s, expected_turn_id %d, reason) if the work should go on, else wait_for_turn again",
-			strings.ReplaceAll(r.Reason, "_", " "), r.RoomID, r.TurnID)
+		return fmt.Sprintf("%s: if the work should go on, call takeover_stick(room_id %s, expected_turn_id %d, reason); otherwise call wait_for_turn again",
+			takeoverWhy(r), r.RoomID, r.TurnID)
 	case stick.Closed:
 		return "the room is closed; join_path again to start a new room if there is more to do"
 	}
 	return fmt.Sprintf("do no shared work; call wait_for_turn(room_id %s, cursor %s) again", r.RoomID, r.Cursor)
 }
 
+// takeoverWhy explains a takeover reason in words.
+func takeoverWhy(r stick.WaitResult) string {
+	switch stick.TakeoverReason(r.Reason) {
+	case stick.ReasonClaimTimeout:
+		return "the reserved recipient " + r.ReservedFor + " did not claim the stick in time"
+	case stick.ReasonOwnerTimeout:
+		return "the holder " + r.CurrentOwner + " went silent past its lease (it may still be working)"
+	case stick.ReasonOwnerGone:
+		return "the holder " + r.CurrentOwner + "'s process has exited"
+	case stick.ReasonRecipientGone:
+		return "the reserved recipient " + r.ReservedFor + "'s process has exited"
+	}
+	return r.Reason
+}
+
 func nextAfterRelease(r stick.ReleaseResult) string {
+	if r.ReservedFor == "" {
+		return fmt.Sprintf("nobody else is active, so the stick is free; if there is more to do, wait_for_turn(room_id %s) gives it back to you (with your own handoff), otherwise stop or leave_path", r.RoomID)
+	}
 	return fmt.Sprintf("stop working on shared files; call wait_for_turn(room_id %s) to wait for your next turn", r.RoomID)
 }
 
@@ -57,8 +108,8 @@ func textListRooms(o listRoomsOut) string {
 
 func textJoin(o joinOut) string {
 	var b strings.Builder
-	fmt.Fprintf(&b, "joined room_id %s at %s as agent_id %s (room %s, turn %d, %d members).",
-		o.RoomID, o.CanonicalPath, o.AgentID, o.Room.State, o.Room.TurnID, len(o.Room.Members))
+	fmt.Fprintf(&b, "joined room_id %s at %s as agent_id %s (room %s, turn %d, %s).",
+		o.RoomID, o.CanonicalPath, o.AgentID, o.Room.State, o.Room.TurnID, plural(len(o.Room.Members), "member"))
 	if o.Warning != "" {
 		fmt.Fprintf(&b, "\nwarning: %s", o.Warning)
 	}
@@ -68,8 +119,9 @@ func textJoin(o joinOut) string {
 }
 
 func textPolicy(p stick.Policy) string {
-	return fmt.Sprintf("heartbeat every %s, lease %s, claim %s, presence %s, wait %s",
-		p.HeartbeatInterval, p.OwnerLeaseTTL, p.ClaimTTL, p.PresenceTTL, p.WaitMaxWait)
+	return fmt.Sprintf("heartbeat every %s (heartbeat_interval_ms %d), lease %s, claim %s, presence %s, wait %s",
+		span(p.HeartbeatInterval), p.HeartbeatInterval.Milliseconds(), span(p.OwnerLeaseTTL), span(p.ClaimTTL),
+		span(p.PresenceTTL), span(p.WaitMaxWait))
 }
 
 func textWait(o waitOut) string {
@@ -150,8 +202,8 @@ func textRelease(o releaseOut) string {
 
 func textTakeover(o takeoverOut) string {
 	var b strings.Builder
-	fmt.Fprintf(&b, "took over room_id %s as agent_id %s (%s): turn_id %d, lease_id %s, lease expires %s.",
-		o.RoomID, o.AgentID, o.Reason, o.TurnID, o.LeaseID, stamp(o.LeaseExpiresAt))
+	fmt.Fprintf(&b, "took over room_id %s as agent_id %s (%s): turn_id %d, lease_id %s, lease expires %s; heartbeat %s.",
+		o.RoomID, o.AgentID, o.Reason, o.TurnID, o.LeaseID, stamp(o.LeaseExpiresAt), until(o.now, o.NextHeartbeatAt))
 	if o.Revoked != "" {
 		fmt.Fprintf(&b, "\nrevoked: %s", o.Revoked)
 	}

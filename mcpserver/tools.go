@@ -2,6 +2,7 @@ package mcpserver
 
 import (
 	"context"
+	"math"
 	"os"
 	"time"
 
@@ -22,7 +23,7 @@ type joinPathIn struct {
 type waitIn struct {
 	RoomID    string `json:"room_id" jsonschema:"The room_id from join_path."`
 	Cursor    string `json:"cursor,omitempty" jsonschema:"Optional cursor from a previous wait_for_turn: also return as soon as the room's log moves past it."`
-	MaxWaitMS *int64 `json:"max_wait_ms,omitempty" jsonschema:"How long to block, in milliseconds; 0 makes one attempt without blocking. Default: the room policy (30000); at most 600000."`
+	MaxWaitMS *int64 `json:"max_wait_ms,omitempty" jsonschema:"How long to block, in milliseconds; 0 makes one attempt without blocking. Default: the room policy (30000). Stay below your client's tool-call timeout (often 60000); at most 600000."`
 }
 
 type leaseIn struct {
@@ -83,12 +84,21 @@ type noteIn struct {
 	Text   string `json:"text" jsonschema:"The note. Any member may post; it never changes who holds the stick."`
 }
 
-func ms(p *int64) *time.Duration {
+// maxMS is the largest millisecond value a time.Duration holds.
+const maxMS = math.MaxInt64 / int64(time.Millisecond)
+
+// ms converts an optional millisecond argument, rejecting values too large
+// to represent (negative ones are left to the service, which explains them).
+func ms(field string, p *int64) (*time.Duration, error) {
 	if p == nil {
-		return nil
+		return nil, nil
+	}
+	if *p > maxMS || *p < -maxMS {
+		return nil, stick.Errorf(stick.CodeInvalidArgument, "%s is out of range: %d", field, *p).With("field", field).
+			WithHint("give a duration in milliseconds, for example 30000 for 30 seconds")
 	}
 	d := time.Duration(*p) * time.Millisecond
-	return &d
+	return &d, nil
 }
 
 func hint(b bool) *bool { return &b }
@@ -116,12 +126,16 @@ func (s *Server) register() error {
 			return addTool(s, &mcp.Tool{Name: "join_path", Title: "Join the room of a path", Annotations: &mcp.ToolAnnotations{IdempotentHint: true, DestructiveHint: hint(false), OpenWorldHint: hint(false)},
 				Description: "Join the coordination room for a workspace path (created at the workspace root if none exists) and learn your agent_id, the room_id, the room's policy (heartbeat_interval_ms) and the handoff template. Next: wait_for_turn."},
 				func(ctx context.Context, c stick.Caller, req *mcp.CallToolRequest, in joinPathIn) (joinOut, string, error) {
+					conn := s.conn(req)
+					if _, current := conn.identity(); in.AgentIDOverride == "" {
+						in.AgentIDOverride = current // a later join stays flagged as overridden
+					}
 					res, err := svc.JoinPath(ctx, c, stick.JoinRequest{Path: in.ContextPath, ForceNew: in.ForceNew, AgentIDOverride: in.AgentIDOverride})
 					if err != nil {
 						return joinOut{}, "", err
 					}
 					if in.AgentIDOverride != "" {
-						s.overrides.Store(req.Session, res.AgentID)
+						conn.setOverride(res.AgentID)
 					}
 					out := joinOut{JoinResult: res, NextStep: nextAfterJoin(res)}
 					return out, textJoin(out), nil
@@ -137,7 +151,7 @@ func (s *Server) register() error {
 				Description: "While you hold the stick, renew your lease about every heartbeat_interval_ms so nobody takes over. stale_lease or turn_mismatch means you no longer hold it: stop working and read get_room_state."},
 				func(ctx context.Context, c stick.Caller, _ *mcp.CallToolRequest, in leaseIn) (heartbeatOut, string, error) {
 					res, err := svc.Heartbeat(ctx, c, in.lease())
-					out := heartbeatOut{HeartbeatResult: res, NextStep: "keep working; heartbeat again by " + stamp(res.NextHeartbeatAt) + "; release_stick with a handoff when done"}
+					out := heartbeatOut{HeartbeatResult: res, NextStep: "keep working; heartbeat again " + until(time.Now(), res.NextHeartbeatAt) + "; release_stick with a handoff when done"}
 					return out, textHeartbeat(out), err
 				})
 		},
@@ -164,7 +178,7 @@ func (s *Server) register() error {
 				Description: "Take the stick when wait_for_turn or get_room_state reported takeover_available (a holder or recipient timed out or its process died). Give a reason. Afterwards read get_room_events to recover the context the failed holder had."},
 				func(ctx context.Context, c stick.Caller, _ *mcp.CallToolRequest, in takeoverIn) (takeoverOut, string, error) {
 					res, err := svc.Takeover(ctx, c, in.RoomID, in.ExpectedTurnID, in.Reason)
-					out := takeoverOut{TakeoverResult: res, AgentID: c.AgentID,
+					out := takeoverOut{TakeoverResult: res, AgentID: c.AgentID, now: time.Now(),
 						NextStep: "read get_room_events (from the recent handoff) to recover context, then work; heartbeat and release_stick as usual"}
 					return out, textTakeover(out), err
 				})
@@ -190,7 +204,8 @@ func (s *Server) register() error {
 				Description: "Leave the room's member sequence. Release or pass the stick first if you hold it."},
 				func(ctx context.Context, c stick.Caller, _ *mcp.CallToolRequest, in roomIn) (leaveOut, string, error) {
 					err := svc.Leave(ctx, c, in.RoomID)
-					return leaveOut{RoomID: in.RoomID, AgentID: c.AgentID, Left: err == nil}, "left room " + in.RoomID + " as " + c.AgentID, err
+					return leaveOut{RoomID: in.RoomID, AgentID: c.AgentID, Left: err == nil},
+						"left room_id " + in.RoomID + " as " + c.AgentID + "; you are out of its sequence.\nnext: join_path again to rejoin (at the end of the sequence)", err
 				})
 		},
 		func() error {
@@ -205,10 +220,25 @@ func (s *Server) register() error {
 			return addTool(s, &mcp.Tool{Name: "set_room_policy", Title: "Change a room's timeouts", Annotations: write,
 				Description: "Change the room's timeouts (only the fields you give) and return the effective policy. Rejects nonsense such as a heartbeat not shorter than the lease."},
 				func(ctx context.Context, c stick.Caller, _ *mcp.CallToolRequest, in policyIn) (policyOut, string, error) {
-					p, err := svc.SetPolicy(ctx, c, in.RoomID, stick.PolicyUpdate{
-						OwnerLeaseTTL: ms(in.OwnerLeaseTTLMS), ClaimTTL: ms(in.ClaimTTLMS), HeartbeatInterval: ms(in.HeartbeatMS),
-						PresenceTTL: ms(in.PresenceTTLMS), WaitMaxWait: ms(in.WaitMaxWaitMS),
-					})
+					var u stick.PolicyUpdate
+					for _, f := range []struct {
+						name string
+						src  *int64
+						dst  **time.Duration
+					}{
+						{"owner_lease_ttl_ms", in.OwnerLeaseTTLMS, &u.OwnerLeaseTTL},
+						{"claim_ttl_ms", in.ClaimTTLMS, &u.ClaimTTL},
+						{"heartbeat_interval_ms", in.HeartbeatMS, &u.HeartbeatInterval},
+						{"presence_ttl_ms", in.PresenceTTLMS, &u.PresenceTTL},
+						{"wait_for_turn_max_wait_ms", in.WaitMaxWaitMS, &u.WaitMaxWait},
+					} {
+						d, err := ms(f.name, f.src)
+						if err != nil {
+							return policyOut{}, "", err
+						}
+						*f.dst = d
+					}
+					p, err := svc.SetPolicy(ctx, c, in.RoomID, u)
 					out := policyOut{RoomID: in.RoomID, Policy: p}
 					return out, "room " + in.RoomID + " policy: " + textPolicy(p), err
 				})

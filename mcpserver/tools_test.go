@@ -24,7 +24,7 @@ func TestEveryTool(t *testing.T) {
 	if !strings.HasPrefix(codexID, "codex:") || j.str("canonical_path") != w.repo || j.str("next_step") == "" {
 		t.Fatalf("join: %v", j.data)
 	}
-	for _, want := range []string{room, codexID, "wait_for_turn", "heartbeat every 5m0s"} {
+	for _, want := range []string{room, codexID, "wait_for_turn", "heartbeat every 5m (heartbeat_interval_ms 300000), lease 45m, claim 20m, presence 4h, wait 30s"} {
 		if !strings.Contains(j.text, want) {
 			t.Fatalf("join text lacks %q: %s", want, j.text)
 		}

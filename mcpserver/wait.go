@@ -13,7 +13,11 @@ import (
 // progress (a progress token), it reports every ProgressEvery how long it
 // has waited; a cancelled request or a closed connection ends it at once.
 func (s *Server) waitForTurn(ctx context.Context, c stick.Caller, req *mcp.CallToolRequest, in waitIn) (waitOut, string, error) {
-	wr := stick.WaitRequest{RoomID: in.RoomID, Cursor: in.Cursor, MaxWait: ms(in.MaxWaitMS)}
+	maxWait, err := ms("max_wait_ms", in.MaxWaitMS)
+	if err != nil {
+		return waitOut{}, "", err
+	}
+	wr := stick.WaitRequest{RoomID: in.RoomID, Cursor: in.Cursor, MaxWait: maxWait}
 	if token := req.Params.GetProgressToken(); token != nil && (wr.MaxWait == nil || *wr.MaxWait > 0) {
 		stop := s.reportProgress(ctx, req, token, wr.MaxWait)
 		defer stop()
@@ -22,19 +26,23 @@ func (s *Server) waitForTurn(ctx context.Context, c stick.Caller, req *mcp.CallT
 	if err != nil {
 		return waitOut{}, "", err
 	}
-	out := waitOut{WaitResult: res, AgentID: c.AgentID, NextStep: nextAfterWait(res)}
+	out := waitOut{WaitResult: res, AgentID: c.AgentID, NextStep: nextAfterWait(res, time.Now())}
 	return out, textWait(out), nil
 }
 
-// reportProgress sends progress notifications until the returned function is called.
+// reportProgress sends progress notifications until the returned function
+// is called; it returns only once no notification can follow, so none
+// arrives after the tool's result.
 func (s *Server) reportProgress(ctx context.Context, req *mcp.CallToolRequest, token any, maxWait *time.Duration) func() {
 	ctx, cancel := context.WithCancel(ctx)
+	done := make(chan struct{})
 	start := time.Now()
 	var total float64
 	if maxWait != nil {
 		total = min(*maxWait, stick.MaxWaitLimit).Seconds()
 	}
 	go func() {
+		defer close(done)
 		t := time.NewTicker(s.cfg.ProgressEvery)
 		defer t.Stop()
 		for {
@@ -50,5 +58,8 @@ func (s *Server) reportProgress(ctx context.Context, req *mcp.CallToolRequest, t
 			}
 		}
 	}()
-	return cancel
+	return func() {
+		cancel()
+		<-done
+	}
 }
