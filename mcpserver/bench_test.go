@@ -1,9 +1,10 @@
 package mcpserver_test
 
 import (
-	"sort"
 	"testing"
 	"time"
+
+	"github.com/stickhq/stick/internal/testkit"
 )
 
 // BenchmarkMCPHandoff measures a handoff through two real 'stick mcp'
@@ -47,8 +48,5 @@ func BenchmarkMCPHandoff(b *testing.B) {
 		rounds = append(rounds, time.Since(start))
 	}
 	b.StopTimer()
-	sort.Slice(rounds, func(i, j int) bool { return rounds[i] < rounds[j] })
-	pct := func(q float64) float64 { return float64(rounds[int(q*float64(len(rounds)-1))].Microseconds()) / 2 }
-	b.ReportMetric(pct(0.50), "handoff-p50-µs")
-	b.ReportMetric(pct(0.99), "handoff-p99-µs")
+	testkit.ReportHandoffs(b, rounds)
 }

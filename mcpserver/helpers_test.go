@@ -4,8 +4,6 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
-	"os"
-	"path/filepath"
 	"strings"
 	"sync"
 	"testing"
@@ -14,6 +12,7 @@ import (
 	"github.com/google/jsonschema-go/jsonschema"
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 	"github.com/stickhq/stick/internal/testclock"
+	"github.com/stickhq/stick/internal/testkit"
 	"github.com/stickhq/stick/mcpserver"
 	"github.com/stickhq/stick/procid"
 	"github.com/stickhq/stick/stick"
@@ -56,17 +55,8 @@ func newWorldTB(tb testing.TB, t *testing.T, harness procid.Identity) *world {
 	return w
 }
 
-func mkRepo(t testing.TB) string {
-	t.Helper()
-	dir, err := filepath.EvalSymlinks(t.TempDir())
-	if err != nil {
-		t.Fatal(err)
-	}
-	if err := os.Mkdir(filepath.Join(dir, ".git"), 0o755); err != nil {
-		t.Fatal(err)
-	}
-	return dir
-}
+// mkRepo returns a temporary git top level.
+func mkRepo(t testing.TB) string { return testkit.Repo(t) }
 
 func self(t testing.TB) procid.Identity {
 	id, err := procid.Self()

@@ -2,9 +2,10 @@ package stick_test
 
 import (
 	"context"
-	"sort"
 	"testing"
 	"time"
+
+	"github.com/stickhq/stick/internal/testkit"
 
 	"github.com/stickhq/stick/internal/testproc"
 	"github.com/stickhq/stick/stick"
@@ -79,8 +80,5 @@ func BenchmarkCrossProcessHandoff(b *testing.B) {
 		rounds = append(rounds, time.Since(start))
 	}
 	b.StopTimer()
-	sort.Slice(rounds, func(i, j int) bool { return rounds[i] < rounds[j] })
-	pct := func(q float64) float64 { return float64(rounds[int(q*float64(len(rounds)-1))].Microseconds()) / 2 }
-	b.ReportMetric(pct(0.50), "handoff-p50-µs")
-	b.ReportMetric(pct(0.99), "handoff-p99-µs")
+	testkit.ReportHandoffs(b, rounds)
 }

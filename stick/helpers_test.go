@@ -3,13 +3,12 @@ package stick_test
 import (
 	"context"
 	"errors"
-	"os"
-	"path/filepath"
 	"strconv"
 	"testing"
 	"time"
 
 	"github.com/stickhq/stick/internal/testclock"
+	"github.com/stickhq/stick/internal/testkit"
 	"github.com/stickhq/stick/internal/testproc"
 	"github.com/stickhq/stick/procid"
 	"github.com/stickhq/stick/stick"
@@ -68,18 +67,8 @@ func newEnv(t *testing.T, opts ...stick.Option) *env {
 	return e
 }
 
-// mkRepo returns a canonical temporary directory that is a git top level.
-func mkRepo(t testing.TB) string {
-	t.Helper()
-	dir, err := filepath.EvalSymlinks(t.TempDir())
-	if err != nil {
-		t.Fatal(err)
-	}
-	if err := os.Mkdir(filepath.Join(dir, ".git"), 0o755); err != nil {
-		t.Fatal(err)
-	}
-	return dir
-}
+// mkRepo returns a temporary git top level.
+func mkRepo(t testing.TB) string { return testkit.Repo(t) }
 
 // agent returns a caller without process facts: judged by timeouts only.
 func agent(id string) stick.Caller { return stick.Caller{AgentID: id, Kind: stick.KindProcess} }
