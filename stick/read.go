@@ -248,3 +248,25 @@ func (s *Service) RoomEvents(ctx context.Context, roomID string, after int64, li
 	})
 	return page, err
 }
+
+// FollowEvents is RoomEvents that waits: when the room has no event after
+// the cursor, it blocks until one commits (in any process) or ctx ends, and
+// returns that page. A watcher calls it in a loop with the returned cursor.
+//
+// Errors: as RoomEvents, and ctx's error when ctx ends.
+func (s *Service) FollowEvents(ctx context.Context, roomID string, after int64, limit int) (EventPage, error) {
+	for {
+		changed := s.store.Changed()
+		page, err := s.RoomEvents(ctx, roomID, after, limit)
+		if err != nil || len(page.Events) > 0 {
+			return page, err
+		}
+		select {
+		case <-ctx.Done():
+			return page, ctx.Err()
+		case <-s.done:
+			return page, nil
+		case <-changed:
+		}
+	}
+}

@@ -214,3 +214,42 @@ func TestBlockedWaiterGetsClosed(t *testing.T) {
 		t.Fatalf("a waiter must learn the room closed: %+v %v", o.res, o.err)
 	}
 }
+
+func TestFollowEventsBlocksUntilAnEventCommits(t *testing.T) {
+	e := newEnv(t)
+	a := agent("a")
+	room := e.join(a).RoomID
+	page, err := e.svc.FollowEvents(e.ctx, room, 0, 0)
+	if err != nil || len(page.Events) != 1 {
+		t.Fatalf("existing events return at once: %+v %v", page, err)
+	}
+	got := make(chan stick.EventPage, 1)
+	go func() {
+		p, err := e.svc.FollowEvents(e.ctx, room, page.Cursor, 0)
+		if err != nil {
+			t.Error(err)
+		}
+		got <- p
+	}()
+	select {
+	case p := <-got:
+		t.Fatalf("returned without a new event: %+v", p)
+	case <-time.After(50 * time.Millisecond):
+	}
+	if _, err := e.svc.AppendNote(e.ctx, a, room, "hello"); err != nil {
+		t.Fatal(err)
+	}
+	select {
+	case p := <-got:
+		if len(p.Events) != 1 || p.Events[0].Text != "hello" {
+			t.Fatalf("follow: %+v", p)
+		}
+	case <-time.After(10 * time.Second):
+		t.Fatal("FollowEvents did not wake on a commit")
+	}
+	ctx, cancel := context.WithCancel(e.ctx)
+	cancel()
+	if _, err := e.svc.FollowEvents(ctx, room, 99, 0); !errors.Is(err, context.Canceled) {
+		t.Fatalf("cancelled follow: %v", err)
+	}
+}
