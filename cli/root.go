@@ -50,7 +50,9 @@ Agents use it through the MCP server, 'stick mcp', which their harness starts.`,
 		SilenceErrors: true,
 	}
 	root.SetVersionTemplate("stick {{.Version}}\n")
-	root.AddCommand(newVersion(version), newWhere(), newMCP(version))
+	agent := root.PersistentFlags().String("agent", "", "act as this agent id (default: see 'stick whoami --explain')")
+	root.AddCommand(newVersion(version), newWhere(), newMCP(version),
+		newWhoami(agent), newList(agent), newJoin(agent), newState(agent), newEvents(agent))
 	return root
 }
 

@@ -1,0 +1,60 @@
+package cli
+
+import (
+	"fmt"
+	"os"
+	"os/user"
+
+	"github.com/stickhq/stick/mcpserver"
+	"github.com/stickhq/stick/procid"
+)
+
+// AgentEnv names the environment variable that sets the CLI's identity.
+const AgentEnv = "TALKING_STICK_AGENT_ID"
+
+// harnessMarkers are environment variables harnesses set for the commands
+// they run, with the harness's slug and, when it has one, the variable that
+// carries its session id.
+var harnessMarkers = []struct{ env, slug, session string }{
+	{"CLAUDECODE", "claude-code", "CLAUDE_CODE_SESSION_ID"},
+	{"CODEX_THREAD_ID", "codex", "CODEX_THREAD_ID"},
+	{"GEMINI_CLI", "gemini", "GEMINI_SESSION_ID"},
+	{"OPENCODE", "opencode", "OPENCODE_SESSION_ID"},
+}
+
+// whoami derives the identity of this invocation and says why: the --agent
+// flag, then $TALKING_STICK_AGENT_ID, then a harness marker (a command run
+// by an agent's harness acts as that harness), else human:<user>.
+func whoami(flag string, getenv func(string) string) (id string, why string) {
+	switch {
+	case flag != "":
+		return flag, "from the --agent flag"
+	case getenv(AgentEnv) != "":
+		return getenv(AgentEnv), "from $" + AgentEnv
+	}
+	for _, m := range harnessMarkers {
+		if getenv(m.env) == "" {
+			continue
+		}
+		parent, _ := procid.Parent()
+		session := getenv(m.session)
+		id := mcpserver.AgentID(m.slug, parent, session)
+		if session != "" {
+			return id, fmt.Sprintf("run by %s ($%s is set), session $%s", m.slug, m.env, m.session)
+		}
+		return id, fmt.Sprintf("run by %s ($%s is set), hashed with the calling process (pid %d)", m.slug, m.env, parent.PID)
+	}
+	name := getenv("USER")
+	if name == "" {
+		if u, err := user.Current(); err == nil {
+			name = u.Username
+		}
+	}
+	if name == "" {
+		name = "unknown"
+	}
+	return "human:" + mcpserver.Slug(name), "a person at a terminal (user " + name + "); set --agent or $" + AgentEnv + " to choose another id"
+}
+
+// getenv is the environment lookup the commands use (replaced in tests).
+var getenv = os.Getenv

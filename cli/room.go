@@ -1,0 +1,359 @@
+package cli
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"os"
+	"strings"
+	"time"
+
+	"github.com/spf13/cobra"
+	"github.com/stickhq/stick/stick"
+	"github.com/stickhq/stick/store"
+	"github.com/stickhq/stick/workspace"
+)
+
+// session is what a room command needs: the service over the shared
+// database and the identity this invocation acts as (a one-shot caller,
+// whose process is never recorded as a member's liveness).
+type session struct {
+	svc    *stick.Service
+	caller stick.Caller
+	close  func()
+}
+
+func openSession(agentFlag string) (*session, error) {
+	st, err := store.OpenDefault()
+	if err != nil {
+		return nil, err
+	}
+	svc, err := stick.New(st)
+	if err != nil {
+		st.Close()
+		return nil, err
+	}
+	id, _ := whoami(agentFlag, getenv)
+	return &session{svc: svc, caller: stick.Caller{AgentID: id, Kind: stick.KindOneShot}, close: func() { st.Close() }}, nil
+}
+
+// pathArg is the optional path argument, the current directory by default.
+func pathArg(args []string) string {
+	if len(args) > 0 {
+		return args[0]
+	}
+	if wd, err := os.Getwd(); err == nil {
+		return wd
+	}
+	return "."
+}
+
+// roomAt finds the open room a path belongs to: the deepest room on its
+// chain up to the workspace root.
+func (s *session) roomAt(ctx context.Context, path string) (stick.RoomSummary, error) {
+	rooms, err := s.svc.ListRooms(ctx, path)
+	if err != nil {
+		return stick.RoomSummary{}, err
+	}
+	canon, err := workspace.Canonical(path)
+	if err != nil {
+		return stick.RoomSummary{}, err
+	}
+	for _, r := range rooms { // deepest first along the chain
+		onChain := canon == r.CanonicalPath || strings.HasPrefix(canon, strings.TrimSuffix(r.CanonicalPath, "/")+"/")
+		if onChain && r.State != stick.StateClosed {
+			return r, nil
+		}
+	}
+	return stick.RoomSummary{}, stick.Errorf(stick.CodeRoomNotFound, "no room for %s", canon).With("path", canon).
+		WithHint("run 'stick join %s' to create or join the room of this workspace", path)
+}
+
+func addJSON(cmd *cobra.Command, v *bool) {
+	cmd.Flags().BoolVar(v, "json", false, "print JSON instead of text")
+}
+
+func newList(agent *string) *cobra.Command {
+	var asJSON, all bool
+	cmd := &cobra.Command{
+		Use:     "list [path]",
+		Short:   "List the rooms of a workspace (or all rooms)",
+		Example: "  stick list\n  stick list ~/src/app --json\n  stick list --all",
+		Args:    cobra.MaximumNArgs(1),
+		RunE: func(cmd *cobra.Command, args []string) error {
+			s, err := openSession(*agent)
+			if err != nil {
+				return err
+			}
+			defer s.close()
+			path := pathArg(args)
+			if all {
+				path = ""
+			}
+			rooms, err := s.svc.ListRooms(cmd.Context(), path)
+			if err != nil {
+				return err
+			}
+			p := newPrinter(cmd.OutOrStdout(), asJSON)
+			if asJSON {
+				return p.JSON(rooms)
+			}
+			if len(rooms) == 0 {
+				fmt.Fprintf(p.w, "no rooms here; 'stick join' creates one\n")
+				return nil
+			}
+			now := time.Now()
+			rows := make([][]string, 0, len(rooms))
+			for _, r := range rooms {
+				rows = append(rows, []string{r.RoomID, r.CanonicalPath, p.state(string(r.State)), orDash(r.Owner), orDash(r.ReservedFor),
+					fmt.Sprint(r.TurnID), fmt.Sprintf("%d/%d", r.ActiveMembers, r.Members), ago(now, r.UpdatedAt)})
+			}
+			p.table([]string{"ROOM", "PATH", "STATE", "HOLDER", "RESERVED", "TURN", "ACTIVE", "UPDATED"}, rows)
+			return nil
+		},
+	}
+	addJSON(cmd, &asJSON)
+	cmd.Flags().BoolVar(&all, "all", false, "list every room in the database")
+	return cmd
+}
+
+func newJoin(agent *string) *cobra.Command {
+	var asJSON, forceNew bool
+	cmd := &cobra.Command{
+		Use:     "join [path]",
+		Short:   "Join the room of a workspace (created at the workspace root if there is none)",
+		Example: "  stick join\n  stick join packages/api --force-new",
+		Args:    cobra.MaximumNArgs(1),
+		RunE: func(cmd *cobra.Command, args []string) error {
+			s, err := openSession(*agent)
+			if err != nil {
+				return err
+			}
+			defer s.close()
+			res, err := s.svc.JoinPath(cmd.Context(), s.caller, stick.JoinRequest{Path: pathArg(args), ForceNew: forceNew})
+			if err != nil {
+				return err
+			}
+			p := newPrinter(cmd.OutOrStdout(), asJSON)
+			if asJSON {
+				return p.JSON(res)
+			}
+			verb := "joined"
+			if res.Created {
+				verb = "created and joined"
+			}
+			members := fmt.Sprintf("%d members", len(res.Room.Members))
+			if len(res.Room.Members) == 1 {
+				members = "1 member"
+			}
+			fmt.Fprintf(p.w, "%s room %s at %s as %s (%s, turn %d, %s)\n", verb, p.bold(res.RoomID), res.CanonicalPath,
+				p.bold(res.AgentID), p.state(string(res.Room.State)), res.Room.TurnID, members)
+			if res.Warning != "" {
+				fmt.Fprintln(p.w, p.yellow("warning: "+res.Warning))
+			}
+			return nil
+		},
+	}
+	addJSON(cmd, &asJSON)
+	cmd.Flags().BoolVar(&forceNew, "force-new", false, "create a nested room at the path even below an existing room")
+	return cmd
+}
+
+func newState(agent *string) *cobra.Command {
+	var asJSON bool
+	cmd := &cobra.Command{
+		Use:     "state [path]",
+		Short:   "Show who holds the stick, the turn, the members and the pending handoff",
+		Example: "  stick state\n  stick state --json | jq .owner",
+		Args:    cobra.MaximumNArgs(1),
+		RunE: func(cmd *cobra.Command, args []string) error {
+			s, err := openSession(*agent)
+			if err != nil {
+				return err
+			}
+			defer s.close()
+			r, err := s.roomAt(cmd.Context(), pathArg(args))
+			if err != nil {
+				return err
+			}
+			st, err := s.svc.RoomState(cmd.Context(), r.RoomID)
+			if err != nil {
+				return err
+			}
+			p := newPrinter(cmd.OutOrStdout(), asJSON)
+			if asJSON {
+				return p.JSON(st)
+			}
+			printState(p, st, time.Now())
+			return nil
+		},
+	}
+	addJSON(cmd, &asJSON)
+	return cmd
+}
+
+func printState(p *printer, st stick.RoomStatus, now time.Time) {
+	fmt.Fprintf(p.w, "room %s at %s\n", p.bold(st.RoomID), st.CanonicalPath)
+	fmt.Fprintf(p.w, "state  %s, turn %d\n", p.state(string(st.State)), st.TurnID)
+	if st.Owner != "" {
+		line := "holder " + p.bold(st.Owner)
+		if st.LeaseExpires != nil {
+			line += ", lease until " + st.LeaseExpires.Local().Format("15:04:05")
+		}
+		fmt.Fprintln(p.w, line)
+	}
+	if st.ReservedFor != "" {
+		line := "next   " + p.bold(st.ReservedFor)
+		if st.ClaimExpires != nil {
+			line += ", may claim until " + st.ClaimExpires.Local().Format("15:04:05")
+		}
+		fmt.Fprintln(p.w, line)
+	}
+	if st.Takeover != "" {
+		fmt.Fprintln(p.w, p.yellow("takeover available: "+string(st.Takeover)))
+	}
+	fmt.Fprintln(p.w)
+	rows := make([][]string, 0, len(st.Members))
+	for _, m := range st.Members {
+		rows = append(rows, []string{fmt.Sprint(m.Ordinal), m.AgentID, p.state(m.Status), orDash(m.TurnRole), ago(now, m.LastSeenAt)})
+	}
+	p.table([]string{"#", "MEMBER", "STATUS", "TURN", "LAST SEEN"}, rows)
+	if h := st.PendingHandoff; h != nil && h.Handoff != nil {
+		fmt.Fprintf(p.w, "\npending handoff from %s (event %d):\n", h.From, h.Seq)
+		printHandoff(p, *h.Handoff)
+	}
+}
+
+func printHandoff(p *printer, h stick.Handoff) {
+	fmt.Fprintf(p.w, "  %s %s\n", p.bold("status:"), indent(h.Status))
+	fmt.Fprintf(p.w, "  %s %s\n", p.bold("next:  "), indent(h.NextAction))
+	for _, a := range h.Artifacts {
+		loc := a.Path
+		if len(a.Lines) == 2 {
+			loc = fmt.Sprintf("%s:%d-%d", a.Path, a.Lines[0], a.Lines[1])
+		}
+		line := fmt.Sprintf("  %-8s %s", a.Role, loc)
+		if a.Note != "" {
+			line += p.dim("  " + a.Note)
+		}
+		fmt.Fprintln(p.w, line)
+	}
+	for _, q := range h.OpenQuestions {
+		fmt.Fprintf(p.w, "  question: %s\n", indent(q))
+	}
+	for _, d := range h.DoNot {
+		fmt.Fprintf(p.w, "  do not:   %s\n", indent(d))
+	}
+}
+
+func indent(s string) string { return strings.ReplaceAll(s, "\n", "\n    ") }
+
+func newEvents(agent *string) *cobra.Command {
+	var asJSON, follow bool
+	var after int64
+	var limit int
+	cmd := &cobra.Command{
+		Use:   "events [path]",
+		Short: "Show a room's event log (claims, handoffs, takeovers, notes, ...)",
+		Example: "  stick events\n  stick events --after 120 --limit 20\n  stick events --follow          # stream events as they commit, until Ctrl-C\n" +
+			"  stick events --follow --json   # one JSON object per line",
+		Args: cobra.MaximumNArgs(1),
+		RunE: func(cmd *cobra.Command, args []string) error {
+			s, err := openSession(*agent)
+			if err != nil {
+				return err
+			}
+			defer s.close()
+			r, err := s.roomAt(cmd.Context(), pathArg(args))
+			if err != nil {
+				return err
+			}
+			p := newPrinter(cmd.OutOrStdout(), asJSON)
+			if !follow {
+				page, err := s.svc.RoomEvents(cmd.Context(), r.RoomID, after, limit)
+				if err != nil {
+					return err
+				}
+				if asJSON {
+					return p.JSON(page)
+				}
+				for _, e := range page.Events {
+					printEvent(p, e)
+				}
+				if page.HasMore {
+					fmt.Fprintf(p.w, p.dim("more: stick events --after %d\n"), page.Cursor)
+				}
+				return nil
+			}
+			for {
+				page, err := s.svc.FollowEvents(cmd.Context(), r.RoomID, after, limit)
+				if errors.Is(err, context.Canceled) {
+					return nil // interrupted: the normal end of --follow
+				}
+				if err != nil {
+					return err
+				}
+				for _, e := range page.Events {
+					if asJSON {
+						if err := p.JSONLine(e); err != nil {
+							return err
+						}
+					} else {
+						printEvent(p, e)
+					}
+				}
+				after = page.Cursor
+			}
+		},
+	}
+	addJSON(cmd, &asJSON)
+	cmd.Flags().BoolVar(&follow, "follow", false, "keep printing new events as they commit, until interrupted")
+	cmd.Flags().Int64Var(&after, "after", 0, "show events after this event number")
+	cmd.Flags().IntVar(&limit, "limit", 0, "show at most this many events (default 50, at most 1000)")
+	return cmd
+}
+
+func printEvent(p *printer, e stick.Event) {
+	line := fmt.Sprintf("#%-5d %s  turn %-4d %-8s", e.Seq, e.CreatedAt.Local().Format("2006-01-02 15:04:05"), e.TurnID, p.bold(string(e.Type)))
+	if e.From != "" {
+		line += " " + e.From
+	}
+	if e.To != "" {
+		line += " -> " + e.To
+	}
+	if e.Reason != "" {
+		line += p.dim(" (" + e.Reason + ")")
+	}
+	if e.Text != "" {
+		line += ": " + indent(e.Text)
+	}
+	fmt.Fprintln(p.w, line)
+	if e.Handoff != nil {
+		printHandoff(p, *e.Handoff)
+	}
+}
+
+func newWhoami(agent *string) *cobra.Command {
+	var asJSON, explain bool
+	cmd := &cobra.Command{
+		Use:     "whoami",
+		Short:   "Print the identity this invocation acts as",
+		Example: "  stick whoami --explain\n  TALKING_STICK_AGENT_ID=reviewer stick whoami",
+		Args:    cobra.NoArgs,
+		RunE: func(cmd *cobra.Command, _ []string) error {
+			id, why := whoami(*agent, getenv)
+			p := newPrinter(cmd.OutOrStdout(), asJSON)
+			if asJSON {
+				return p.JSON(map[string]string{"agent_id": id, "why": why})
+			}
+			fmt.Fprintln(p.w, id)
+			if explain {
+				fmt.Fprintln(p.w, p.dim(why))
+			}
+			return nil
+		},
+	}
+	addJSON(cmd, &asJSON)
+	cmd.Flags().BoolVar(&explain, "explain", false, "say where the identity comes from")
+	return cmd
+}
