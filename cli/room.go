@@ -51,6 +51,12 @@ func pathArg(args []string) string {
 // roomAt finds the open room a path belongs to: the deepest room on its
 // chain up to the workspace root.
 func (s *session) roomAt(ctx context.Context, path string) (stick.RoomSummary, error) {
+	return s.findRoom(ctx, path, false)
+}
+
+// findRoom is roomAt; with closedToo, a path whose rooms are all closed
+// yields the most recently closed one.
+func (s *session) findRoom(ctx context.Context, path string, closedToo bool) (stick.RoomSummary, error) {
 	rooms, err := s.svc.ListRooms(ctx, path)
 	if err != nil {
 		return stick.RoomSummary{}, err
@@ -59,11 +65,19 @@ func (s *session) roomAt(ctx context.Context, path string) (stick.RoomSummary, e
 	if err != nil {
 		return stick.RoomSummary{}, err
 	}
-	for _, r := range rooms { // deepest first along the chain
+	var closed *stick.RoomSummary
+	for i, r := range rooms { // deepest first along the chain
 		onChain := canon == r.CanonicalPath || strings.HasPrefix(canon, strings.TrimSuffix(r.CanonicalPath, "/")+"/")
-		if onChain && r.State != stick.StateClosed {
+		switch {
+		case !onChain:
+		case r.State != stick.StateClosed:
 			return r, nil
+		case closed == nil || r.UpdatedAt.After(closed.UpdatedAt):
+			closed = &rooms[i]
 		}
+	}
+	if closedToo && closed != nil {
+		return *closed, nil
 	}
 	return stick.RoomSummary{}, stick.Errorf(stick.CodeRoomNotFound, "no room for %s", canon).With("path", canon).
 		WithHint("run 'stick join %s' to create or join the room of this workspace", path)

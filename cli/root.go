@@ -52,7 +52,8 @@ Agents use it through the MCP server, 'stick mcp', which their harness starts.`,
 	root.SetVersionTemplate("stick {{.Version}}\n")
 	agent := root.PersistentFlags().String("agent", "", "act as this agent id (default: see 'stick whoami --explain')")
 	root.AddCommand(newVersion(version), newWhere(), newMCP(version),
-		newWhoami(agent), newList(agent), newJoin(agent), newState(agent), newEvents(agent))
+		newWhoami(agent), newList(agent), newJoin(agent), newState(agent), newEvents(agent),
+		newNote(agent), newLeave(agent), newClose(agent), newPolicy(agent))
 	return root
 }
 

@@ -1,0 +1,222 @@
+package cli
+
+import (
+	"fmt"
+	"io"
+	"os"
+	"strings"
+	"time"
+
+	"github.com/spf13/cobra"
+	"github.com/stickhq/stick/stick"
+)
+
+// textArg reads a text argument: the value itself, or standard input for "-".
+func textArg(cmd *cobra.Command, v, field string) (string, error) {
+	if v != "-" {
+		return v, nil
+	}
+	b, err := io.ReadAll(cmd.InOrStdin())
+	if err != nil {
+		return "", stick.Errorf(stick.CodeInvalidArgument, "cannot read %s from standard input: %v", field, err).With("field", field)
+	}
+	return strings.TrimRight(string(b), "\n"), nil
+}
+
+// fileArg reads a FILE|- argument.
+func fileArg(cmd *cobra.Command, v, field string) (string, error) {
+	if v == "" || v == "-" {
+		return textArg(cmd, v, field)
+	}
+	b, err := os.ReadFile(v)
+	if err != nil {
+		return "", stick.Errorf(stick.CodeInvalidArgument, "cannot read %s from %s: %v", field, v, err).With("field", field).
+			WithHint("give a readable file, or - to read standard input")
+	}
+	return string(b), nil
+}
+
+func newNote(agent *string) *cobra.Command {
+	var asJSON bool
+	cmd := &cobra.Command{
+		Use:     "note [path] TEXT|-",
+		Short:   "Post a note to the room (no stick needed; it never changes who holds it)",
+		Example: "  stick note \"CI is red on main, looking into it\"\n  git log -1 --format=%B | stick note -",
+		Args:    cobra.RangeArgs(1, 2),
+		RunE: func(cmd *cobra.Command, args []string) error {
+			path, text := pathArg(nil), args[len(args)-1]
+			if len(args) == 2 {
+				path = args[0]
+			}
+			text, err := textArg(cmd, text, "text")
+			if err != nil {
+				return err
+			}
+			s, err := openSession(*agent)
+			if err != nil {
+				return err
+			}
+			defer s.close()
+			r, err := s.roomAt(cmd.Context(), path)
+			if err != nil {
+				return err
+			}
+			ev, err := s.svc.AppendNote(cmd.Context(), s.caller, r.RoomID, text)
+			if err != nil {
+				return err
+			}
+			p := newPrinter(cmd.OutOrStdout(), asJSON)
+			if asJSON {
+				return p.JSON(ev)
+			}
+			fmt.Fprintf(p.w, "note #%d posted to room %s as %s\n", ev.Seq, r.RoomID, ev.From)
+			return nil
+		},
+	}
+	addJSON(cmd, &asJSON)
+	return cmd
+}
+
+func newLeave(agent *string) *cobra.Command {
+	var asJSON bool
+	cmd := &cobra.Command{
+		Use:     "leave [path]",
+		Short:   "Leave the room's member sequence",
+		Example: "  stick leave",
+		Args:    cobra.MaximumNArgs(1),
+		RunE: func(cmd *cobra.Command, args []string) error {
+			s, err := openSession(*agent)
+			if err != nil {
+				return err
+			}
+			defer s.close()
+			r, err := s.roomAt(cmd.Context(), pathArg(args))
+			if err != nil {
+				return err
+			}
+			if err := s.svc.Leave(cmd.Context(), s.caller, r.RoomID); err != nil {
+				return err
+			}
+			p := newPrinter(cmd.OutOrStdout(), asJSON)
+			if asJSON {
+				return p.JSON(map[string]any{"room_id": r.RoomID, "agent_id": s.caller.AgentID, "left": true})
+			}
+			fmt.Fprintf(p.w, "%s left room %s\n", s.caller.AgentID, r.RoomID)
+			return nil
+		},
+	}
+	addJSON(cmd, &asJSON)
+	return cmd
+}
+
+func newClose(agent *string) *cobra.Command {
+	var asJSON bool
+	var reason, conclusion string
+	cmd := &cobra.Command{
+		Use:     "close [path]",
+		Short:   "Close the room for good (its log stays readable; closing again revises the conclusion)",
+		Example: "  stick close --reason \"v1 shipped\"\n  stick close --reason done --conclusion NOTES.md\n  echo \"We chose B.\" | stick close --conclusion -",
+		Args:    cobra.MaximumNArgs(1),
+		RunE: func(cmd *cobra.Command, args []string) error {
+			text, err := fileArg(cmd, conclusion, "conclusion")
+			if err != nil {
+				return err
+			}
+			s, err := openSession(*agent)
+			if err != nil {
+				return err
+			}
+			defer s.close()
+			r, err := s.findRoom(cmd.Context(), pathArg(args), true)
+			if err != nil {
+				return err
+			}
+			res, err := s.svc.Close(cmd.Context(), s.caller, r.RoomID, reason, text)
+			if err != nil {
+				return err
+			}
+			p := newPrinter(cmd.OutOrStdout(), asJSON)
+			if asJSON {
+				return p.JSON(res)
+			}
+			verb := "closed"
+			if res.Revised {
+				verb = "revised the conclusion of"
+			}
+			fmt.Fprintf(p.w, "%s room %s; its log stays readable ('stick events')\n", verb, res.RoomID)
+			return nil
+		},
+	}
+	addJSON(cmd, &asJSON)
+	cmd.Flags().StringVar(&reason, "reason", "", "why the room closes")
+	cmd.Flags().StringVar(&conclusion, "conclusion", "", "a conclusion to record: a FILE, or - for standard input")
+	return cmd
+}
+
+func newPolicy(agent *string) *cobra.Command {
+	var asJSON bool
+	var lease, claim, heartbeat, presence, wait time.Duration
+	cmd := &cobra.Command{
+		Use:   "policy [path]",
+		Short: "Show or change the room's timeouts",
+		Long: `Show the room's effective timeouts, or change some of them. A zero duration
+resets a timeout to the default. The new values apply from the next grant,
+heartbeat or release.`,
+		Example: "  stick policy\n  stick policy --lease 10m --heartbeat 1m --claim 5m\n  stick policy --claim 0   # back to the default",
+		Args:    cobra.MaximumNArgs(1),
+		RunE: func(cmd *cobra.Command, args []string) error {
+			s, err := openSession(*agent)
+			if err != nil {
+				return err
+			}
+			defer s.close()
+			r, err := s.roomAt(cmd.Context(), pathArg(args))
+			if err != nil {
+				return err
+			}
+			var u stick.PolicyUpdate
+			for _, f := range []struct {
+				name string
+				v    *time.Duration
+				dst  **time.Duration
+			}{
+				{"lease", &lease, &u.OwnerLeaseTTL}, {"claim", &claim, &u.ClaimTTL}, {"heartbeat", &heartbeat, &u.HeartbeatInterval},
+				{"presence", &presence, &u.PresenceTTL}, {"wait", &wait, &u.WaitMaxWait},
+			} {
+				if cmd.Flags().Changed(f.name) {
+					*f.dst = f.v
+				}
+			}
+			var pol stick.Policy
+			if u == (stick.PolicyUpdate{}) {
+				st, err := s.svc.RoomState(cmd.Context(), r.RoomID)
+				if err != nil {
+					return err
+				}
+				pol = st.Policy
+			} else if pol, err = s.svc.SetPolicy(cmd.Context(), s.caller, r.RoomID, u); err != nil {
+				return err
+			}
+			p := newPrinter(cmd.OutOrStdout(), asJSON)
+			if asJSON {
+				return p.JSON(pol)
+			}
+			p.table([]string{"TIMEOUT", "VALUE", "MEANING"}, [][]string{
+				{"lease", pol.OwnerLeaseTTL.String(), "a silent holder may be taken over after this"},
+				{"heartbeat", pol.HeartbeatInterval.String(), "how often a holder renews its lease"},
+				{"claim", pol.ClaimTTL.String(), "how long the next member has to claim"},
+				{"presence", pol.PresenceTTL.String(), "a member is active this long after its last call"},
+				{"wait", pol.WaitMaxWait.String(), "how long one wait blocks by default"},
+			})
+			return nil
+		},
+	}
+	addJSON(cmd, &asJSON)
+	f := cmd.Flags()
+	f.DurationVar(&lease, "lease", 0, "owner lease TTL, e.g. 45m")
+	f.DurationVar(&claim, "claim", 0, "claim TTL, e.g. 20m")
+	f.DurationVar(&heartbeat, "heartbeat", 0, "heartbeat interval, e.g. 5m")
+	f.DurationVar(&presence, "presence", 0, "presence TTL, e.g. 4h")
+	f.DurationVar(&wait, "wait", 0, "default wait_for_turn block time, e.g. 30s")
+	return cmd
+}

@@ -1,0 +1,86 @@
+package cli
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/stickhq/stick/stick"
+)
+
+func runIn(t *testing.T, stdin string, args ...string) (int, string, string) {
+	t.Helper()
+	var out, errb bytes.Buffer
+	code := Execute(context.Background(), args, strings.NewReader(stdin), &out, &errb, "test")
+	return code, out.String(), errb.String()
+}
+
+func TestNotePolicyLeaveClose(t *testing.T) {
+	repo := setup(t)
+	fakeEnv(t, map[string]string{"USER": "ana"})
+	if code, out, _ := run(t, "join", repo); code != 0 {
+		t.Fatal(out)
+	}
+	run(t, "join", repo, "--agent", "codex:1")
+
+	if code, out, _ := run(t, "note", repo, "CI is red on main"); code != 0 || !strings.Contains(out, "note #3 posted") {
+		t.Fatalf("note: %d %q", code, out)
+	}
+	if code, out, _ := runIn(t, "from stdin\nsecond line\n", "note", repo, "-", "--json"); code != 0 {
+		t.Fatalf("note -: %d %q", code, out)
+	} else {
+		var ev stick.Event
+		if err := json.Unmarshal([]byte(out), &ev); err != nil || ev.Text != "from stdin\nsecond line" || ev.From != "human:ana" {
+			t.Fatalf("note - --json: %v %+v", err, ev)
+		}
+	}
+	if code, _, errOut := run(t, "note", repo, "   "); code != 1 || !strings.Contains(errOut, "invalid_argument") {
+		t.Fatalf("empty note: %d %q", code, errOut)
+	}
+
+	code, out, _ := run(t, "policy", repo)
+	if code != 0 || !strings.Contains(out, "lease") || !strings.Contains(out, "45m0s") {
+		t.Fatalf("policy: %d %q", code, out)
+	}
+	code, out, _ = run(t, "policy", repo, "--lease", "10m", "--heartbeat", "1m", "--json")
+	var p stick.Policy
+	if err := json.Unmarshal([]byte(out), &p); code != 0 || err != nil || p.OwnerLeaseTTL != 10*time.Minute || p.HeartbeatInterval != time.Minute {
+		t.Fatalf("policy set: %d %v %+v", code, err, p)
+	}
+	if code, _, errOut := run(t, "policy", repo, "--heartbeat", "2h"); code != 1 || !strings.Contains(errOut, "heartbeat_interval_ms") {
+		t.Fatalf("nonsense policy: %d %q", code, errOut)
+	}
+	if code, _, errOut := run(t, "policy", repo, "--lease", "soon"); code != 2 || !strings.Contains(errOut, "invalid argument") {
+		t.Fatalf("bad duration: %d %q", code, errOut)
+	}
+
+	if code, out, _ := run(t, "leave", repo, "--agent", "codex:1"); code != 0 || !strings.Contains(out, "codex:1 left room") {
+		t.Fatalf("leave: %d %q", code, out)
+	}
+	if code, _, errOut := run(t, "leave", repo, "--agent", "codex:1"); code != 1 || !strings.Contains(errOut, "unknown_member") {
+		t.Fatalf("leave twice: %d %q", code, errOut)
+	}
+
+	conclusion := filepath.Join(t.TempDir(), "NOTES.md")
+	if err := os.WriteFile(conclusion, []byte("We shipped v1.\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	if code, out, _ := run(t, "close", repo, "--reason", "shipped", "--conclusion", conclusion); code != 0 || !strings.Contains(out, "closed room") {
+		t.Fatalf("close: %d %q", code, out)
+	}
+	if code, _, errOut := run(t, "close", repo, "--conclusion", "/no/such/file"); code != 1 || !strings.Contains(errOut, "cannot read conclusion") {
+		t.Fatalf("close with a missing file: %d %q", code, errOut)
+	}
+	if code, out, _ := runIn(t, "We shipped v1.1.\n", "close", repo, "--conclusion", "-"); code != 0 || !strings.Contains(out, "revised the conclusion") {
+		t.Fatalf("closing again revises: %d %q", code, out)
+	}
+	// The room is closed: commands for the path now say there is no open room.
+	if code, _, errOut := run(t, "note", repo, "late"); code != 1 || !strings.Contains(errOut, "room_not_found") {
+		t.Fatalf("note after close: %d %q", code, errOut)
+	}
+}
