@@ -52,25 +52,18 @@ func newNote(agent *string) *cobra.Command {
 			if err != nil {
 				return err
 			}
-			s, err := openSession(*agent)
-			if err != nil {
-				return err
-			}
-			defer s.close()
-			r, err := s.roomAt(cmd.Context(), path)
-			if err != nil {
-				return err
-			}
-			ev, err := s.svc.AppendNote(cmd.Context(), s.caller, r.RoomID, text)
-			if err != nil {
-				return err
-			}
-			p := newPrinter(cmd.OutOrStdout(), asJSON)
-			if asJSON {
-				return p.JSON(ev)
-			}
-			fmt.Fprintf(p.w, "note #%d posted to room %s as %s\n", ev.Seq, r.RoomID, ev.From)
-			return nil
+			return inRoom(cmd.Context(), *agent, path, false, func(s *session, r stick.RoomSummary) error {
+				ev, err := s.svc.AppendNote(cmd.Context(), s.caller, r.RoomID, text)
+				if err != nil {
+					return err
+				}
+				p := newPrinter(cmd.OutOrStdout(), asJSON)
+				if asJSON {
+					return p.JSON(ev)
+				}
+				fmt.Fprintf(p.w, "note #%d posted to room %s as %s\n", ev.Seq, r.RoomID, ev.From)
+				return nil
+			})
 		},
 	}
 	addJSON(cmd, &asJSON)
@@ -85,24 +78,17 @@ func newLeave(agent *string) *cobra.Command {
 		Example: "  stick leave",
 		Args:    cobra.MaximumNArgs(1),
 		RunE: func(cmd *cobra.Command, args []string) error {
-			s, err := openSession(*agent)
-			if err != nil {
-				return err
-			}
-			defer s.close()
-			r, err := s.roomAt(cmd.Context(), pathArg(args))
-			if err != nil {
-				return err
-			}
-			if err := s.svc.Leave(cmd.Context(), s.caller, r.RoomID); err != nil {
-				return err
-			}
-			p := newPrinter(cmd.OutOrStdout(), asJSON)
-			if asJSON {
-				return p.JSON(map[string]any{"room_id": r.RoomID, "agent_id": s.caller.AgentID, "left": true})
-			}
-			fmt.Fprintf(p.w, "%s left room %s\n", s.caller.AgentID, r.RoomID)
-			return nil
+			return inRoom(cmd.Context(), *agent, pathArg(args), false, func(s *session, r stick.RoomSummary) error {
+				if err := s.svc.Leave(cmd.Context(), s.caller, r.RoomID); err != nil {
+					return err
+				}
+				p := newPrinter(cmd.OutOrStdout(), asJSON)
+				if asJSON {
+					return p.JSON(map[string]any{"room_id": r.RoomID, "agent_id": s.caller.AgentID, "left": true})
+				}
+				fmt.Fprintf(p.w, "%s left room %s\n", s.caller.AgentID, r.RoomID)
+				return nil
+			})
 		},
 	}
 	addJSON(cmd, &asJSON)
@@ -122,29 +108,22 @@ func newClose(agent *string) *cobra.Command {
 			if err != nil {
 				return err
 			}
-			s, err := openSession(*agent)
-			if err != nil {
-				return err
-			}
-			defer s.close()
-			r, err := s.findRoom(cmd.Context(), pathArg(args), true)
-			if err != nil {
-				return err
-			}
-			res, err := s.svc.Close(cmd.Context(), s.caller, r.RoomID, reason, text)
-			if err != nil {
-				return err
-			}
-			p := newPrinter(cmd.OutOrStdout(), asJSON)
-			if asJSON {
-				return p.JSON(res)
-			}
-			verb := "closed"
-			if res.Revised {
-				verb = "revised the conclusion of"
-			}
-			fmt.Fprintf(p.w, "%s room %s; its log stays readable ('stick events')\n", verb, res.RoomID)
-			return nil
+			return inRoom(cmd.Context(), *agent, pathArg(args), true, func(s *session, r stick.RoomSummary) error {
+				res, err := s.svc.Close(cmd.Context(), s.caller, r.RoomID, reason, text)
+				if err != nil {
+					return err
+				}
+				p := newPrinter(cmd.OutOrStdout(), asJSON)
+				if asJSON {
+					return p.JSON(res)
+				}
+				verb := "closed"
+				if res.Revised {
+					verb = "revised the conclusion of"
+				}
+				fmt.Fprintf(p.w, "%s room %s; its log stays readable ('stick events')\n", verb, res.RoomID)
+				return nil
+			})
 		},
 	}
 	addJSON(cmd, &asJSON)
@@ -165,50 +144,44 @@ heartbeat or release.`,
 		Example: "  stick policy\n  stick policy --lease 10m --heartbeat 1m --claim 5m\n  stick policy --claim 0   # back to the default",
 		Args:    cobra.MaximumNArgs(1),
 		RunE: func(cmd *cobra.Command, args []string) error {
-			s, err := openSession(*agent)
-			if err != nil {
-				return err
-			}
-			defer s.close()
-			r, err := s.roomAt(cmd.Context(), pathArg(args))
-			if err != nil {
-				return err
-			}
-			var u stick.PolicyUpdate
-			for _, f := range []struct {
-				name string
-				v    *time.Duration
-				dst  **time.Duration
-			}{
-				{"lease", &lease, &u.OwnerLeaseTTL}, {"claim", &claim, &u.ClaimTTL}, {"heartbeat", &heartbeat, &u.HeartbeatInterval},
-				{"presence", &presence, &u.PresenceTTL}, {"wait", &wait, &u.WaitMaxWait},
-			} {
-				if cmd.Flags().Changed(f.name) {
-					*f.dst = f.v
+			return inRoom(cmd.Context(), *agent, pathArg(args), false, func(s *session, r stick.RoomSummary) error {
+				var u stick.PolicyUpdate
+				for _, f := range []struct {
+					name string
+					v    *time.Duration
+					dst  **time.Duration
+				}{
+					{"lease", &lease, &u.OwnerLeaseTTL}, {"claim", &claim, &u.ClaimTTL}, {"heartbeat", &heartbeat, &u.HeartbeatInterval},
+					{"presence", &presence, &u.PresenceTTL}, {"wait", &wait, &u.WaitMaxWait},
+				} {
+					if cmd.Flags().Changed(f.name) {
+						*f.dst = f.v
+					}
 				}
-			}
-			var pol stick.Policy
-			if u == (stick.PolicyUpdate{}) {
-				st, err := s.svc.RoomState(cmd.Context(), r.RoomID)
-				if err != nil {
+				var pol stick.Policy
+				var err error
+				if u == (stick.PolicyUpdate{}) {
+					st, err := s.svc.RoomState(cmd.Context(), r.RoomID)
+					if err != nil {
+						return err
+					}
+					pol = st.Policy
+				} else if pol, err = s.svc.SetPolicy(cmd.Context(), s.caller, r.RoomID, u); err != nil {
 					return err
 				}
-				pol = st.Policy
-			} else if pol, err = s.svc.SetPolicy(cmd.Context(), s.caller, r.RoomID, u); err != nil {
-				return err
-			}
-			p := newPrinter(cmd.OutOrStdout(), asJSON)
-			if asJSON {
-				return p.JSON(pol)
-			}
-			p.table([]string{"TIMEOUT", "VALUE", "MEANING"}, [][]string{
-				{"lease", pol.OwnerLeaseTTL.String(), "a silent holder may be taken over after this"},
-				{"heartbeat", pol.HeartbeatInterval.String(), "how often a holder renews its lease"},
-				{"claim", pol.ClaimTTL.String(), "how long the next member has to claim"},
-				{"presence", pol.PresenceTTL.String(), "a member is active this long after its last call"},
-				{"wait", pol.WaitMaxWait.String(), "how long one wait blocks by default"},
+				p := newPrinter(cmd.OutOrStdout(), asJSON)
+				if asJSON {
+					return p.JSON(pol)
+				}
+				p.table([]string{"TIMEOUT", "VALUE", "MEANING"}, [][]string{
+					{"lease", pol.OwnerLeaseTTL.String(), "a silent holder may be taken over after this"},
+					{"heartbeat", pol.HeartbeatInterval.String(), "how often a holder renews its lease"},
+					{"claim", pol.ClaimTTL.String(), "how long the next member has to claim"},
+					{"presence", pol.PresenceTTL.String(), "a member is active this long after its last call"},
+					{"wait", pol.WaitMaxWait.String(), "how long one wait blocks by default"},
+				})
+				return nil
 			})
-			return nil
 		},
 	}
 	addJSON(cmd, &asJSON)

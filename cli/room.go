@@ -48,14 +48,9 @@ func pathArg(args []string) string {
 	return "."
 }
 
-// roomAt finds the open room a path belongs to: the deepest room on its
-// chain up to the workspace root.
-func (s *session) roomAt(ctx context.Context, path string) (stick.RoomSummary, error) {
-	return s.findRoom(ctx, path, false)
-}
-
-// findRoom is roomAt; with closedToo, a path whose rooms are all closed
-// yields the most recently closed one.
+// findRoom finds the open room a path belongs to: the deepest room on its
+// chain up to the workspace root; with closedToo, a path whose rooms are all
+// closed yields the most recently closed one.
 func (s *session) findRoom(ctx context.Context, path string, closedToo bool) (stick.RoomSummary, error) {
 	rooms, err := s.svc.ListRooms(ctx, path)
 	if err != nil {
@@ -83,6 +78,31 @@ func (s *session) findRoom(ctx context.Context, path string, closedToo bool) (st
 		WithHint("run 'stick join %s' to create or join the room of this workspace", path)
 }
 
+// inRoom opens a session for agent and runs fn with the room of path (with
+// closedToo, also a closed one), closing the session afterwards.
+func inRoom(ctx context.Context, agent, path string, closedToo bool, fn func(*session, stick.RoomSummary) error) error {
+	s, err := openSession(agent)
+	if err != nil {
+		return err
+	}
+	defer s.close()
+	r, err := s.findRoom(ctx, path, closedToo)
+	if err != nil {
+		return err
+	}
+	return fn(s, r)
+}
+
+// withSession opens a session for agent and runs fn, closing it afterwards.
+func withSession(agent string, fn func(*session) error) error {
+	s, err := openSession(agent)
+	if err != nil {
+		return err
+	}
+	defer s.close()
+	return fn(s)
+}
+
 func addJSON(cmd *cobra.Command, v *bool) {
 	cmd.Flags().BoolVar(v, "json", false, "print JSON instead of text")
 }
@@ -95,35 +115,32 @@ func newList(agent *string) *cobra.Command {
 		Example: "  stick list\n  stick list ~/src/app --json\n  stick list --all",
 		Args:    cobra.MaximumNArgs(1),
 		RunE: func(cmd *cobra.Command, args []string) error {
-			s, err := openSession(*agent)
-			if err != nil {
-				return err
-			}
-			defer s.close()
-			path := pathArg(args)
-			if all {
-				path = ""
-			}
-			rooms, err := s.svc.ListRooms(cmd.Context(), path)
-			if err != nil {
-				return err
-			}
-			p := newPrinter(cmd.OutOrStdout(), asJSON)
-			if asJSON {
-				return p.JSON(rooms)
-			}
-			if len(rooms) == 0 {
-				fmt.Fprintf(p.w, "no rooms here; 'stick join' creates one\n")
+			return withSession(*agent, func(s *session) error {
+				path := pathArg(args)
+				if all {
+					path = ""
+				}
+				rooms, err := s.svc.ListRooms(cmd.Context(), path)
+				if err != nil {
+					return err
+				}
+				p := newPrinter(cmd.OutOrStdout(), asJSON)
+				if asJSON {
+					return p.JSON(rooms)
+				}
+				if len(rooms) == 0 {
+					fmt.Fprintf(p.w, "no rooms here; 'stick join' creates one\n")
+					return nil
+				}
+				now := time.Now()
+				rows := make([][]string, 0, len(rooms))
+				for _, r := range rooms {
+					rows = append(rows, []string{r.RoomID, r.CanonicalPath, p.state(string(r.State)), orDash(r.Owner), orDash(r.ReservedFor),
+						fmt.Sprint(r.TurnID), fmt.Sprintf("%d/%d", r.ActiveMembers, r.Members), ago(now, r.UpdatedAt)})
+				}
+				p.table([]string{"ROOM", "PATH", "STATE", "HOLDER", "RESERVED", "TURN", "ACTIVE", "UPDATED"}, rows)
 				return nil
-			}
-			now := time.Now()
-			rows := make([][]string, 0, len(rooms))
-			for _, r := range rooms {
-				rows = append(rows, []string{r.RoomID, r.CanonicalPath, p.state(string(r.State)), orDash(r.Owner), orDash(r.ReservedFor),
-					fmt.Sprint(r.TurnID), fmt.Sprintf("%d/%d", r.ActiveMembers, r.Members), ago(now, r.UpdatedAt)})
-			}
-			p.table([]string{"ROOM", "PATH", "STATE", "HOLDER", "RESERVED", "TURN", "ACTIVE", "UPDATED"}, rows)
-			return nil
+			})
 		},
 	}
 	addJSON(cmd, &asJSON)
@@ -139,33 +156,30 @@ func newJoin(agent *string) *cobra.Command {
 		Example: "  stick join\n  stick join packages/api --force-new",
 		Args:    cobra.MaximumNArgs(1),
 		RunE: func(cmd *cobra.Command, args []string) error {
-			s, err := openSession(*agent)
-			if err != nil {
-				return err
-			}
-			defer s.close()
-			res, err := s.svc.JoinPath(cmd.Context(), s.caller, stick.JoinRequest{Path: pathArg(args), ForceNew: forceNew})
-			if err != nil {
-				return err
-			}
-			p := newPrinter(cmd.OutOrStdout(), asJSON)
-			if asJSON {
-				return p.JSON(res)
-			}
-			verb := "joined"
-			if res.Created {
-				verb = "created and joined"
-			}
-			members := fmt.Sprintf("%d members", len(res.Room.Members))
-			if len(res.Room.Members) == 1 {
-				members = "1 member"
-			}
-			fmt.Fprintf(p.w, "%s room %s at %s as %s (%s, turn %d, %s)\n", verb, p.bold(res.RoomID), res.CanonicalPath,
-				p.bold(res.AgentID), p.state(string(res.Room.State)), res.Room.TurnID, members)
-			if res.Warning != "" {
-				fmt.Fprintln(p.w, p.yellow("warning: "+res.Warning))
-			}
-			return nil
+			return withSession(*agent, func(s *session) error {
+				res, err := s.svc.JoinPath(cmd.Context(), s.caller, stick.JoinRequest{Path: pathArg(args), ForceNew: forceNew})
+				if err != nil {
+					return err
+				}
+				p := newPrinter(cmd.OutOrStdout(), asJSON)
+				if asJSON {
+					return p.JSON(res)
+				}
+				verb := "joined"
+				if res.Created {
+					verb = "created and joined"
+				}
+				members := fmt.Sprintf("%d members", len(res.Room.Members))
+				if len(res.Room.Members) == 1 {
+					members = "1 member"
+				}
+				fmt.Fprintf(p.w, "%s room %s at %s as %s (%s, turn %d, %s)\n", verb, p.bold(res.RoomID), res.CanonicalPath,
+					p.bold(res.AgentID), p.state(string(res.Room.State)), res.Room.TurnID, members)
+				if res.Warning != "" {
+					fmt.Fprintln(p.w, p.yellow("warning: "+res.Warning))
+				}
+				return nil
+			})
 		},
 	}
 	addJSON(cmd, &asJSON)
@@ -181,25 +195,18 @@ func newState(agent *string) *cobra.Command {
 		Example: "  stick state\n  stick state --json | jq .owner",
 		Args:    cobra.MaximumNArgs(1),
 		RunE: func(cmd *cobra.Command, args []string) error {
-			s, err := openSession(*agent)
-			if err != nil {
-				return err
-			}
-			defer s.close()
-			r, err := s.roomAt(cmd.Context(), pathArg(args))
-			if err != nil {
-				return err
-			}
-			st, err := s.svc.RoomState(cmd.Context(), r.RoomID)
-			if err != nil {
-				return err
-			}
-			p := newPrinter(cmd.OutOrStdout(), asJSON)
-			if asJSON {
-				return p.JSON(st)
-			}
-			printState(p, st, time.Now())
-			return nil
+			return inRoom(cmd.Context(), *agent, pathArg(args), false, func(s *session, r stick.RoomSummary) error {
+				st, err := s.svc.RoomState(cmd.Context(), r.RoomID)
+				if err != nil {
+					return err
+				}
+				p := newPrinter(cmd.OutOrStdout(), asJSON)
+				if asJSON {
+					return p.JSON(st)
+				}
+				printState(p, st, time.Now())
+				return nil
+			})
 		},
 	}
 	addJSON(cmd, &asJSON)
@@ -273,51 +280,44 @@ func newEvents(agent *string) *cobra.Command {
 			"  stick events --follow --json   # one JSON object per line",
 		Args: cobra.MaximumNArgs(1),
 		RunE: func(cmd *cobra.Command, args []string) error {
-			s, err := openSession(*agent)
-			if err != nil {
-				return err
-			}
-			defer s.close()
-			r, err := s.roomAt(cmd.Context(), pathArg(args))
-			if err != nil {
-				return err
-			}
-			p := newPrinter(cmd.OutOrStdout(), asJSON)
-			if !follow {
-				page, err := s.svc.RoomEvents(cmd.Context(), r.RoomID, after, limit)
-				if err != nil {
-					return err
-				}
-				if asJSON {
-					return p.JSON(page)
-				}
-				for _, e := range page.Events {
-					printEvent(p, e)
-				}
-				if page.HasMore {
-					fmt.Fprintf(p.w, p.dim("more: stick events --after %d\n"), page.Cursor)
-				}
-				return nil
-			}
-			for {
-				page, err := s.svc.FollowEvents(cmd.Context(), r.RoomID, after, limit)
-				if errors.Is(err, context.Canceled) {
-					return nil // interrupted: the normal end of --follow
-				}
-				if err != nil {
-					return err
-				}
-				for _, e := range page.Events {
+			return inRoom(cmd.Context(), *agent, pathArg(args), false, func(s *session, r stick.RoomSummary) error {
+				p := newPrinter(cmd.OutOrStdout(), asJSON)
+				if !follow {
+					page, err := s.svc.RoomEvents(cmd.Context(), r.RoomID, after, limit)
+					if err != nil {
+						return err
+					}
 					if asJSON {
-						if err := p.JSONLine(e); err != nil {
-							return err
-						}
-					} else {
+						return p.JSON(page)
+					}
+					for _, e := range page.Events {
 						printEvent(p, e)
 					}
+					if page.HasMore {
+						fmt.Fprintf(p.w, p.dim("more: stick events --after %d\n"), page.Cursor)
+					}
+					return nil
 				}
-				after = page.Cursor
-			}
+				for {
+					page, err := s.svc.FollowEvents(cmd.Context(), r.RoomID, after, limit)
+					if errors.Is(err, context.Canceled) {
+						return nil // interrupted: the normal end of --follow
+					}
+					if err != nil {
+						return err
+					}
+					for _, e := range page.Events {
+						if asJSON {
+							if err := p.JSONLine(e); err != nil {
+								return err
+							}
+						} else {
+							printEvent(p, e)
+						}
+					}
+					after = page.Cursor
+				}
+			})
 		},
 	}
 	addJSON(cmd, &asJSON)
