@@ -141,15 +141,24 @@ func checkList(field string, items []string) error {
 }
 
 func checkText(field, s string, max int, required bool) error {
-	switch {
-	case required && strings.TrimSpace(s) == "":
-		return handoffErr(field, "handoff.%s must be non-empty", field)
-	case len(s) > max:
-		return handoffErr(field, "handoff.%s is %d bytes; at most %d are allowed", field, len(s), max)
-	case !utf8.ValidString(s):
-		return handoffErr(field, "handoff.%s is not valid UTF-8", field)
+	if problem := textProblem(s, max, required); problem != "" {
+		return handoffErr(field, "handoff.%s %s", field, problem)
 	}
 	return nil
+}
+
+// textProblem says what is wrong with a free-text value ("" when nothing):
+// empty when required, longer than max bytes, or not valid UTF-8.
+func textProblem(s string, max int, required bool) string {
+	switch {
+	case required && strings.TrimSpace(s) == "":
+		return "must be non-empty"
+	case len(s) > max:
+		return fmt.Sprintf("is %d bytes; at most %d are allowed", len(s), max)
+	case !utf8.ValidString(s):
+		return "is not valid UTF-8"
+	}
+	return ""
 }
 
 func handoffErr(field, format string, args ...any) *Error {

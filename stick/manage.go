@@ -3,9 +3,7 @@ package stick
 import (
 	"context"
 	"encoding/json"
-	"strings"
 	"time"
-	"unicode/utf8"
 
 	"github.com/stickhq/stick/procid"
 )
@@ -241,13 +239,8 @@ func (s *Service) update(ctx context.Context, c Caller, roomID string, allowClos
 }
 
 func checkFreeText(field, s string, max int, required bool) error {
-	switch {
-	case required && strings.TrimSpace(s) == "":
-		return invalidArg(field, "%s must be non-empty", field)
-	case len(s) > max:
-		return invalidArg(field, "%s is %d bytes; at most %d are allowed", field, len(s), max)
-	case !utf8.ValidString(s):
-		return invalidArg(field, "%s is not valid UTF-8", field)
+	if problem := textProblem(s, max, required); problem != "" {
+		return invalidArg(field, "%s %s", field, problem)
 	}
 	return nil
 }
