@@ -36,6 +36,19 @@ func (e *env) settle(n int) {
 	}
 }
 
+// blockedWaiter sets up a room where a holds the stick and b is blocked in
+// WaitForTurn under ctx; it returns the room, a's lease and b's outcome.
+func (e *env) blockedWaiter(ctx context.Context) (string, stick.Lease, <-chan waitOutcome) {
+	e.t.Helper()
+	a, b := agent("a"), agent("b")
+	room := e.join(a).RoomID
+	e.join(b)
+	l := e.claim(a, room).Lease()
+	ch := e.waitAsync(ctx, b, stick.WaitRequest{RoomID: room})
+	e.settle(1)
+	return room, l, ch
+}
+
 func outcome(t *testing.T, ch <-chan waitOutcome) waitOutcome {
 	t.Helper()
 	select {
@@ -49,18 +62,13 @@ func outcome(t *testing.T, ch <-chan waitOutcome) waitOutcome {
 
 func TestWaitBlocksUntilReleaseThenClaims(t *testing.T) {
 	e := newEnv(t)
-	a, b := agent("a"), agent("b")
-	room := e.join(a).RoomID
-	e.join(b)
-	l := e.claim(a, room).Lease()
-	ch := e.waitAsync(e.ctx, b, stick.WaitRequest{RoomID: room})
-	e.settle(1)
+	_, l, ch := e.blockedWaiter(e.ctx)
 	select {
 	case o := <-ch:
 		t.Fatalf("wait returned while a holds the stick: %+v", o)
 	default:
 	}
-	e.release(a, l, "your go")
+	e.release(agent("a"), l, "your go")
 	o := outcome(t, ch)
 	if o.err != nil || o.res.Status != stick.YourTurn || o.res.Handoff.Status != "your go" {
 		t.Fatalf("waiter: %+v %v", o.res, o.err)
@@ -69,12 +77,7 @@ func TestWaitBlocksUntilReleaseThenClaims(t *testing.T) {
 
 func TestWaitReturnsNotYetAtMaxWait(t *testing.T) {
 	e := newEnv(t)
-	a, b := agent("a"), agent("b")
-	room := e.join(a).RoomID
-	e.join(b)
-	e.claim(a, room)
-	ch := e.waitAsync(e.ctx, b, stick.WaitRequest{RoomID: room})
-	e.settle(1)
+	_, _, ch := e.blockedWaiter(e.ctx)
 	e.clock.Advance(30 * time.Second) // the policy default max wait
 	o := outcome(t, ch)
 	if o.err != nil || o.res.Status != stick.NotYet || o.res.CurrentOwner != "a" || o.res.Cursor == "" {
@@ -84,13 +87,8 @@ func TestWaitReturnsNotYetAtMaxWait(t *testing.T) {
 
 func TestWaitCancelledByContext(t *testing.T) {
 	e := newEnv(t)
-	a, b := agent("a"), agent("b")
-	room := e.join(a).RoomID
-	e.join(b)
-	e.claim(a, room)
 	ctx, cancel := context.WithCancel(e.ctx)
-	ch := e.waitAsync(ctx, b, stick.WaitRequest{RoomID: room})
-	e.settle(1)
+	_, _, ch := e.blockedWaiter(ctx)
 	cancel()
 	if o := outcome(t, ch); !errors.Is(o.err, context.Canceled) {
 		t.Fatalf("cancel: %+v %v", o.res, o.err)
@@ -99,12 +97,7 @@ func TestWaitCancelledByContext(t *testing.T) {
 
 func TestShutdownEndsWaits(t *testing.T) {
 	e := newEnv(t)
-	a, b := agent("a"), agent("b")
-	room := e.join(a).RoomID
-	e.join(b)
-	e.claim(a, room)
-	ch := e.waitAsync(e.ctx, b, stick.WaitRequest{RoomID: room})
-	e.settle(1)
+	_, _, ch := e.blockedWaiter(e.ctx)
 	e.svc.Shutdown()
 	if o := outcome(t, ch); o.err != nil || o.res.Status != stick.NotYet {
 		t.Fatalf("shutdown: %+v %v", o.res, o.err)
@@ -201,13 +194,8 @@ func TestConcurrentClaimsInOneProcess(t *testing.T) {
 
 func TestBlockedWaiterGetsClosed(t *testing.T) {
 	e := newEnv(t)
-	a, b := agent("a"), agent("b")
-	room := e.join(a).RoomID
-	e.join(b)
-	e.claim(a, room)
-	ch := e.waitAsync(e.ctx, b, stick.WaitRequest{RoomID: room})
-	e.settle(1)
-	if _, err := e.svc.Close(e.ctx, a, room, "done for today", ""); err != nil {
+	room, _, ch := e.blockedWaiter(e.ctx)
+	if _, err := e.svc.Close(e.ctx, agent("a"), room, "done for today", ""); err != nil {
 		t.Fatal(err)
 	}
 	if o := outcome(t, ch); o.err != nil || o.res.Status != stick.Closed || o.res.RoomID != room {
