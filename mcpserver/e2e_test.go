@@ -20,6 +20,7 @@ import (
 var stickBin string
 
 func TestMain(m *testing.M) {
+	cleanup := func() {}
 	testproc.Register("harness", harness)
 	testproc.Register("waiting-harness", waitingHarness)
 	if os.Getenv("STICK_BIN") == "" && os.Getenv("STICK_TESTPROC_HELPER") == "" {
@@ -34,10 +35,10 @@ func TestMain(m *testing.M) {
 			os.Exit(1)
 		}
 		os.Setenv("STICK_BIN", stickBin)
-		defer os.RemoveAll(dir)
+		cleanup = func() { os.RemoveAll(dir) }
 	}
 	stickBin = os.Getenv("STICK_BIN")
-	testproc.Main(m)
+	testproc.Main(m, cleanup)
 }
 
 // spawn starts a real 'stick mcp' process on the shared data directory and

@@ -45,14 +45,20 @@ func Register(name string, fn func(args []string) int) {
 // code; otherwise it runs the tests (m.Run) and exits. Before running a
 // helper it removes STICK_TESTPROC_HELPER from the environment, so
 // processes the helper starts do not run helpers themselves; a helper that
-// wants that must pass the variable on explicitly.
-func Main(m *testing.M) {
+// wants that must pass the variable on explicitly. The cleanup functions
+// run after the tests, before the process exits (a deferred call in
+// TestMain would not run).
+func Main(m *testing.M, cleanup ...func()) {
 	name, ok := os.LookupEnv(helperEnv)
 	if !ok {
 		registry.mu.Lock()
 		registry.running = true
 		registry.mu.Unlock()
-		os.Exit(m.Run())
+		code := m.Run()
+		for _, fn := range cleanup {
+			fn()
+		}
+		os.Exit(code)
 	}
 	_ = os.Unsetenv(helperEnv)
 	registry.mu.Lock()
