@@ -9,7 +9,7 @@ import (
 	"text/tabwriter"
 	"time"
 
-	"golang.org/x/sys/unix"
+	"golang.org/x/term"
 )
 
 // printer writes a command's output: JSON with --json, otherwise text with
@@ -29,8 +29,7 @@ func isTerminal(w io.Writer) bool {
 	if !ok {
 		return false
 	}
-	_, err := unix.IoctlGetTermios(int(f.Fd()), unix.TCGETS)
-	return err == nil
+	return term.IsTerminal(int(f.Fd()))
 }
 
 // JSON writes v as indented JSON.
