@@ -20,6 +20,7 @@ func TestMain(m *testing.M) {
 			time.Sleep(time.Hour)
 		}
 	})
+	testproc.Register("parent-name", parentName)
 	testproc.Main(m)
 }
 

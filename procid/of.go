@@ -13,6 +13,9 @@ type procFacts struct {
 	// exited is true when the process has terminated but still occupies
 	// its pid (a zombie waiting to be reaped).
 	exited bool
+	// ppid is the parent's pid (0 when unknown) and name the command name.
+	ppid int
+	name string
 }
 
 // Self returns the identity of the calling process, for recording who

@@ -30,6 +30,12 @@ func readProc(pid int) (procFacts, error) {
 		return procFacts{}, fmt.Errorf("read process start time: %w", err)
 	}
 	facts := procFacts{startMillis: created}
+	if ppid, err := p.Ppid(); err == nil {
+		facts.ppid = int(ppid)
+	}
+	if name, err := p.Name(); err == nil {
+		facts.name = name
+	}
 	if st, err := p.Status(); err == nil {
 		facts.exited = slices.Contains(st, process.Zombie)
 	}

@@ -36,7 +36,7 @@ func readProc(pid int) (procFacts, error) {
 		}
 		return procFacts{}, fmt.Errorf("read process facts: %w", err)
 	}
-	state, threads, ticks, err := parseStat(data)
+	st, err := parseStat(data)
 	if err != nil {
 		return procFacts{}, fmt.Errorf("parse %s: %w", path, err)
 	}
@@ -45,14 +45,16 @@ func readProc(pid int) (procFacts, error) {
 		return procFacts{}, err
 	}
 	hz := clockTicks()
-	if ticks > (1<<62)/1000 {
-		return procFacts{}, fmt.Errorf("parse %s: start time %d out of range", path, ticks)
+	if st.ticks > (1<<62)/1000 {
+		return procFacts{}, fmt.Errorf("parse %s: start time %d out of range", path, st.ticks)
 	}
 	return procFacts{
-		startMillis: btime*1000 + int64(ticks*1000/hz),
+		startMillis: btime*1000 + int64(st.ticks*1000/hz),
 		// A zombie whose other threads still run is a live process whose
 		// main thread exited; only a zombie without threads has exited.
-		exited: state == 'X' || state == 'x' || (state == 'Z' && threads <= 1),
+		exited: st.state == 'X' || st.state == 'x' || (st.state == 'Z' && st.threads <= 1),
+		ppid:   st.ppid,
+		name:   st.name,
 	}, nil
 }
 
@@ -81,35 +83,49 @@ func probeAbsent(pid int, readErr error) error {
 	return fmt.Errorf("pid exists but procfs does not show it: %w", readErr)
 }
 
-// parseStat extracts the state (field 3), the number of threads (field 20)
-// and the start time in clock ticks since boot (field 22) from the content
-// of /proc/<pid>/stat. Field 2 is the command name in parentheses, which
-// may itself contain spaces and parentheses, so fields are counted from
-// the last ')'.
-func parseStat(data []byte) (state byte, threads int64, ticks uint64, err error) {
+// stat holds the fields of /proc/<pid>/stat that liveness and lineage need.
+type stat struct {
+	name    string
+	state   byte
+	ppid    int
+	threads int64
+	ticks   uint64
+}
+
+// parseStat extracts the command name (field 2), the state (field 3), the
+// parent pid (field 4), the number of threads (field 20) and the start time
+// in clock ticks since boot (field 22) from the content of /proc/<pid>/stat.
+// The command name is in parentheses and may itself contain spaces and
+// parentheses, so the other fields are counted from the last ')'.
+func parseStat(data []byte) (stat, error) {
+	open := bytes.IndexByte(data, '(')
 	end := bytes.LastIndexByte(data, ')')
-	if end < 0 || end+2 > len(data) {
-		return 0, 0, 0, errors.New("no command name")
+	if open < 0 || end < open || end+2 > len(data) {
+		return stat{}, errors.New("no command name")
 	}
 	fields := bytes.Fields(data[end+2:])
 	const (
 		first        = 3 // proc(5) numbers fields from 1; fields starts at 3
 		stateField   = 3 - first
+		ppidField    = 4 - first
 		threadsField = 20 - first
 		startField   = 22 - first
 	)
 	if len(fields) <= startField || len(fields[stateField]) != 1 {
-		return 0, 0, 0, errors.New("too few fields")
+		return stat{}, errors.New("too few fields")
 	}
-	threads, err = strconv.ParseInt(string(fields[threadsField]), 10, 64)
-	if err != nil {
-		return 0, 0, 0, fmt.Errorf("num_threads: %w", err)
+	st := stat{name: string(data[open+1 : end]), state: fields[stateField][0]}
+	var err error
+	if st.ppid, err = strconv.Atoi(string(fields[ppidField])); err != nil {
+		return stat{}, fmt.Errorf("ppid: %w", err)
 	}
-	ticks, err = strconv.ParseUint(string(fields[startField]), 10, 64)
-	if err != nil {
-		return 0, 0, 0, fmt.Errorf("starttime: %w", err)
+	if st.threads, err = strconv.ParseInt(string(fields[threadsField]), 10, 64); err != nil {
+		return stat{}, fmt.Errorf("num_threads: %w", err)
 	}
-	return fields[stateField][0], threads, ticks, nil
+	if st.ticks, err = strconv.ParseUint(string(fields[startField]), 10, 64); err != nil {
+		return stat{}, fmt.Errorf("starttime: %w", err)
+	}
+	return st, nil
 }
 
 // bootTimeSeconds returns the kernel's boot time (btime in /proc/stat) in
