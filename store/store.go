@@ -9,6 +9,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/stickhq/stick/internal/filelock"
 	"github.com/stickhq/stick/stick"
 	"zombiezen.com/go/sqlite"
 	"zombiezen.com/go/sqlite/sqlitex"
@@ -38,7 +39,7 @@ type Store struct {
 	// writer and lock queue write transactions: writer among this process's
 	// goroutines, lock (a file lock beside the database) among processes.
 	writer chan struct{}
-	lock   *fileLock
+	lock   *filelock.Lock
 }
 
 var _ stick.Store = (*Store)(nil)
@@ -82,13 +83,13 @@ func Open(path string, opts Options) (*Store, error) {
 		opts.PoolSize = 8
 	}
 	s := &Store{path: path, opts: opts, writer: make(chan struct{}, 1)}
-	lock, err := openFileLock(path + "-lock")
+	lock, err := filelock.Open(path + "-lock")
 	if err != nil {
 		return nil, s.openErr(err)
 	}
 	s.lock = lock
 	if err := s.migrateLocked(); err != nil {
-		lock.close()
+		lock.Close()
 		return nil, err
 	}
 	pool, err := sqlitex.NewPool(path, sqlitex.PoolOptions{
@@ -97,7 +98,7 @@ func Open(path string, opts Options) (*Store, error) {
 		PrepareConn: s.prepare,
 	})
 	if err != nil {
-		lock.close()
+		lock.Close()
 		return nil, s.openErr(err)
 	}
 	s.pool = pool
@@ -240,7 +241,7 @@ func (s *Store) Close() error {
 		errs = append(errs, s.pool.Close())
 	}
 	if s.lock != nil {
-		errs = append(errs, s.lock.close())
+		errs = append(errs, s.lock.Close())
 	}
 	return errors.Join(errs...)
 }

@@ -28,23 +28,23 @@ func (s *Store) acquireWriter(ctx context.Context) (func(), error) {
 		return nil, s.busy(time.Since(start), nil)
 	}
 	release := func() {
-		s.lock.unlock()
+		s.lock.Unlock()
 		<-s.writer
 	}
-	if ok, err := s.lock.tryLock(); err != nil || ok {
+	if ok, err := s.lock.TryLock(); err != nil || ok {
 		if err != nil {
 			<-s.writer
-			return nil, stick.Errorf(stick.CodeInternal, "cannot lock %s", s.lock.path).Wrap(err)
+			return nil, stick.Errorf(stick.CodeInternal, "cannot lock %s", s.lock.Path()).Wrap(err)
 		}
 		return release, nil
 	}
 	got := make(chan error, 1)
-	go func() { got <- s.lock.lock() }()
+	go func() { got <- s.lock.Lock() }()
 	select {
 	case err := <-got:
 		if err != nil {
 			<-s.writer
-			return nil, stick.Errorf(stick.CodeInternal, "cannot lock %s", s.lock.path).Wrap(err)
+			return nil, stick.Errorf(stick.CodeInternal, "cannot lock %s", s.lock.Path()).Wrap(err)
 		}
 		return release, nil
 	case <-ctx.Done():
@@ -63,7 +63,7 @@ func (s *Store) acquireWriter(ctx context.Context) (func(), error) {
 func (s *Store) abandon(got <-chan error) {
 	go func() {
 		if <-got == nil {
-			s.lock.unlock()
+			s.lock.Unlock()
 		}
 		<-s.writer
 	}()
@@ -73,5 +73,5 @@ func (s *Store) abandon(got <-chan error) {
 func (s *Store) busy(d time.Duration, cause error) error {
 	return stick.Errorf(stick.CodeDBBusy, "waited %s for other processes to finish writing %s", d.Round(time.Millisecond), s.path).
 		Wrap(cause).With("path", s.path).With("waited_ms", d.Milliseconds()).
-		WithHint("retry; if it persists, look for a process stuck holding %s or %s", s.path, s.lock.path)
+		WithHint("retry; if it persists, look for a process stuck holding %s or %s", s.path, s.lock.Path())
 }

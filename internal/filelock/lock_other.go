@@ -1,0 +1,25 @@
+//go:build !unix
+
+package filelock
+
+// Lock is a no-op where flock is not available: callers then rely on their
+// other means of serialising (SQLite's busy handler, atomic renames).
+type Lock struct{ path string }
+
+// Open returns a lock that never blocks.
+func Open(path string) (*Lock, error) { return &Lock{path: path}, nil }
+
+// Path is the lock file's path, for messages.
+func (l *Lock) Path() string { return l.path }
+
+// TryLock always succeeds.
+func (l *Lock) TryLock() (bool, error) { return true, nil }
+
+// Lock returns at once.
+func (l *Lock) Lock() error { return nil }
+
+// Unlock does nothing.
+func (l *Lock) Unlock() {}
+
+// Close does nothing.
+func (l *Lock) Close() error { return nil }
