@@ -6,7 +6,6 @@ import (
 	"os/user"
 
 	"github.com/stickhq/stick/mcpserver"
-	"github.com/stickhq/stick/procid"
 )
 
 // AgentEnv names the environment variable that sets the CLI's identity.
@@ -36,13 +35,13 @@ func whoami(flag string, getenv func(string) string) (id string, why string) {
 		if getenv(m.env) == "" {
 			continue
 		}
-		parent, _ := procid.Parent()
+		harness, _ := anchor(true)
 		session := getenv(m.session)
-		id := mcpserver.AgentID(m.slug, parent, session)
+		id := mcpserver.AgentID(m.slug, harness.Identity, session)
 		if session != "" {
 			return id, fmt.Sprintf("run by %s ($%s is set), session $%s", m.slug, m.env, m.session)
 		}
-		return id, fmt.Sprintf("run by %s ($%s is set), hashed with the calling process (pid %d)", m.slug, m.env, parent.PID)
+		return id, fmt.Sprintf("run by %s ($%s is set), hashed with the harness process (%s, pid %d), like its 'stick mcp'", m.slug, m.env, harness.Name, harness.PID)
 	}
 	name := getenv("USER")
 	if name == "" {

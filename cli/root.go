@@ -24,6 +24,10 @@ func Execute(ctx context.Context, args []string, stdin io.Reader, stdout, stderr
 	if err == nil {
 		return 0
 	}
+	var ec exitCode
+	if errors.As(err, &ec) {
+		return int(ec)
+	}
 	var se *stick.Error
 	if errors.As(err, &se) {
 		fmt.Fprintf(stderr, "stick: %s: %s\n", se.Code, se.Message)
@@ -53,7 +57,8 @@ Agents use it through the MCP server, 'stick mcp', which their harness starts.`,
 	agent := root.PersistentFlags().String("agent", "", "act as this agent id (default: see 'stick whoami --explain')")
 	root.AddCommand(newVersion(version), newWhere(), newMCP(version),
 		newWhoami(agent), newList(agent), newJoin(agent), newState(agent), newEvents(agent),
-		newNote(agent), newLeave(agent), newClose(agent), newPolicy(agent))
+		newNote(agent), newLeave(agent), newClose(agent), newPolicy(agent),
+		newWait(agent), newTry(agent), newTakeover(agent), newRelease(agent), newPass(agent), newHeartbeat(agent), newHold(agent), newGuardian())
 	return root
 }
 

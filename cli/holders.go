@@ -1,0 +1,175 @@
+package cli
+
+import (
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io/fs"
+	"os"
+	"path/filepath"
+	"time"
+
+	"github.com/stickhq/stick/internal/filelock"
+	"github.com/stickhq/stick/procid"
+	"github.com/stickhq/stick/stick"
+	"github.com/stickhq/stick/store"
+)
+
+// Holder states in the local record.
+const (
+	holderWaiting = "waiting"
+	holderHolding = "holding"
+)
+
+// holder is the local record of one guardian process: the room and
+// identity it waits or holds for, the lease once it holds, the guardian's
+// exact process and the anchor (harness or shell) it must not outlive.
+// 'stick release' finds the lease here, so nobody copies ids by hand.
+type holder struct {
+	RoomID   string          `json:"room_id"`
+	Path     string          `json:"path"`
+	AgentID  string          `json:"agent_id"`
+	State    string          `json:"state"`
+	Lease    stick.Lease     `json:"lease"`
+	Guardian procid.Identity `json:"guardian"`
+	Anchor   procid.Identity `json:"anchor"`
+	Since    time.Time       `json:"since"`
+}
+
+// holderFile is the on-disk form of the local records.
+type holderFile struct {
+	Version int      `json:"version"`
+	Holders []holder `json:"holders"`
+}
+
+// localDir is where the CLI keeps its local state: beside the database.
+func localDir() (string, error) {
+	dir, err := store.DataDir()
+	if err != nil {
+		return "", stick.Errorf(stick.CodeDataDir, "cannot resolve the data directory: %v", err).
+			WithHint("set %s to a local directory", store.DataDirEnv)
+	}
+	return filepath.Join(dir, "cli"), nil
+}
+
+// readHolders reads the local records without locking: writers replace the
+// file atomically, so a reader sees one whole version. A missing file is no
+// records.
+func readHolders(dir string) ([]holder, error) {
+	data, err := os.ReadFile(filepath.Join(dir, "holders.json"))
+	if errors.Is(err, fs.ErrNotExist) {
+		return nil, nil
+	}
+	if err != nil {
+		return nil, fmt.Errorf("read holder records: %w", err)
+	}
+	var f holderFile
+	if err := json.Unmarshal(data, &f); err != nil {
+		return nil, fmt.Errorf("read holder records %s: %w", filepath.Join(dir, "holders.json"), err)
+	}
+	return f.Holders, nil
+}
+
+// updateHolders changes the local records under an exclusive lock: it reads
+// them, drops records whose guardian is proven gone (so a killed guardian
+// never leaves a record behind for long), lets fn change the rest, and
+// writes the result atomically (temporary file, fsync, rename).
+func updateHolders(dir string, fn func([]holder) ([]holder, error)) error {
+	if err := os.MkdirAll(dir, 0o700); err != nil {
+		return stick.Errorf(stick.CodeDataDir, "cannot create %s: %v", dir, err)
+	}
+	lock, err := filelock.Open(filepath.Join(dir, "holders.lock"))
+	if err != nil {
+		return stick.Errorf(stick.CodeDataDir, "cannot lock the holder records: %v", err)
+	}
+	defer lock.Close()
+	if err := lock.Lock(); err != nil {
+		return stick.Errorf(stick.CodeDataDir, "cannot lock the holder records: %v", err)
+	}
+	defer lock.Unlock()
+	hs, err := readHolders(dir)
+	if err != nil {
+		hs = nil // a damaged file is replaced: its guardians are found gone or re-recorded
+	}
+	live := hs[:0]
+	for _, h := range hs {
+		if procid.Check(h.Guardian) != procid.Gone {
+			live = append(live, h)
+		}
+	}
+	out, err := fn(live)
+	if err != nil {
+		return err
+	}
+	return writeAtomic(filepath.Join(dir, "holders.json"), holderFile{Version: 1, Holders: out})
+}
+
+// writeAtomic writes v as JSON to path through a temporary file in the same
+// directory, so readers see the old or the new content, never a part.
+func writeAtomic(path string, v any) error {
+	data, err := json.MarshalIndent(v, "", "  ")
+	if err != nil {
+		return err
+	}
+	tmp, err := os.CreateTemp(filepath.Dir(path), ".holders-*")
+	if err != nil {
+		return fmt.Errorf("write holder records: %w", err)
+	}
+	defer os.Remove(tmp.Name())
+	if _, err := tmp.Write(append(data, '\n')); err != nil {
+		tmp.Close()
+		return fmt.Errorf("write holder records: %w", err)
+	}
+	if err := tmp.Sync(); err != nil {
+		tmp.Close()
+		return fmt.Errorf("write holder records: %w", err)
+	}
+	if err := tmp.Close(); err != nil {
+		return fmt.Errorf("write holder records: %w", err)
+	}
+	if err := os.Rename(tmp.Name(), path); err != nil {
+		return fmt.Errorf("write holder records: %w", err)
+	}
+	return nil
+}
+
+// findHolder returns the live record of agent in room, if any.
+func findHolder(hs []holder, roomID, agent string) (holder, bool) {
+	for _, h := range hs {
+		if h.RoomID == roomID && h.AgentID == agent && procid.Check(h.Guardian) != procid.Gone {
+			return h, true
+		}
+	}
+	return holder{}, false
+}
+
+// dropHolder removes the record of the guardian g.
+func dropHolder(dir string, g procid.Identity) error {
+	return updateHolders(dir, func(hs []holder) ([]holder, error) {
+		out := hs[:0]
+		for _, h := range hs {
+			if !sameProcess(h.Guardian, g) {
+				out = append(out, h)
+			}
+		}
+		return out, nil
+	})
+}
+
+// putHolder records h, replacing the record of the same guardian.
+func putHolder(dir string, h holder) error {
+	return updateHolders(dir, func(hs []holder) ([]holder, error) {
+		out := hs[:0]
+		for _, o := range hs {
+			if !sameProcess(o.Guardian, h.Guardian) {
+				out = append(out, o)
+			}
+		}
+		return append(out, h), nil
+	})
+}
+
+// sameProcess reports whether two identities name the same process.
+func sameProcess(a, b procid.Identity) bool {
+	return a.PID == b.PID && a.HostID == b.HostID && a.BootID == b.BootID && a.StartedAt.Equal(b.StartedAt)
+}
