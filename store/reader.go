@@ -105,3 +105,22 @@ func (r *Reader) Close() error {
 	defer r.mu.Unlock()
 	return r.conn.Close()
 }
+
+// Integrity runs SQLite's integrity check and returns its findings: just
+// "ok" for a sound file.
+func (r *Reader) Integrity(ctx context.Context) ([]string, error) {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	defer r.conn.SetInterrupt(r.conn.SetInterrupt(ctx.Done()))
+	var out []string
+	err := sqlitex.ExecuteTransient(r.conn, "PRAGMA integrity_check", &sqlitex.ExecOptions{
+		ResultFunc: func(st *sqlite.Stmt) error { out = append(out, st.ColumnText(0)); return nil },
+	})
+	if err != nil {
+		return nil, r.s.mapErr(err)
+	}
+	return out, nil
+}
+
+// Path returns the database file's path.
+func (r *Reader) Path() string { return r.s.path }

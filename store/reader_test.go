@@ -106,3 +106,24 @@ func BenchmarkReaderOpenListClose(b *testing.B) {
 		r.Close()
 	}
 }
+
+func TestReaderIntegrity(t *testing.T) {
+	dir := t.TempDir()
+	st, err := store.OpenDir(dir, store.Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	st.Close()
+	r, err := store.OpenReader(dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer r.Close()
+	got, err := r.Integrity(context.Background())
+	if err != nil || len(got) != 1 || got[0] != "ok" {
+		t.Fatalf("Integrity of a fresh database = %q, %v", got, err)
+	}
+	if r.Path() != filepath.Join(dir, store.DBFileName) {
+		t.Fatalf("Path = %s", r.Path())
+	}
+}
