@@ -13,7 +13,6 @@ import (
 	"github.com/spf13/cobra"
 	"github.com/stickhq/stick/procid"
 	"github.com/stickhq/stick/stick"
-	"github.com/stickhq/stick/store"
 )
 
 // Guardian modes: how the guardian gets the stick.
@@ -121,14 +120,12 @@ func runGuardian(ctx context.Context, a guardianArgs, starter io.Reader, report 
 	if g.dir, err = localDir(); err != nil {
 		return fail(err)
 	}
-	st, err := store.OpenDefault()
+	svc, closeSvc, err := openService()
 	if err != nil {
 		return fail(err)
 	}
-	defer st.Close()
-	if g.svc, err = stick.New(st); err != nil {
-		return fail(err)
-	}
+	defer closeSvc()
+	g.svc = svc
 	g.caller = stick.Caller{AgentID: a.agent, Kind: stick.KindGuardian, Process: g.self, DisplayName: "stick " + a.mode}
 
 	// The anchor's exit ends everything; the starter's exit (its end of

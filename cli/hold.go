@@ -16,7 +16,6 @@ import (
 	"github.com/spf13/cobra"
 	"github.com/stickhq/stick/procid"
 	"github.com/stickhq/stick/stick"
-	"github.com/stickhq/stick/store"
 )
 
 func newHold(agent *string) *cobra.Command {
@@ -66,22 +65,19 @@ func runHold(cmd *cobra.Command, agentFlag, path string, hf handoffFlags) error 
 	}
 	anc, err := anchor(harnessMarker(getenv) != "")
 	if err != nil {
-		return stick.Errorf(stick.CodeInternal, "cannot find the shell or harness this command runs in: %v", err)
+		return stick.Errorf(stick.CodeInternal, "cannot find the shell or harness this command runs in: %v", err).
+			WithHint("run it from a shell or a harness; a holder needs a live parent to belong to (not one detached with setsid or a double fork)")
 	}
 	go watchAnchor(ctx, anc.Identity, func() { cancel(errAnchorGone) })
 	dir, err := localDir()
 	if err != nil {
 		return err
 	}
-	st, err := store.OpenDefault()
+	svc, closeSvc, err := openService()
 	if err != nil {
 		return err
 	}
-	defer st.Close()
-	svc, err := stick.New(st)
-	if err != nil {
-		return err
-	}
+	defer closeSvc()
 	g := &guardian{a: guardianArgs{mode: modeWait}, svc: svc, self: self, dir: dir, log: log.New(io.Discard, "", 0),
 		caller: stick.Caller{AgentID: id, Kind: stick.KindGuardian, Process: self, DisplayName: "stick hold"}}
 	join, err := svc.JoinPath(ctx, g.caller, stick.JoinRequest{Path: path})

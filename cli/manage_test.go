@@ -52,7 +52,7 @@ func TestNotePolicyLeaveClose(t *testing.T) {
 	if err := json.Unmarshal([]byte(out), &p); code != 0 || err != nil || p.OwnerLeaseTTL != 10*time.Minute || p.HeartbeatInterval != time.Minute {
 		t.Fatalf("policy set: %d %v %+v", code, err, p)
 	}
-	if code, _, errOut := run(t, "policy", repo, "--heartbeat", "2h"); code != 1 || !strings.Contains(errOut, "heartbeat_interval_ms") {
+	if code, _, errOut := run(t, "policy", repo, "--heartbeat", "2h"); code != 1 || !strings.Contains(errOut, "--heartbeat (7200000) must be shorter than --lease") {
 		t.Fatalf("nonsense policy: %d %q", code, errOut)
 	}
 	if code, _, errOut := run(t, "policy", repo, "--lease", "soon"); code != 2 || !strings.Contains(errOut, "invalid argument") {
@@ -79,8 +79,8 @@ func TestNotePolicyLeaveClose(t *testing.T) {
 	if code, out, _ := runIn(t, "We shipped v1.1.\n", "close", repo, "--conclusion", "-"); code != 0 || !strings.Contains(out, "revised the conclusion") {
 		t.Fatalf("closing again revises: %d %q", code, out)
 	}
-	// The room is closed: commands for the path now say there is no open room.
-	if code, _, errOut := run(t, "note", repo, "late"); code != 1 || !strings.Contains(errOut, "room_not_found") {
+	// The room is closed: commands that change it say so, and how to go on.
+	if code, _, errOut := run(t, "note", repo, "late"); code != 1 || !strings.Contains(errOut, "room_closed: the room at") || !strings.Contains(errOut, "'stick join' starts a new room") {
 		t.Fatalf("note after close: %d %q", code, errOut)
 	}
 }

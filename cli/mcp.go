@@ -8,8 +8,6 @@ import (
 	"github.com/spf13/cobra"
 	"github.com/stickhq/stick/mcpserver"
 	"github.com/stickhq/stick/procid"
-	"github.com/stickhq/stick/stick"
-	"github.com/stickhq/stick/store"
 )
 
 func newMCP(version string) *cobra.Command {
@@ -25,15 +23,11 @@ harness process exits.`,
 		Example: "  claude mcp add stick -- stick mcp\n  codex mcp add stick -- stick mcp",
 		Args:    cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
-			st, err := store.OpenDefault()
+			svc, closeSvc, err := openService()
 			if err != nil {
 				return err
 			}
-			defer st.Close()
-			svc, err := stick.New(st)
-			if err != nil {
-				return err
-			}
+			defer closeSvc()
 			harness, err := harnessProcess()
 			if err != nil {
 				fmt.Fprintf(cmd.ErrOrStderr(), "stick mcp: %v; this server's own process stands for the harness\n", err)

@@ -6,7 +6,6 @@ import (
 	"io"
 	"os"
 	"strings"
-	"text/tabwriter"
 	"time"
 
 	"golang.org/x/term"
@@ -75,14 +74,48 @@ func (p *printer) state(s string) string {
 	return s
 }
 
-// table writes rows aligned in columns under a header.
+// table writes rows aligned in columns under a header. Widths count what
+// a terminal shows, so colour codes in a cell do not shift the columns.
 func (p *printer) table(header []string, rows [][]string) {
-	tw := tabwriter.NewWriter(p.w, 0, 4, 2, ' ', 0)
-	fmt.Fprintln(tw, p.bold(strings.Join(header, "\t")))
-	for _, r := range rows {
-		fmt.Fprintln(tw, strings.Join(r, "\t"))
+	widths := make([]int, len(header))
+	for _, r := range append([][]string{header}, rows...) {
+		for i, c := range r {
+			if i < len(widths) {
+				widths[i] = max(widths[i], visibleWidth(c))
+			}
+		}
 	}
-	tw.Flush()
+	line := func(cells []string, paint func(string) string) {
+		var b strings.Builder
+		for i, c := range cells {
+			if i < len(cells)-1 {
+				c += strings.Repeat(" ", widths[i]-visibleWidth(c)+2)
+			}
+			b.WriteString(paint(c))
+		}
+		fmt.Fprintln(p.w, strings.TrimRight(b.String(), " "))
+	}
+	line(header, func(c string) string { return p.bold(strings.TrimRight(c, " ")) + c[len(strings.TrimRight(c, " ")):] })
+	for _, r := range rows {
+		line(r, func(c string) string { return c })
+	}
+}
+
+// visibleWidth is the number of characters of s a terminal shows: runes,
+// without ANSI colour sequences.
+func visibleWidth(s string) int {
+	n, esc := 0, false
+	for _, r := range s {
+		switch {
+		case esc:
+			esc = r != 'm'
+		case r == '\x1b':
+			esc = true
+		default:
+			n++
+		}
+	}
+	return n
 }
 
 // ago says how long ago t was, coarsely, for tables.

@@ -23,18 +23,32 @@ type session struct {
 	close  func()
 }
 
-func openSession(agentFlag string) (*session, error) {
+// serviceOptions are appended to the options of every service a command
+// opens; tests set a clock through it.
+var serviceOptions []stick.Option
+
+// openService opens the shared database and a service over it; close
+// releases both.
+func openService() (svc *stick.Service, close func(), err error) {
 	st, err := store.OpenDefault()
 	if err != nil {
-		return nil, err
+		return nil, nil, err
 	}
-	svc, err := stick.New(st)
+	svc, err = stick.New(st, serviceOptions...)
 	if err != nil {
 		st.Close()
+		return nil, nil, err
+	}
+	return svc, func() { st.Close() }, nil
+}
+
+func openSession(agentFlag string) (*session, error) {
+	svc, closeFn, err := openService()
+	if err != nil {
 		return nil, err
 	}
 	id, _ := whoami(agentFlag, getenv)
-	return &session{svc: svc, caller: stick.Caller{AgentID: id, Kind: stick.KindOneShot}, close: func() { st.Close() }}, nil
+	return &session{svc: svc, caller: stick.Caller{AgentID: id, Kind: stick.KindOneShot}, close: closeFn}, nil
 }
 
 // pathArg is the optional path argument, the current directory by default.
@@ -73,6 +87,10 @@ func (s *session) findRoom(ctx context.Context, path string, closedToo bool) (st
 	}
 	if closedToo && closed != nil {
 		return *closed, nil
+	}
+	if closed != nil {
+		return stick.RoomSummary{}, stick.Errorf(stick.CodeRoomClosed, "the room at %s is closed", closed.CanonicalPath).
+			With("room_id", closed.RoomID).WithHint("'stick events' and 'stick state' still read it; 'stick join' starts a new room here")
 	}
 	return stick.RoomSummary{}, stick.Errorf(stick.CodeRoomNotFound, "no room for %s", canon).With("path", canon).
 		WithHint("run 'stick join %s' to create or join the room of this workspace", path)
@@ -195,7 +213,7 @@ func newState(agent *string) *cobra.Command {
 		Example: "  stick state\n  stick state --json | jq .owner",
 		Args:    cobra.MaximumNArgs(1),
 		RunE: func(cmd *cobra.Command, args []string) error {
-			return inRoom(cmd.Context(), *agent, pathArg(args), false, func(s *session, r stick.RoomSummary) error {
+			return inRoom(cmd.Context(), *agent, pathArg(args), true, func(s *session, r stick.RoomSummary) error {
 				st, err := s.svc.RoomState(cmd.Context(), r.RoomID)
 				if err != nil {
 					return err
@@ -280,7 +298,7 @@ func newEvents(agent *string) *cobra.Command {
 			"  stick events --follow --json   # one JSON object per line",
 		Args: cobra.MaximumNArgs(1),
 		RunE: func(cmd *cobra.Command, args []string) error {
-			return inRoom(cmd.Context(), *agent, pathArg(args), false, func(s *session, r stick.RoomSummary) error {
+			return inRoom(cmd.Context(), *agent, pathArg(args), true, func(s *session, r stick.RoomSummary) error {
 				p := newPrinter(cmd.OutOrStdout(), asJSON)
 				if !follow {
 					page, err := s.svc.RoomEvents(cmd.Context(), r.RoomID, after, limit)
@@ -294,7 +312,11 @@ func newEvents(agent *string) *cobra.Command {
 						printEvent(p, e)
 					}
 					if page.HasMore {
-						fmt.Fprintf(p.w, p.dim("more: stick events --after %d\n"), page.Cursor)
+						more := fmt.Sprintf("more: stick events %s --after %d", r.CanonicalPath, page.Cursor)
+						if limit > 0 {
+							more += fmt.Sprintf(" --limit %d", limit)
+						}
+						fmt.Fprintln(p.w, p.dim(more))
 					}
 					return nil
 				}
@@ -328,7 +350,7 @@ func newEvents(agent *string) *cobra.Command {
 }
 
 func printEvent(p *printer, e stick.Event) {
-	line := fmt.Sprintf("#%-5d %s  turn %-4d %-8s", e.Seq, e.CreatedAt.Local().Format("2006-01-02 15:04:05"), e.TurnID, p.bold(string(e.Type)))
+	line := fmt.Sprintf("#%-5d %s  turn %-4d %s", e.Seq, e.CreatedAt.Local().Format("2006-01-02 15:04:05"), e.TurnID, p.bold(fmt.Sprintf("%-8s", e.Type)))
 	if e.From != "" {
 		line += " " + e.From
 	}

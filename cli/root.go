@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"io"
 	"os"
+	"strings"
 
 	"github.com/spf13/cobra"
 	"github.com/stickhq/stick/stick"
@@ -20,7 +21,7 @@ func Execute(ctx context.Context, args []string, stdin io.Reader, stdout, stderr
 	root.SetIn(stdin)
 	root.SetOut(stdout)
 	root.SetErr(stderr)
-	err := root.ExecuteContext(ctx)
+	cmd, err := root.ExecuteContextC(ctx)
 	if err == nil {
 		return 0
 	}
@@ -30,15 +31,30 @@ func Execute(ctx context.Context, args []string, stdin io.Reader, stdout, stderr
 	}
 	var se *stick.Error
 	if errors.As(err, &se) {
-		fmt.Fprintf(stderr, "stick: %s: %s\n", se.Code, se.Message)
+		fmt.Fprintf(stderr, "stick: %s: %s\n", se.Code, toolWords.Replace(se.Message))
 		if se.Hint != "" {
-			fmt.Fprintf(stderr, "hint: %s\n", se.Hint)
+			fmt.Fprintf(stderr, "hint: %s\n", toolWords.Replace(se.Hint))
 		}
 		return 1
 	}
-	fmt.Fprintf(stderr, "stick: %v\nhint: run 'stick --help' for usage\n", err)
+	help := "stick --help"
+	if cmd != nil && cmd != root {
+		help = cmd.CommandPath() + " --help"
+	}
+	fmt.Fprintf(stderr, "stick: %v\nhint: run '%s' for usage\n", err, help)
 	return 2
 }
+
+// toolWords translates the MCP tool and field names that messages and hints
+// of the stick package use into the commands and words of the CLI.
+var toolWords = strings.NewReplacer(
+	"wait_for_turn_max_wait_ms", "--wait", "owner_lease_ttl_ms", "--lease", "claim_ttl_ms", "--claim",
+	"heartbeat_interval_ms", "--heartbeat", "presence_ttl_ms", "--presence", "list_rooms", "'stick list'",
+	"join_path", "'stick join'", "wait_for_turn", "'stick wait'", "release_stick", "'stick release'",
+	"pass_stick", "'stick pass'", "takeover_stick", "'stick takeover'", "leave_path", "'stick leave'",
+	"close_room", "'stick close'", "set_room_policy", "'stick policy'", "get_room_state", "'stick state'",
+	"get_room_events", "'stick events'", "append_note", "'stick note'", "context_path", "path",
+)
 
 func newRoot(version string) *cobra.Command {
 	root := &cobra.Command{
@@ -55,10 +71,10 @@ Agents use it through the MCP server, 'stick mcp', which their harness starts.`,
 	}
 	root.SetVersionTemplate("stick {{.Version}}\n")
 	agent := root.PersistentFlags().String("agent", "", "act as this agent id (default: see 'stick whoami --explain')")
-	root.AddCommand(newVersion(version), newWhere(), newMCP(version),
+	root.AddCommand(newVersion(version), newWhere(), newMCP(version), newGuardian(),
 		newWhoami(agent), newList(agent), newJoin(agent), newState(agent), newEvents(agent),
 		newNote(agent), newLeave(agent), newClose(agent), newPolicy(agent),
-		newWait(agent), newTry(agent), newTakeover(agent), newRelease(agent), newPass(agent), newHeartbeat(agent), newHold(agent), newGuardian())
+		newWait(agent), newTry(agent), newHold(agent), newTakeover(agent), newRelease(agent), newPass(agent), newHeartbeat(agent))
 	return root
 }
 

@@ -25,7 +25,8 @@ func startGuardian(ctx context.Context, a guardianArgs) (guardianReport, error) 
 	byHarness := harnessMarker(getenv) != ""
 	anc, err := anchor(byHarness)
 	if err != nil {
-		return guardianReport{}, stick.Errorf(stick.CodeInternal, "cannot find the shell or harness this command runs in: %v", err)
+		return guardianReport{}, stick.Errorf(stick.CodeInternal, "cannot find the shell or harness this command runs in: %v", err).
+			WithHint("run it from a shell or a harness; a holder needs a live parent to belong to (not one detached with setsid or a double fork)")
 	}
 	a.anchorPID, a.anchorStart = anc.PID, anc.StartedAt.UnixMilli()
 	exe, err := guardianExe()
