@@ -9,6 +9,7 @@ import (
 	"path/filepath"
 	"time"
 
+	"github.com/stickhq/stick/internal/atomicfile"
 	"github.com/stickhq/stick/internal/filelock"
 	"github.com/stickhq/stick/procid"
 	"github.com/stickhq/stick/stick"
@@ -101,34 +102,12 @@ func updateHolders(dir string, fn func([]holder) ([]holder, error)) error {
 	if err != nil {
 		return err
 	}
-	return writeAtomic(filepath.Join(dir, "holders.json"), holderFile{Version: 1, Holders: out})
-}
-
-// writeAtomic writes v as JSON to path through a temporary file in the same
-// directory, so readers see the old or the new content, never a part.
-func writeAtomic(path string, v any) error {
-	data, err := json.MarshalIndent(v, "", "  ")
+	data, err := json.MarshalIndent(holderFile{Version: 1, Holders: out}, "", "  ")
 	if err != nil {
 		return err
 	}
-	tmp, err := os.CreateTemp(filepath.Dir(path), ".holders-*")
-	if err != nil {
-		return fmt.Errorf("write holder records: %w", err)
-	}
-	defer os.Remove(tmp.Name())
-	if _, err := tmp.Write(append(data, '\n')); err != nil {
-		tmp.Close()
-		return fmt.Errorf("write holder records: %w", err)
-	}
-	if err := tmp.Sync(); err != nil {
-		tmp.Close()
-		return fmt.Errorf("write holder records: %w", err)
-	}
-	if err := tmp.Close(); err != nil {
-		return fmt.Errorf("write holder records: %w", err)
-	}
-	if err := os.Rename(tmp.Name(), path); err != nil {
-		return fmt.Errorf("write holder records: %w", err)
+	if err := atomicfile.WriteFile(filepath.Join(dir, "holders.json"), append(data, '\n'), 0o600); err != nil {
+		return stick.Errorf(stick.CodeDataDir, "cannot write the holder records: %v", err)
 	}
 	return nil
 }

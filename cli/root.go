@@ -74,7 +74,8 @@ Agents use it through the MCP server, 'stick mcp', which their harness starts.`,
 	root.AddCommand(newVersion(version), newWhere(), newMCP(version), newGuardian(),
 		newWhoami(agent), newList(agent), newJoin(agent), newState(agent), newEvents(agent),
 		newNote(agent), newLeave(agent), newClose(agent), newPolicy(agent),
-		newWait(agent), newTry(agent), newHold(agent), newTakeover(agent), newRelease(agent), newPass(agent), newHeartbeat(agent))
+		newWait(agent), newTry(agent), newHold(agent), newTakeover(agent), newRelease(agent), newPass(agent), newHeartbeat(agent),
+		newInstall(), newUninstall(), newInstallSkill(), newUninstallSkill())
 	return root
 }
 

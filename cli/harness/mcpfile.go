@@ -1,0 +1,209 @@
+package harness
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"os"
+	"path/filepath"
+	"slices"
+
+	"github.com/stickhq/stick/internal/atomicfile"
+)
+
+// OpenCode has no non-interactive 'mcp add', so stick merges its server into
+// OpenCode's global configuration file:
+//
+//	"mcp": {"stick": {"type": "local", "command": ["<stick>", "mcp"], "enabled": true}}
+//
+// OpenCode reads opencode.json and opencode.jsonc from its directory (and
+// writes opencode.jsonc first when both exist). stick edits the file that
+// already holds the server, else opencode.jsonc if it exists, else
+// opencode.json, created when OpenCode is detected but has no file yet.
+// Uninstall removes the server from each file that has it, and the "mcp"
+// object as well when nothing else is left in it: an empty "mcp" means the
+// same as none, and a file that had no "mcp" before install gets its original
+// bytes back.
+var openCodeFiles = []string{"opencode.jsonc", "opencode.json"}
+
+// openCodeNewFile is the content of a configuration file stick creates,
+// before the server is added: the schema line OpenCode itself writes.
+const openCodeNewFile = "{\n  \"$schema\": \"https://opencode.ai/config.json\"\n}\n"
+
+type openCodeRegistrar struct{}
+
+// openCodeEntry is the server entry: its fields stick owns, in order.
+func openCodeEntry(command string) fields {
+	return fields{{"type", "local"}, {"command", []string{command, "mcp"}}, {"enabled", true}}
+}
+
+// configFile is one configuration file: its path and bytes; new when it does
+// not exist yet.
+type configFile struct {
+	path string
+	src  []byte
+	new  bool
+}
+
+// openCodeConfigs reads the configuration files that exist.
+func openCodeConfigs() ([]configFile, string, error) {
+	dir, err := openCodeDir("")()
+	if err != nil {
+		return nil, "", err
+	}
+	var files []configFile
+	for _, name := range openCodeFiles {
+		path := filepath.Join(dir, name)
+		src, err := os.ReadFile(path)
+		if errors.Is(err, os.ErrNotExist) {
+			continue
+		}
+		if err != nil {
+			return nil, "", err
+		}
+		files = append(files, configFile{path: path, src: src})
+	}
+	return files, dir, nil
+}
+
+func (openCodeRegistrar) install(_ context.Context, h *Harness, _ string, opts Options) Result {
+	res := Result{Harness: h.Name, Detail: ShellJoin([]string{opts.Command, "mcp"})}
+	files, dir, err := openCodeConfigs()
+	if err != nil {
+		return failed(res, err)
+	}
+	target := configFile{path: filepath.Join(dir, "opencode.json"), src: []byte(openCodeNewFile), new: true}
+	if len(files) > 0 {
+		target = files[0]
+	}
+	for _, f := range files {
+		if _, found, err := getJSON(f.src, "mcp", ServerName); err != nil {
+			return failed(res, fmt.Errorf("cannot read %s: %v", f.path, err))
+		} else if found {
+			target = f
+			break
+		}
+	}
+	res.Path = target.path
+	out, previous, err := openCodeAdd(target.src, opts.Command)
+	if err != nil {
+		return failed(res, fmt.Errorf("cannot add the stick server to %s: %v", target.path, err))
+	}
+	switch {
+	case out == nil:
+		res.Status = StatusAlreadyInstalled
+		return res
+	case previous != nil:
+		res.Status, res.Previous = StatusReplaced, ShellJoin(previous)
+	default:
+		res.Status = StatusInstalled
+	}
+	if opts.DryRun {
+		res.Status = dryRunOf(res.Status)
+		return res
+	}
+	if target.new {
+		if err := os.MkdirAll(dir, 0o755); err != nil {
+			return failed(res, err)
+		}
+	}
+	if err := atomicfile.WriteFile(target.path, out, 0o644); err != nil {
+		return failed(res, err)
+	}
+	return res
+}
+
+func (openCodeRegistrar) uninstall(_ context.Context, h *Harness, _ string, opts Options) Result {
+	res := Result{Harness: h.Name, Status: StatusNotInstalled}
+	files, _, err := openCodeConfigs()
+	if err != nil {
+		return failed(res, err)
+	}
+	for _, f := range files {
+		out, previous, err := openCodeRemove(f.src)
+		if err != nil {
+			return failed(res, fmt.Errorf("cannot remove the stick server from %s: %v", f.path, err))
+		}
+		if out == nil {
+			continue
+		}
+		res.Status, res.Path, res.Previous = StatusUninstalled, f.path, ShellJoin(previous)
+		if opts.DryRun {
+			res.Status = StatusWouldUninstall
+			continue
+		}
+		if err := atomicfile.WriteFile(f.path, out, 0o644); err != nil {
+			return failed(res, err)
+		}
+	}
+	return res
+}
+
+// openCodeServer is the part of a server entry stick looks at.
+type openCodeServer struct {
+	Type    string   `json:"type"`
+	Command []string `json:"command"`
+	Enabled *bool    `json:"enabled"`
+}
+
+// openCodeAdd adds or updates the stick server in an OpenCode configuration.
+// It returns nil when the entry is already as it would be written, and the
+// command line of the entry it changed, if there was one. Only the fields
+// stick owns are written: other keys of an existing entry (environment,
+// timeout) stay.
+func openCodeAdd(src []byte, command string) (out []byte, previous []string, err error) {
+	raw, found, err := getJSON(src, "mcp", ServerName)
+	if err != nil {
+		return nil, nil, err
+	}
+	want := openCodeEntry(command)
+	if !found {
+		out, err := setJSON(src, want, "mcp", ServerName)
+		return out, nil, err
+	}
+	var cur openCodeServer
+	if raw[0] != '{' || json.Unmarshal(raw, &cur) != nil {
+		out, err := setJSON(src, want, "mcp", ServerName)
+		return out, []string{}, err
+	}
+	if cur.Type == "local" && slices.Equal(cur.Command, want[1].value.([]string)) && (cur.Enabled == nil || *cur.Enabled) {
+		return nil, nil, nil
+	}
+	out = src
+	for _, f := range want {
+		if out, err = setJSON(out, f.value, "mcp", ServerName, f.key); err != nil {
+			return nil, nil, err
+		}
+	}
+	previous = cur.Command
+	if previous == nil {
+		previous = []string{}
+	}
+	return out, previous, nil
+}
+
+// openCodeRemove removes the stick server from an OpenCode configuration,
+// and the "mcp" object when it is left empty. It returns nil when there is
+// no stick server, and the command line of the one it removed.
+func openCodeRemove(src []byte) (out []byte, previous []string, err error) {
+	raw, found, err := getJSON(src, "mcp", ServerName)
+	if err != nil || !found {
+		return nil, nil, err
+	}
+	var cur openCodeServer
+	if json.Unmarshal(raw, &cur) == nil {
+		previous = cur.Command
+	}
+	if out, _, err = deleteJSON(src, "mcp", ServerName); err != nil {
+		return nil, nil, err
+	}
+	if rest, _, err := getJSON(out, "mcp"); err == nil && string(bytes.Join(bytes.Fields(rest), nil)) == "{}" {
+		out, _, err = deleteJSON(out, "mcp")
+		if err != nil {
+			return nil, nil, err
+		}
+	}
+	return out, previous, nil
+}

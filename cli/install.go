@@ -1,0 +1,267 @@
+package cli
+
+import (
+	"context"
+	"fmt"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"slices"
+	"strings"
+
+	"github.com/spf13/cobra"
+	skill "github.com/stickhq/stick"
+	"github.com/stickhq/stick/cli/harness"
+	"github.com/stickhq/stick/stick"
+)
+
+// executable returns the path of the running binary (replaced in tests).
+var executable = os.Executable
+
+// harnessOp is one of install, uninstall, install-skill and uninstall-skill:
+// what it does to one harness.
+type harnessOp struct {
+	use, short, long, example string
+	// needsCommand: the operation registers a command, so it resolves the
+	// stick binary and takes --command.
+	needsCommand bool
+	do           func(ctx context.Context, h *harness.Harness, opts harness.Options) harness.Result
+}
+
+func newInstall() *cobra.Command {
+	return harnessCommand(harnessOp{
+		use:   "install [claude-code|codex|gemini|opencode ...] [--all]",
+		short: "Register 'stick mcp' with your coding-agent harnesses",
+		long: `Register 'stick mcp' as the MCP server "stick" with each named harness, or with
+every harness installed on this machine (--all), the way that harness expects:
+
+  claude-code  claude mcp add --scope user stick -- STICK mcp
+  codex        codex mcp add stick -- STICK mcp
+  gemini       gemini mcp add --scope user stick STICK mcp
+  opencode     merged into ~/.config/opencode/opencode.json (or opencode.jsonc):
+               "mcp": {"stick": {"type": "local", "command": ["STICK", "mcp"], "enabled": true}}
+               keeping every other key, comment and byte of the file
+
+STICK is the absolute path of the stick on your PATH, else of this binary
+(--command overrides it). Running install again changes nothing; a "stick"
+server registered with another command is replaced. A harness counts as
+installed when its binary is on PATH (for OpenCode, also when its config
+directory exists); for any other nothing is created.`,
+		example: "  stick install --all\n  stick install claude-code codex --dry-run\n" +
+			"  stick install opencode --command /usr/local/bin/stick --json",
+		needsCommand: true,
+		do: func(ctx context.Context, h *harness.Harness, opts harness.Options) harness.Result {
+			return h.Install(ctx, opts)
+		},
+	})
+}
+
+func newUninstall() *cobra.Command {
+	return harnessCommand(harnessOp{
+		use:   "uninstall [claude-code|codex|gemini|opencode ...] [--all]",
+		short: "Remove the 'stick' MCP server from your coding-agent harnesses",
+		long: `Remove the MCP server "stick" from each named harness, or from every harness
+installed on this machine (--all): with 'claude mcp remove --scope user stick',
+'codex mcp remove stick' and 'gemini mcp remove --scope user stick', and for
+OpenCode by deleting the "stick" entry (and an "mcp" object it leaves empty)
+from its config file, keeping every other byte.`,
+		example: "  stick uninstall --all\n  stick uninstall opencode --dry-run",
+		do: func(ctx context.Context, h *harness.Harness, opts harness.Options) harness.Result {
+			return h.Uninstall(ctx, opts)
+		},
+	})
+}
+
+func newInstallSkill() *cobra.Command {
+	return harnessCommand(harnessOp{
+		use:   "install-skill [claude-code|codex|gemini|opencode ...] [--all]",
+		short: "Install the stick skill (SKILL.md) for your coding-agent harnesses",
+		long: `Install SKILL.md, the protocol an agent follows to take turns with stick, as the
+skill "stick" of each named harness, or of every harness installed on this
+machine (--all):
+
+  claude-code  ~/.claude/skills/stick/SKILL.md
+  codex        ~/.agents/skills/stick/SKILL.md  (the user skills folder Codex documents;
+               Gemini CLI and OpenCode read it too)
+  gemini       ~/.gemini/skills/stick/SKILL.md  ($GEMINI_CLI_HOME/.gemini when set)
+  opencode     ~/.config/opencode/skills/stick/SKILL.md  ($XDG_CONFIG_HOME when set)
+
+Installing again changes nothing; an older text is replaced.`,
+		example: "  stick install-skill --all\n  stick install-skill claude-code --dry-run",
+		do: func(_ context.Context, h *harness.Harness, opts harness.Options) harness.Result {
+			return h.InstallSkill(skill.Markdown, opts.DryRun)
+		},
+	})
+}
+
+func newUninstallSkill() *cobra.Command {
+	return harnessCommand(harnessOp{
+		use:   "uninstall-skill [claude-code|codex|gemini|opencode ...] [--all]",
+		short: "Remove the stick skill from your coding-agent harnesses",
+		long: `Remove the skill "stick" (<skills dir>/stick/SKILL.md, and the stick folder when
+nothing else is in it) from each named harness, or from every harness installed
+on this machine (--all).`,
+		example: "  stick uninstall-skill --all\n  stick uninstall-skill codex gemini",
+		do: func(_ context.Context, h *harness.Harness, opts harness.Options) harness.Result {
+			return h.UninstallSkill(opts.DryRun)
+		},
+	})
+}
+
+func harnessCommand(op harnessOp) *cobra.Command {
+	var asJSON, all, dryRun bool
+	var command string
+	cmd := &cobra.Command{
+		Use:       op.use,
+		Short:     op.short,
+		Long:      op.long,
+		Example:   op.example,
+		ValidArgs: harness.Names(),
+		Args: func(_ *cobra.Command, args []string) error {
+			return checkHarnessArgs(args, all)
+		},
+		RunE: func(cmd *cobra.Command, args []string) error {
+			opts := harness.Options{DryRun: dryRun}
+			if op.needsCommand {
+				c, err := stickCommand(command)
+				if err != nil {
+					return err
+				}
+				opts.Command = c
+			}
+			harnesses := harness.All()
+			if !all {
+				harnesses = nil
+				for _, name := range args {
+					h, _ := harness.Lookup(name)
+					if !slices.Contains(harnesses, h) {
+						harnesses = append(harnesses, h)
+					}
+				}
+			}
+			results := make([]harness.Result, 0, len(harnesses))
+			for _, h := range harnesses {
+				results = append(results, op.do(cmd.Context(), h, opts))
+			}
+			p := newPrinter(cmd.OutOrStdout(), asJSON)
+			if asJSON {
+				if err := p.JSON(results); err != nil {
+					return err
+				}
+			} else {
+				for _, r := range results {
+					fmt.Fprintln(p.w, resultLine(p, r))
+				}
+			}
+			return failures(cmd.Name(), results)
+		},
+	}
+	addJSON(cmd, &asJSON)
+	cmd.Flags().BoolVar(&all, "all", false, "every harness installed on this machine")
+	cmd.Flags().BoolVar(&dryRun, "dry-run", false, "print what would change and change nothing")
+	if op.needsCommand {
+		cmd.Flags().StringVar(&command, "command", "", "the stick binary to register (default: stick on PATH, else this binary)")
+	}
+	return cmd
+}
+
+// checkHarnessArgs accepts known harness names or --all, not both; anything
+// else is a usage error.
+func checkHarnessArgs(args []string, all bool) error {
+	for _, a := range args {
+		if _, ok := harness.Lookup(a); !ok {
+			return fmt.Errorf("unknown harness %q: the harnesses are %s", a, strings.Join(harness.Names(), ", "))
+		}
+	}
+	switch {
+	case all && len(args) > 0:
+		return fmt.Errorf("name harnesses or pass --all, not both")
+	case !all && len(args) == 0:
+		return fmt.Errorf("name one or more harnesses (%s) or pass --all", strings.Join(harness.Names(), ", "))
+	}
+	return nil
+}
+
+// resultLine is one harness's line: "codex: installed (codex mcp add ...)".
+func resultLine(p *printer, r harness.Result) string {
+	words := r.Words()
+	switch r.Status {
+	case harness.StatusInstalled, harness.StatusAlreadyInstalled, harness.StatusUninstalled:
+		words = p.green(words)
+	case harness.StatusFailed:
+		words = p.red(words)
+	case harness.StatusSkipped, harness.StatusUnsupported, harness.StatusNotInstalled:
+		words = p.dim(words)
+	default:
+		words = p.yellow(words)
+	}
+	line := r.Harness + ": " + words
+	if r.Previous != "" && (r.Status == harness.StatusReplaced || r.Status == harness.StatusWouldReplace) {
+		line += " " + r.Previous
+	}
+	if e := r.Explain(); e != "" {
+		line += " (" + e + ")"
+	}
+	return line
+}
+
+// failures turns failed results into one error, after every harness was tried.
+func failures(op string, results []harness.Result) error {
+	var names []string
+	for _, r := range results {
+		if r.Failed() {
+			names = append(names, r.Harness)
+		}
+	}
+	if len(names) == 0 {
+		return nil
+	}
+	return stick.Errorf(stick.CodeInternal, "%s failed for %s", op, strings.Join(names, ", ")).
+		WithHint("the lines above say why; fix that and run 'stick %s %s' again (repeating it is safe)", op, strings.Join(names, " "))
+}
+
+// stickCommand resolves the stick binary a harness will run: --command when
+// given, else the stick on PATH, else this binary unless it is a temporary
+// build that 'go run' deletes when it exits.
+func stickCommand(flag string) (string, error) {
+	if flag != "" {
+		if !strings.ContainsRune(flag, filepath.Separator) {
+			return flag, nil // a bare name, looked up on PATH when the harness starts it
+		}
+		abs, err := filepath.Abs(flag)
+		if err != nil {
+			return "", stick.Errorf(stick.CodeInvalidArgument, "--command %s: %v", flag, err).With("field", "command")
+		}
+		if fi, err := os.Stat(abs); err != nil || fi.IsDir() {
+			return "", stick.Errorf(stick.CodeInvalidArgument, "--command %s: no stick binary there", flag).With("field", "command").
+				WithHint("pass the path of an installed stick binary")
+		}
+		return abs, nil
+	}
+	if p, err := exec.LookPath("stick"); err == nil {
+		if abs, err := filepath.Abs(p); err == nil {
+			return abs, nil
+		}
+	}
+	exe, err := executable()
+	if err != nil {
+		return "", stick.Errorf(stick.CodeInvalidArgument, "cannot find the stick binary: %v", err).
+			WithHint("pass --command PATH")
+	}
+	if temporaryBuild(exe) {
+		return "", stick.Errorf(stick.CodeInvalidArgument, "this stick is a temporary build (%s) that is deleted when it exits, and there is no stick on PATH", exe).
+			WithHint("install it with 'go install ./cmd/stick' and put $(go env GOPATH)/bin on PATH, or pass --command PATH")
+	}
+	return exe, nil
+}
+
+// temporaryBuild reports whether exe lives in a Go build directory
+// ($TMPDIR/go-build.../exe/stick for 'go run').
+func temporaryBuild(exe string) bool {
+	for _, part := range strings.Split(filepath.ToSlash(exe), "/") {
+		if strings.HasPrefix(part, "go-build") {
+			return true
+		}
+	}
+	return false
+}

@@ -1,0 +1,620 @@
+package cli
+
+import (
+	"bytes"
+	"encoding/json"
+	"errors"
+	"io/fs"
+	"os"
+	"path/filepath"
+	"slices"
+	"strings"
+	"testing"
+
+	skill "github.com/stickhq/stick"
+	"github.com/stickhq/stick/cli/harness"
+)
+
+// machine is a pretend computer for the install tests: a PATH holding only
+// fake harness binaries (shell scripts that log their argv and keep what was
+// registered), and empty temporary homes.
+type machine struct {
+	bin, home, xdg, state, log string
+	env                        []string // the same environment, for runBin
+}
+
+// The fakes log each call as "name [arg] [arg] ...", and fail a call when
+// $FAKE_FAIL names it ("claude mcp add").
+const fakePrelude = `#!/bin/sh
+PATH=/usr/bin:/bin
+me=${0##*/}
+{ printf '%s' "$me"; for a in "$@"; do printf ' [%s]' "$a"; done; printf '\n'; } >>"$FAKE_LOG"
+if [ -n "$FAKE_FAIL" ] && [ "$FAKE_FAIL" = "$me $1 $2" ]; then echo "$me: $2 went wrong" >&2; exit 3; fi
+state=$FAKE_STATE/$me
+`
+
+var fakeScripts = map[string]string{
+	// Claude Code keeps the registration; 'mcp get' prints it like claude does.
+	"claude": `case "$1 $2" in
+"mcp get")
+	[ -f "$state" ] || { echo "No MCP server found with name: \"$3\"" >&2; exit 1; }
+	printf '%s:\n  Scope: User config (available in all your projects)\n  Status: ✓ Connected\n  Type: stdio\n  Command: %s\n  Args: %s\n  Environment:\n\nTo remove this server, run: claude mcp remove "%s" -s user\n' "$3" "$(sed -n 1p "$state")" "$(sed -n 2p "$state")" "$3" ;;
+"mcp add")
+	[ -f "$state" ] && { echo "MCP server $5 already exists in user config" >&2; exit 1; }
+	shift 6; cmd=$1; shift; printf '%s\n%s\n' "$cmd" "$*" >"$state" ;;
+"mcp remove")
+	[ -f "$state" ] || { echo "No user-scoped MCP server found with name: $5" >&2; exit 1; }
+	rm "$state" ;;
+*) echo "unexpected call" >&2; exit 2 ;;
+esac
+`,
+	// Codex: 'mcp get --json' prints the server like codex does.
+	"codex": `case "$1 $2" in
+"mcp get")
+	[ -f "$state" ] || { echo "Error: No MCP server named '$4' found." >&2; exit 1; }
+	printf '{\n  "name": "%s",\n  "enabled": true,\n  "transport": {\n    "type": "stdio",\n    "command": "%s",\n    "args": ["%s"],\n    "env": null\n  }\n}\n' "$4" "$(sed -n 1p "$state")" "$(sed -n 2p "$state")" ;;
+"mcp add")
+	shift 4; cmd=$1; shift; printf '%s\n%s\n' "$cmd" "$*" >"$state" ;;
+"mcp remove")
+	rm -f "$state" ;;
+*) echo "unexpected call" >&2; exit 2 ;;
+esac
+`,
+	// Gemini CLI writes its user settings (JSONC, as people edit it).
+	"gemini": `settings=${GEMINI_CLI_HOME:-$HOME}/.gemini/settings.json
+case "$1 $2" in
+"mcp add")
+	shift 5; cmd=$1; shift; mkdir -p "${settings%/*}"
+	printf '{\n  // servers\n  "mcpServers": {\n    "stick": {\n      "command": "%s",\n      "args": ["%s"],\n    },\n  },\n}\n' "$cmd" "$*" >"$settings" ;;
+"mcp remove")
+	printf '{\n  "mcpServers": {}\n}\n' >"$settings" ;;
+*) echo "unexpected call" >&2; exit 2 ;;
+esac
+`,
+	"opencode": "echo 'opencode must not be run' >&2; exit 2\n",
+	"stick":    "echo 'stick must not be run' >&2; exit 2\n",
+}
+
+// newMachine makes a machine whose PATH holds the named fakes, and points
+// this process's environment (and m.env) at it.
+func newMachine(t *testing.T, binaries ...string) *machine {
+	t.Helper()
+	root, err := filepath.EvalSymlinks(t.TempDir())
+	if err != nil {
+		t.Fatal(err)
+	}
+	m := &machine{bin: filepath.Join(root, "bin"), home: filepath.Join(root, "home"), xdg: filepath.Join(root, "xdg"),
+		state: filepath.Join(root, "state"), log: filepath.Join(root, "calls.log")}
+	for _, dir := range []string{m.bin, m.home, m.xdg, m.state} {
+		if err := os.Mkdir(dir, 0o755); err != nil {
+			t.Fatal(err)
+		}
+	}
+	for _, b := range binaries {
+		if err := os.WriteFile(filepath.Join(m.bin, b), []byte(fakePrelude+fakeScripts[b]), 0o755); err != nil {
+			t.Fatal(err)
+		}
+	}
+	for _, kv := range [][2]string{
+		{"PATH", m.bin}, {"HOME", m.home}, {"XDG_CONFIG_HOME", m.xdg}, {"CODEX_HOME", filepath.Join(m.home, ".codex")},
+		{"GEMINI_CLI_HOME", ""}, {"CLAUDE_CONFIG_DIR", ""}, {"FAKE_LOG", m.log}, {"FAKE_STATE", m.state}, {"FAKE_FAIL", ""},
+	} {
+		t.Setenv(kv[0], kv[1])
+		m.env = append(m.env, kv[0]+"="+kv[1])
+	}
+	return m
+}
+
+// calls returns the harness calls logged since the last call of calls.
+func (m *machine) calls(t *testing.T) []string {
+	t.Helper()
+	b, err := os.ReadFile(m.log)
+	if errors.Is(err, fs.ErrNotExist) {
+		return nil
+	}
+	if err != nil {
+		t.Fatal(err)
+	}
+	os.Remove(m.log)
+	return strings.Split(strings.TrimSuffix(string(b), "\n"), "\n")
+}
+
+func (m *machine) wantCalls(t *testing.T, want ...string) {
+	t.Helper()
+	if got := m.calls(t); !slices.Equal(got, want) {
+		t.Fatalf("harness calls:\n got %q\nwant %q", got, want)
+	}
+}
+
+// register pretends a harness already has stick registered with command.
+func (m *machine) register(t *testing.T, binary, command string) {
+	t.Helper()
+	if err := os.WriteFile(filepath.Join(m.state, binary), []byte(command+"\nmcp\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+}
+
+func lines(l ...string) string { return strings.Join(l, "\n") + "\n" }
+
+func readFile(t *testing.T, path string) string {
+	t.Helper()
+	b, err := os.ReadFile(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return string(b)
+}
+
+func mustNotExist(t *testing.T, path string) {
+	t.Helper()
+	if _, err := os.Lstat(path); !errors.Is(err, fs.ErrNotExist) {
+		t.Fatalf("%s must not exist: %v", path, err)
+	}
+}
+
+// Claude Code, Codex and Gemini CLI get their own 'mcp add' with the exact
+// arguments; installing again runs only the checks; uninstall removes it.
+func TestInstallThroughHarnessCommands(t *testing.T) {
+	m := newMachine(t, "claude", "codex", "gemini", "stick")
+	s := filepath.Join(m.bin, "stick")
+	code, out, errOut := run(t, "install", "--all")
+	if want := lines(
+		"claude-code: installed (claude mcp add --scope user stick -- "+s+" mcp)",
+		"codex: installed (codex mcp add stick -- "+s+" mcp)",
+		"gemini: installed (gemini mcp add --scope user stick "+s+" mcp)",
+		"opencode: skipped (not detected: no opencode on PATH, no "+filepath.Join(m.xdg, "opencode")+")",
+	); code != 0 || out != want {
+		t.Fatalf("install: %d %q\n got %q\nwant %q", code, errOut, out, want)
+	}
+	m.wantCalls(t,
+		"claude [mcp] [get] [stick]",
+		"claude [mcp] [add] [--scope] [user] [stick] [--] ["+s+"] [mcp]",
+		"codex [mcp] [get] [--json] [stick]",
+		"codex [mcp] [add] [stick] [--] ["+s+"] [mcp]",
+		"gemini [mcp] [add] [--scope] [user] [stick] ["+s+"] [mcp]")
+	mustNotExist(t, filepath.Join(m.xdg, "opencode")) // not detected: nothing created
+	settings := filepath.Join(m.home, ".gemini", "settings.json")
+	before := readFile(t, settings)
+
+	code, out, _ = run(t, "install", "--all")
+	if want := lines(
+		"claude-code: already installed ("+s+" mcp)",
+		"codex: already installed ("+s+" mcp)",
+		"gemini: already installed ("+s+" mcp)",
+		"opencode: skipped (not detected: no opencode on PATH, no "+filepath.Join(m.xdg, "opencode")+")",
+	); code != 0 || out != want {
+		t.Fatalf("second install: %d\n got %q\nwant %q", code, out, want)
+	}
+	m.wantCalls(t, "claude [mcp] [get] [stick]", "codex [mcp] [get] [--json] [stick]")
+	if readFile(t, settings) != before {
+		t.Fatal("a second install changed the Gemini settings")
+	}
+
+	code, out, _ = run(t, "uninstall", "claude-code", "codex", "gemini", "codex")
+	if want := lines(
+		"claude-code: uninstalled (claude mcp remove --scope user stick)",
+		"codex: uninstalled (codex mcp remove stick)",
+		"gemini: uninstalled (gemini mcp remove --scope user stick)",
+	); code != 0 || out != want {
+		t.Fatalf("uninstall: %d\n got %q\nwant %q", code, out, want)
+	}
+	m.wantCalls(t,
+		"claude [mcp] [get] [stick]", "claude [mcp] [remove] [--scope] [user] [stick]",
+		"codex [mcp] [get] [--json] [stick]", "codex [mcp] [remove] [stick]",
+		"gemini [mcp] [remove] [--scope] [user] [stick]")
+
+	code, out, _ = run(t, "uninstall", "--all")
+	if want := lines("claude-code: not installed", "codex: not installed", "gemini: not installed",
+		"opencode: skipped (not detected: no opencode on PATH, no "+filepath.Join(m.xdg, "opencode")+")"); code != 0 || out != want {
+		t.Fatalf("second uninstall: %d\n got %q\nwant %q", code, out, want)
+	}
+	m.wantCalls(t, "claude [mcp] [get] [stick]", "codex [mcp] [get] [--json] [stick]")
+}
+
+// A "stick" server registered with another command is removed and added
+// again, and the output says what it was.
+func TestInstallReplacesAnotherCommand(t *testing.T) {
+	m := newMachine(t, "claude", "codex", "gemini", "stick")
+	s := filepath.Join(m.bin, "stick")
+	m.register(t, "claude", "/old/stick")
+	m.register(t, "codex", "/old/stick")
+	gemini := filepath.Join(m.home, ".gemini")
+	if err := os.MkdirAll(gemini, 0o755); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(filepath.Join(gemini, "settings.json"), []byte(`{"mcpServers": {"stick": {"command": "/old/stick", "args": ["mcp"]}}}`), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	code, out, errOut := run(t, "install", "--all")
+	if want := lines(
+		"claude-code: replaced /old/stick mcp (claude mcp remove --scope user stick; claude mcp add --scope user stick -- "+s+" mcp)",
+		"codex: replaced /old/stick mcp (codex mcp remove stick; codex mcp add stick -- "+s+" mcp)",
+		"gemini: replaced /old/stick mcp (gemini mcp remove --scope user stick; gemini mcp add --scope user stick "+s+" mcp)",
+		"opencode: skipped (not detected: no opencode on PATH, no "+filepath.Join(m.xdg, "opencode")+")",
+	); code != 0 || out != want {
+		t.Fatalf("install: %d %q\n got %q\nwant %q", code, errOut, out, want)
+	}
+	m.wantCalls(t,
+		"claude [mcp] [get] [stick]", "claude [mcp] [remove] [--scope] [user] [stick]",
+		"claude [mcp] [add] [--scope] [user] [stick] [--] ["+s+"] [mcp]",
+		"codex [mcp] [get] [--json] [stick]", "codex [mcp] [remove] [stick]", "codex [mcp] [add] [stick] [--] ["+s+"] [mcp]",
+		"gemini [mcp] [remove] [--scope] [user] [stick]", "gemini [mcp] [add] [--scope] [user] [stick] ["+s+"] [mcp]")
+}
+
+// --dry-run runs only the read-only checks, writes nothing and says what it
+// would do.
+func TestInstallDryRun(t *testing.T) {
+	m := newMachine(t, "claude", "codex", "gemini", "opencode", "stick")
+	s := filepath.Join(m.bin, "stick")
+	config := filepath.Join(m.xdg, "opencode", "opencode.json")
+	code, out, _ := run(t, "install", "--all", "--dry-run")
+	if want := lines(
+		"claude-code: would install (claude mcp add --scope user stick -- "+s+" mcp)",
+		"codex: would install (codex mcp add stick -- "+s+" mcp)",
+		"gemini: would install (gemini mcp add --scope user stick "+s+" mcp)",
+		"opencode: would install ("+config+")",
+	); code != 0 || out != want {
+		t.Fatalf("dry run: %d\n got %q\nwant %q", code, out, want)
+	}
+	m.wantCalls(t, "claude [mcp] [get] [stick]", "codex [mcp] [get] [--json] [stick]")
+	for _, p := range []string{filepath.Join(m.xdg, "opencode"), filepath.Join(m.home, ".gemini"), filepath.Join(m.state, "claude"), filepath.Join(m.state, "codex")} {
+		mustNotExist(t, p)
+	}
+
+	if code, _, errOut := run(t, "install", "--all"); code != 0 {
+		t.Fatalf("install: %d %q", code, errOut)
+	}
+	m.calls(t)
+	created := readFile(t, config)
+	code, out, _ = run(t, "uninstall", "--all", "--dry-run")
+	if want := lines(
+		"claude-code: would uninstall (claude mcp remove --scope user stick)",
+		"codex: would uninstall (codex mcp remove stick)",
+		"gemini: would uninstall (gemini mcp remove --scope user stick)",
+		"opencode: would uninstall ("+config+")",
+	); code != 0 || out != want {
+		t.Fatalf("uninstall dry run: %d\n got %q\nwant %q", code, out, want)
+	}
+	m.wantCalls(t, "claude [mcp] [get] [stick]", "codex [mcp] [get] [--json] [stick]")
+	if readFile(t, config) != created {
+		t.Fatal("a dry run changed the OpenCode config")
+	}
+}
+
+// OpenCode is configured by a careful merge into its JSONC file: the exact
+// bytes are asserted, every other key, comment and odd space stays, the mode
+// is kept, a second install changes nothing and uninstall restores the file.
+func TestInstallOpenCodeMerge(t *testing.T) {
+	m := newMachine(t, "stick") // no opencode binary: its config directory detects it
+	s := filepath.Join(m.bin, "stick")
+	dir := filepath.Join(m.xdg, "opencode")
+	if err := os.Mkdir(dir, 0o700); err != nil {
+		t.Fatal(err)
+	}
+	config := filepath.Join(dir, "opencode.jsonc")
+	original := "// my OpenCode\n{\n" +
+		"  \"$schema\": \"https://opencode.ai/config.json\",\n" +
+		"\t\"theme\":   \"tokyonight\",   /* tabs and odd spacing */\n" +
+		"  \"mcp\": {\n" +
+		"    // the issue tracker\n" +
+		"    \"jira\": {\"type\": \"remote\", \"url\": \"https://jira.example.com/mcp\", \"enabled\": true,},\n" +
+		"  },\n" +
+		"  \"model\": \"anthropic/claude-sonnet-4\", // last\n" +
+		"}\n"
+	if err := os.WriteFile(config, []byte(original), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	code, out, errOut := run(t, "install", "--all")
+	if want := lines(
+		"claude-code: skipped (not detected: no claude on PATH)",
+		"codex: skipped (not detected: no codex on PATH)",
+		"gemini: skipped (not detected: no gemini on PATH)",
+		"opencode: installed ("+config+")",
+	); code != 0 || out != want {
+		t.Fatalf("install: %d %q\n got %q\nwant %q", code, errOut, out, want)
+	}
+	want := "// my OpenCode\n{\n" +
+		"  \"$schema\": \"https://opencode.ai/config.json\",\n" +
+		"\t\"theme\":   \"tokyonight\",   /* tabs and odd spacing */\n" +
+		"  \"mcp\": {\n" +
+		"    // the issue tracker\n" +
+		"    \"jira\": {\"type\": \"remote\", \"url\": \"https://jira.example.com/mcp\", \"enabled\": true,},\n" +
+		"    \"stick\": {\n" +
+		"      \"type\": \"local\",\n" +
+		"      \"command\": [\"" + s + "\", \"mcp\"],\n" +
+		"      \"enabled\": true\n" +
+		"    },\n" +
+		"  },\n" +
+		"  \"model\": \"anthropic/claude-sonnet-4\", // last\n" +
+		"}\n"
+	if got := readFile(t, config); got != want {
+		t.Fatalf("merged config:\n got %q\nwant %q", got, want)
+	}
+	if fi, _ := os.Stat(config); fi.Mode().Perm() != 0o600 {
+		t.Fatalf("mode not kept: %v", fi.Mode())
+	}
+	mustNotExist(t, filepath.Join(dir, "opencode.json"))
+	m.wantCalls(t)
+
+	code, out, _ = run(t, "install", "opencode")
+	if code != 0 || out != lines("opencode: already installed ("+config+")") || readFile(t, config) != want {
+		t.Fatalf("second install: %d %q", code, out)
+	}
+	code, out, _ = run(t, "uninstall", "opencode")
+	if code != 0 || out != lines("opencode: uninstalled ("+config+")") || readFile(t, config) != original {
+		t.Fatalf("uninstall: %d %q\n%q", code, out, readFile(t, config))
+	}
+	code, out, _ = run(t, "uninstall", "opencode")
+	if code != 0 || out != lines("opencode: not installed") || readFile(t, config) != original {
+		t.Fatalf("second uninstall: %d %q", code, out)
+	}
+	entries, _ := os.ReadDir(dir)
+	if len(entries) != 1 {
+		t.Fatalf("left behind in %s: %v", dir, entries)
+	}
+}
+
+// An OpenCode found on PATH without a config gets a new opencode.json; an
+// invalid config is an error that names the file and touches nothing.
+func TestInstallOpenCodeNewAndBrokenConfig(t *testing.T) {
+	m := newMachine(t, "opencode", "stick")
+	s := filepath.Join(m.bin, "stick")
+	config := filepath.Join(m.xdg, "opencode", "opencode.json")
+	code, out, _ := run(t, "install", "opencode")
+	if code != 0 || out != lines("opencode: installed ("+config+")") {
+		t.Fatalf("install: %d %q", code, out)
+	}
+	want := "{\n  \"$schema\": \"https://opencode.ai/config.json\",\n  \"mcp\": {\n    \"stick\": {\n      \"type\": \"local\",\n" +
+		"      \"command\": [\"" + s + "\", \"mcp\"],\n      \"enabled\": true\n    }\n  }\n}\n"
+	if got := readFile(t, config); got != want {
+		t.Fatalf("new config:\n got %q\nwant %q", got, want)
+	}
+	if code, _, _ = run(t, "uninstall", "opencode"); code != 0 || readFile(t, config) != "{\n  \"$schema\": \"https://opencode.ai/config.json\"\n}\n" {
+		t.Fatalf("uninstall: %d %q", code, readFile(t, config))
+	}
+
+	broken := "{\n  \"theme\": \"x\"\n  \"model\": \"y\"\n}\n"
+	if err := os.WriteFile(config, []byte(broken), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	code, out, errOut := run(t, "install", "opencode")
+	if code != 1 || !strings.HasPrefix(out, "opencode: failed (cannot read "+config+": not valid JSON at line 3, column 3") ||
+		!strings.Contains(errOut, "stick: internal: install failed for opencode\nhint: ") || readFile(t, config) != broken {
+		t.Fatalf("broken config: %d %q %q", code, out, errOut)
+	}
+}
+
+// A failing harness command is reported on its line, the other harnesses are
+// still installed, and the command exits 1 with a coded error.
+func TestInstallHarnessFailure(t *testing.T) {
+	m := newMachine(t, "claude", "codex", "stick")
+	s := filepath.Join(m.bin, "stick")
+	t.Setenv("FAKE_FAIL", "claude mcp add")
+	code, out, errOut := run(t, "install", "claude-code", "codex")
+	if want := lines(
+		"claude-code: failed (claude mcp add --scope user stick -- "+s+" mcp exited with status 3: claude: add went wrong)",
+		"codex: installed (codex mcp add stick -- "+s+" mcp)",
+	); code != 1 || out != want {
+		t.Fatalf("%d\n got %q\nwant %q", code, out, want)
+	}
+	if errOut != "stick: internal: install failed for claude-code\n"+
+		"hint: the lines above say why; fix that and run 'stick install claude-code' again (repeating it is safe)\n" {
+		t.Fatalf("stderr: %q", errOut)
+	}
+	// A check that fails for another reason than "no such server" is a
+	// failure, not "not installed".
+	t.Setenv("FAKE_FAIL", "claude mcp get")
+	code, out, _ = run(t, "uninstall", "claude-code")
+	if code != 1 || out != lines("claude-code: failed (claude mcp get stick exited with status 3: claude: get went wrong)") {
+		t.Fatalf("broken check: %d %q", code, out)
+	}
+}
+
+// Unknown harness names, no names, and names with --all are usage errors
+// (exit 2) that list the valid names.
+func TestInstallUsageErrors(t *testing.T) {
+	m := newMachine(t, "claude", "stick")
+	for _, op := range []string{"install", "uninstall", "install-skill", "uninstall-skill"} {
+		for _, tc := range []struct {
+			args []string
+			want string
+		}{
+			{[]string{"cursor"}, `stick: unknown harness "cursor": the harnesses are claude-code, codex, gemini, opencode`},
+			{[]string{"claude-code", "Codex"}, `stick: unknown harness "Codex": the harnesses are claude-code, codex, gemini, opencode`},
+			{nil, "stick: name one or more harnesses (claude-code, codex, gemini, opencode) or pass --all"},
+			{[]string{"codex", "--all"}, "stick: name harnesses or pass --all, not both"},
+			{[]string{"--everything"}, "stick: unknown flag: --everything"},
+		} {
+			code, out, errOut := run(t, append([]string{op}, tc.args...)...)
+			if code != 2 || out != "" || errOut != tc.want+"\nhint: run 'stick "+op+" --help' for usage\n" {
+				t.Errorf("%s %v: %d %q %q", op, tc.args, code, out, errOut)
+			}
+		}
+	}
+	if code, out, _ := run(t, "install", "--help"); code != 0 || !strings.Contains(out, "stick install --all") ||
+		!strings.Contains(out, "claude mcp add --scope user stick -- STICK mcp") || !strings.Contains(out, "--dry-run") {
+		t.Fatalf("help: %d %q", code, out)
+	}
+	m.wantCalls(t) // a usage error runs no harness command
+}
+
+// The registered command is the stick on PATH, else this binary, else --command;
+// a 'go run' build is refused with a hint.
+func TestInstallCommandResolution(t *testing.T) {
+	m := newMachine(t, "codex") // no stick on PATH
+	old := executable
+	t.Cleanup(func() { executable = old })
+
+	executable = func() (string, error) { return "/tmp/go-build1234/b001/exe/stick", nil }
+	code, out, errOut := run(t, "install", "--all")
+	if code != 1 || out != "" || !strings.HasPrefix(errOut, "stick: invalid_argument: this stick is a temporary build (/tmp/go-build1234/b001/exe/stick)") ||
+		!strings.Contains(errOut, "hint: install it with 'go install ./cmd/stick'") || !strings.Contains(errOut, "or pass --command PATH") {
+		t.Fatalf("go run build: %d %q %q", code, out, errOut)
+	}
+	m.wantCalls(t)
+
+	own := filepath.Join(m.home, "stick")
+	executable = func() (string, error) { return own, nil }
+	code, out, _ = run(t, "install", "codex", "--dry-run")
+	if code != 0 || out != lines("codex: would install (codex mcp add stick -- "+own+" mcp)") {
+		t.Fatalf("own binary: %d %q", code, out)
+	}
+
+	if err := os.WriteFile(filepath.Join(m.home, "my stick"), nil, 0o755); err != nil {
+		t.Fatal(err)
+	}
+	t.Chdir(m.home)
+	code, out, _ = run(t, "install", "codex", "--command", "./my stick")
+	if code != 0 || out != lines("codex: installed (codex mcp add stick -- '"+filepath.Join(m.home, "my stick")+"' mcp)") {
+		t.Fatalf("--command: %d %q", code, out)
+	}
+	m.wantCalls(t, "codex [mcp] [get] [--json] [stick]", "codex [mcp] [get] [--json] [stick]",
+		"codex [mcp] [add] [stick] [--] ["+filepath.Join(m.home, "my stick")+"] [mcp]")
+	code, _, errOut = run(t, "install", "codex", "--command", "/no/such/stick")
+	if code != 1 || !strings.HasPrefix(errOut, "stick: invalid_argument: --command /no/such/stick: no stick binary there") {
+		t.Fatalf("missing --command: %d %q", code, errOut)
+	}
+}
+
+// The skill is written for each detected harness that reads skills, once;
+// uninstall removes it and its folder, and nothing else.
+func TestInstallSkill(t *testing.T) {
+	m := newMachine(t, "claude", "codex")
+	if err := os.Mkdir(filepath.Join(m.xdg, "opencode"), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	paths := map[string]string{
+		"claude-code": filepath.Join(m.home, ".claude", "skills", "stick", "SKILL.md"),
+		"codex":       filepath.Join(m.home, ".agents", "skills", "stick", "SKILL.md"),
+		"opencode":    filepath.Join(m.xdg, "opencode", "skills", "stick", "SKILL.md"),
+	}
+	code, out, _ := run(t, "install-skill", "--all", "--dry-run")
+	if want := lines(
+		"claude-code: would install ("+paths["claude-code"]+")",
+		"codex: would install ("+paths["codex"]+")",
+		"gemini: skipped (not detected: no gemini on PATH)",
+		"opencode: would install ("+paths["opencode"]+")",
+	); code != 0 || out != want {
+		t.Fatalf("dry run: %d\n got %q\nwant %q", code, out, want)
+	}
+	for _, p := range paths {
+		mustNotExist(t, filepath.Dir(filepath.Dir(p)))
+	}
+
+	code, out, _ = run(t, "install-skill", "--all")
+	if want := lines(
+		"claude-code: installed ("+paths["claude-code"]+")",
+		"codex: installed ("+paths["codex"]+")",
+		"gemini: skipped (not detected: no gemini on PATH)",
+		"opencode: installed ("+paths["opencode"]+")",
+	); code != 0 || out != want {
+		t.Fatalf("install: %d\n got %q\nwant %q", code, out, want)
+	}
+	for _, p := range paths {
+		if readFile(t, p) != string(skill.Markdown) {
+			t.Fatalf("%s is not SKILL.md", p)
+		}
+	}
+	mustNotExist(t, filepath.Join(m.home, ".gemini"))
+	m.wantCalls(t)
+
+	if err := os.WriteFile(paths["codex"], []byte("an older text"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	code, out, _ = run(t, "install-skill", "claude-code", "codex")
+	if code != 0 || out != lines("claude-code: already installed ("+paths["claude-code"]+")", "codex: replaced ("+paths["codex"]+")") ||
+		readFile(t, paths["codex"]) != string(skill.Markdown) {
+		t.Fatalf("again: %d %q", code, out)
+	}
+
+	notes := filepath.Join(filepath.Dir(paths["opencode"]), "notes.md")
+	if err := os.WriteFile(notes, []byte("mine"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	code, out, _ = run(t, "uninstall-skill", "--all", "--json")
+	var results []harness.Result
+	if err := json.Unmarshal([]byte(out), &results); code != 0 || err != nil || len(results) != 4 {
+		t.Fatalf("uninstall --json: %d %v %q", code, err, out)
+	}
+	for i, want := range []harness.Status{harness.StatusUninstalled, harness.StatusUninstalled, harness.StatusSkipped, harness.StatusUninstalled} {
+		if results[i].Status != want || results[i].Harness != harness.Names()[i] {
+			t.Fatalf("result %d: %+v", i, results[i])
+		}
+	}
+	mustNotExist(t, filepath.Dir(paths["claude-code"]))
+	mustNotExist(t, filepath.Dir(paths["codex"]))
+	mustNotExist(t, paths["opencode"])
+	if readFile(t, notes) != "mine" {
+		t.Fatal("another file in the skill folder was removed")
+	}
+	if _, err := os.Stat(filepath.Join(m.home, ".claude", "skills")); err != nil {
+		t.Fatalf("the skills folder must stay: %v", err)
+	}
+	code, out, _ = run(t, "uninstall-skill", "claude-code")
+	if code != 0 || out != lines("claude-code: not installed") {
+		t.Fatalf("second uninstall: %d %q", code, out)
+	}
+}
+
+// The same through the built binary: --json results, the commands run, exit
+// codes, and this binary registered when no stick is on PATH.
+func TestInstallBinary(t *testing.T) {
+	m := newMachine(t, "claude", "codex", "gemini")
+	dir := t.TempDir()
+	r := runBin(t, dir, m.env, "install", "--all", "--json")
+	if r.code != 0 {
+		t.Fatalf("install: %d %q %q", r.code, r.stdout, r.stderr)
+	}
+	var results []harness.Result
+	if err := json.Unmarshal([]byte(r.stdout), &results); err != nil || len(results) != 4 {
+		t.Fatalf("%v %q", err, r.stdout)
+	}
+	wantCmds := [][][]string{
+		{{"claude", "mcp", "add", "--scope", "user", "stick", "--", stickBin, "mcp"}},
+		{{"codex", "mcp", "add", "stick", "--", stickBin, "mcp"}},
+		{{"gemini", "mcp", "add", "--scope", "user", "stick", stickBin, "mcp"}},
+		nil,
+	}
+	for i, res := range results {
+		want := harness.StatusInstalled
+		if i == 3 {
+			want = harness.StatusSkipped
+		}
+		gotCmds, _ := json.Marshal(res.Commands)
+		wantJSON, _ := json.Marshal(wantCmds[i])
+		if res.Status != want || !bytes.Equal(gotCmds, wantJSON) {
+			t.Fatalf("result %d: %+v", i, res)
+		}
+	}
+	m.wantCalls(t,
+		"claude [mcp] [get] [stick]", "claude [mcp] [add] [--scope] [user] [stick] [--] ["+stickBin+"] [mcp]",
+		"codex [mcp] [get] [--json] [stick]", "codex [mcp] [add] [stick] [--] ["+stickBin+"] [mcp]",
+		"gemini [mcp] [add] [--scope] [user] [stick] ["+stickBin+"] [mcp]")
+
+	r = runBin(t, dir, m.env, "install", "claude-code")
+	if r.code != 0 || r.stdout != lines("claude-code: already installed ("+stickBin+" mcp)") {
+		t.Fatalf("again: %d %q %q", r.code, r.stdout, r.stderr)
+	}
+	r = runBin(t, dir, m.env, "install", "cursor")
+	if r.code != 2 || r.stderr != "stick: unknown harness \"cursor\": the harnesses are claude-code, codex, gemini, opencode\nhint: run 'stick install --help' for usage\n" {
+		t.Fatalf("unknown harness: %d %q", r.code, r.stderr)
+	}
+	r = runBin(t, dir, m.env, "install-skill", "--all", "--dry-run")
+	if r.code != 0 || !strings.Contains(r.stdout, "claude-code: would install ("+filepath.Join(m.home, ".claude", "skills", "stick", "SKILL.md")+")") {
+		t.Fatalf("install-skill dry run: %d %q %q", r.code, r.stdout, r.stderr)
+	}
+	mustNotExist(t, filepath.Join(m.home, ".claude"))
+	r = runBin(t, dir, append(m.env, "FAKE_FAIL=codex mcp remove"), "uninstall", "--all")
+	if r.code != 1 || r.stdout != lines(
+		"claude-code: uninstalled (claude mcp remove --scope user stick)",
+		"codex: failed (codex mcp remove stick exited with status 3: codex: remove went wrong)",
+		"gemini: uninstalled (gemini mcp remove --scope user stick)",
+		"opencode: skipped (not detected: no opencode on PATH, no "+filepath.Join(m.xdg, "opencode")+")",
+	) || !strings.HasPrefix(r.stderr, "stick: internal: uninstall failed for codex\nhint: ") {
+		t.Fatalf("failing uninstall: %d %q %q", r.code, r.stdout, r.stderr)
+	}
+	r = runBin(t, dir, m.env, "uninstall", "--all")
+	if r.code != 0 || !strings.HasPrefix(r.stdout, "claude-code: not installed\ncodex: uninstalled (codex mcp remove stick)\ngemini: not installed\n") {
+		t.Fatalf("uninstall: %d %q %q", r.code, r.stdout, r.stderr)
+	}
+}
