@@ -75,7 +75,8 @@ Agents use it through the MCP server, 'stick mcp', which their harness starts.`,
 		newWhoami(agent), newList(agent), newJoin(agent), newState(agent), newEvents(agent),
 		newNote(agent), newLeave(agent), newClose(agent), newPolicy(agent),
 		newWait(agent), newTry(agent), newHold(agent), newTakeover(agent), newRelease(agent), newPass(agent), newHeartbeat(agent),
-		newInstall(), newUninstall(), newInstallSkill(), newUninstallSkill())
+		newInstall(), newUninstall(), newInstallSkill(), newUninstallSkill(),
+		newStatus(agent), newPrompt(), newDoctor())
 	return root
 }
 

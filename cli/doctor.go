@@ -1,0 +1,266 @@
+package cli
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"io/fs"
+	"os"
+	"os/exec"
+	"strings"
+
+	"github.com/spf13/cobra"
+	skill "github.com/stickhq/stick"
+	"github.com/stickhq/stick/cli/harness"
+	"github.com/stickhq/stick/procid"
+	"github.com/stickhq/stick/stick"
+	"github.com/stickhq/stick/store"
+)
+
+// Outcomes of one doctor check.
+const (
+	checkOK   = "ok"
+	checkFix  = "fix"
+	checkNote = "--"
+)
+
+// check is one line of 'stick doctor': what was looked at, how it is, and
+// what to do when it needs a fix.
+type check struct {
+	Name    string `json:"check"`
+	Status  string `json:"status"`
+	Message string `json:"message"`
+	Fix     string `json:"fix,omitempty"`
+}
+
+func newDoctor() *cobra.Command {
+	var asJSON bool
+	cmd := &cobra.Command{
+		Use:   "doctor",
+		Short: "Check the data directory, the database, the harness registrations and the holders",
+		Long: `Check everything stick depends on and say, line by line, whether it is fine or
+what to run to fix it: the data directory and its filesystem, the database's
+schema and integrity, rooms whose holder failed, the holder processes of this
+machine, stick on PATH, and which harnesses have stick registered (and its
+skill installed). It changes nothing, except that it drops the records of
+holder processes that are gone. Exit status 1 when something needs a fix.`,
+		Example: "  stick doctor\n  stick doctor --json | jq '.[] | select(.status == \"fix\")'",
+		Args:    cobra.NoArgs,
+		RunE: func(cmd *cobra.Command, _ []string) error {
+			checks := diagnose(cmd.Context())
+			p := newPrinter(cmd.OutOrStdout(), asJSON)
+			if asJSON {
+				if err := p.JSON(checks); err != nil {
+					return err
+				}
+			} else {
+				for _, c := range checks {
+					status := fmt.Sprintf("%-3s", c.Status)
+					switch c.Status {
+					case checkOK:
+						status = p.green(status)
+					case checkFix:
+						status = p.red(status)
+					}
+					fmt.Fprintf(p.w, "%s  %-12s %s\n", status, c.Name, c.Message)
+					if c.Fix != "" {
+						fmt.Fprintf(p.w, "     %-12s → %s\n", "", c.Fix)
+					}
+				}
+			}
+			for _, c := range checks {
+				if c.Status == checkFix {
+					return exitCode(1)
+				}
+			}
+			return nil
+		},
+	}
+	addJSON(cmd, &asJSON)
+	return cmd
+}
+
+// diagnose runs every check, in the order a person would fix things.
+func diagnose(ctx context.Context) []check {
+	var out []check
+	add := func(name, status, msg, fix string) { out = append(out, check{name, status, msg, fix}) }
+
+	dir, err := store.DataDir()
+	if err != nil {
+		add("data dir", checkFix, err.Error(), "set "+store.DataDirEnv+" to a local directory")
+		return out
+	}
+	switch fi, err := os.Stat(dir); {
+	case errors.Is(err, fs.ErrNotExist):
+		add("data dir", checkNote, dir+" does not exist yet", "")
+	case err != nil:
+		add("data dir", checkFix, err.Error(), "make it readable, or set "+store.DataDirEnv+" to another directory")
+	case !fi.IsDir():
+		add("data dir", checkFix, dir+" is not a directory", "move it aside, or set "+store.DataDirEnv+" to a directory")
+	default:
+		if err := store.CheckLocalFS(dir); err != nil {
+			add("data dir", checkFix, err.Error(), "set "+store.DataDirEnv+" to a directory on a local disk")
+		} else if err := writable(dir); err != nil {
+			add("data dir", checkFix, dir+" is not writable: "+err.Error(), "make it writable, or set "+store.DataDirEnv+" to another directory")
+		} else {
+			add("data dir", checkOK, dir+" (local filesystem, writable)", "")
+		}
+	}
+	out = append(out, databaseChecks(ctx, dir)...)
+	out = append(out, holderChecks()...)
+	out = append(out, harnessChecks(ctx)...)
+	return out
+}
+
+func writable(dir string) error {
+	f, err := os.CreateTemp(dir, ".doctor-*")
+	if err != nil {
+		return err
+	}
+	f.Close()
+	return os.Remove(f.Name())
+}
+
+// databaseChecks checks the schema and integrity of the database and the
+// rooms whose holder failed.
+func databaseChecks(ctx context.Context, dir string) []check {
+	r, err := store.OpenReader(dir)
+	if errors.Is(err, store.ErrNoDatabase) {
+		return []check{{"database", checkNote, "no database yet; the first 'stick join' (or agent) creates it", ""}}
+	}
+	if err != nil {
+		return []check{failedCheck("database", err)}
+	}
+	defer r.Close()
+	var out []check
+	problems, err := r.Integrity(ctx)
+	switch {
+	case err != nil:
+		return []check{failedCheck("database", err)}
+	case len(problems) != 1 || problems[0] != "ok":
+		out = append(out, check{"database", checkFix, fmt.Sprintf("%s: integrity check found %d problem(s), the first: %s", r.Path(), len(problems), problems[0]),
+			"stop every agent, move " + r.Path() + " aside (keep it: it may be recoverable with sqlite3 .recover) and run again"})
+	default:
+		out = append(out, check{"database", checkOK, fmt.Sprintf("%s: schema %d, integrity ok", r.Path(), store.SchemaVersion), ""})
+	}
+	svc, err := stick.New(r, serviceOptions...)
+	if err != nil {
+		return append(out, failedCheck("rooms", err))
+	}
+	rooms, err := svc.ListRooms(ctx, "")
+	if err != nil {
+		return append(out, failedCheck("rooms", err))
+	}
+	open := 0
+	for _, rm := range rooms {
+		if rm.State == stick.StateClosed {
+			continue
+		}
+		open++
+		st, err := svc.RoomState(ctx, rm.RoomID) // derived states probe the holder's process
+		if err != nil {
+			out = append(out, failedCheck("room", err))
+			continue
+		}
+		switch st.State {
+		case stick.StateStaleOwner, stick.StateOwnerGone, stick.StateRecipientGone, stick.StateDormant:
+			who := st.Owner + st.ReservedFor
+			out = append(out, check{"room", checkFix, fmt.Sprintf("%s: %s (turn %d, %s)", st.CanonicalPath, st.State, st.TurnID, who),
+				fmt.Sprintf("an active member takes over: stick takeover %s --reason \"%s %s\"", st.CanonicalPath, who, strings.ReplaceAll(string(st.State), "_", " "))})
+		}
+	}
+	out = append(out, check{"rooms", checkOK, fmt.Sprintf("%d open, %d closed", open, len(rooms)-open), ""})
+	return out
+}
+
+// holderChecks checks the holder processes this machine recorded, and drops
+// the records of those that are gone.
+func holderChecks() []check {
+	dir, err := localDir()
+	if err != nil {
+		return []check{failedCheck("holders", err)}
+	}
+	hs, err := readHolders(dir)
+	if err != nil {
+		return []check{failedCheck("holders", err)}
+	}
+	var out []check
+	gone := 0
+	for _, h := range hs {
+		switch procid.Check(h.Guardian) {
+		case procid.Gone:
+			gone++
+		case procid.Alive:
+			what := "waits for the stick"
+			if h.State == holderHolding {
+				what = fmt.Sprintf("holds turn %d", h.Lease.TurnID)
+			}
+			out = append(out, check{"holder", checkOK, fmt.Sprintf("pid %d %s in %s for %s", h.Guardian.PID, what, h.Path, h.AgentID), ""})
+		default:
+			out = append(out, check{"holder", checkNote, fmt.Sprintf("pid %d for %s in %s: cannot tell whether it runs", h.Guardian.PID, h.AgentID, h.Path), ""})
+		}
+	}
+	if gone > 0 {
+		if err := updateHolders(dir, func(hs []holder) ([]holder, error) { return hs, nil }); err != nil {
+			return append(out, failedCheck("holders", err))
+		}
+		out = append(out, check{"holders", checkOK, fmt.Sprintf("dropped %d record(s) of holder processes that are gone", gone), ""})
+	}
+	if len(out) == 0 {
+		out = append(out, check{"holders", checkOK, "no holder processes on this machine", ""})
+	}
+	return out
+}
+
+// harnessChecks checks stick on PATH and, for each harness installed here,
+// whether stick is registered and its skill installed.
+func harnessChecks(ctx context.Context) []check {
+	var out []check
+	command, err := stickCommand("")
+	if err != nil {
+		out = append(out, check{"stick", checkFix, stick.AsError(err).Message, stick.AsError(err).Hint})
+		if command, err = executable(); err != nil {
+			return out
+		}
+	} else {
+		msg := command
+		if onPath, err := exec.LookPath("stick"); err != nil || onPath != command {
+			msg += " (not the 'stick' on PATH; harnesses are given this path)"
+		}
+		out = append(out, check{"stick", checkOK, msg, ""})
+	}
+	for _, h := range harness.All() {
+		res := h.Install(ctx, harness.Options{Command: command, DryRun: true})
+		switch res.Status {
+		case harness.StatusSkipped:
+			out = append(out, check{h.Name, checkNote, "not installed", ""})
+			continue
+		case harness.StatusAlreadyInstalled:
+			out = append(out, check{h.Name, checkOK, "stick mcp registered: " + res.Detail, ""})
+		case harness.StatusWouldReplace:
+			out = append(out, check{h.Name, checkFix, "registered with another command: " + res.Previous, "stick install " + h.Name})
+		case harness.StatusWouldInstall:
+			out = append(out, check{h.Name, checkFix, "stick mcp is not registered", "stick install " + h.Name})
+		default:
+			out = append(out, check{h.Name, checkFix, "cannot tell whether stick is registered: " + res.Error, "run 'stick install " + h.Name + " --dry-run' to see why"})
+		}
+		sk := h.InstallSkill(skill.Markdown, true)
+		switch sk.Status {
+		case harness.StatusAlreadyInstalled:
+			out = append(out, check{h.Name, checkOK, "skill installed: " + sk.Path, ""})
+		case harness.StatusWouldInstall:
+			out = append(out, check{h.Name, checkFix, "the stick skill is not installed", "stick install-skill " + h.Name})
+		case harness.StatusWouldReplace:
+			out = append(out, check{h.Name, checkFix, "the stick skill is outdated: " + sk.Path, "stick install-skill " + h.Name})
+		case harness.StatusUnsupported:
+		default:
+			out = append(out, check{h.Name, checkFix, "cannot check the skill: " + sk.Error, "stick install-skill " + h.Name + " --dry-run"})
+		}
+	}
+	return out
+}
+
+func failedCheck(name string, err error) check {
+	se := stick.AsError(err)
+	return check{name, checkFix, fmt.Sprintf("%s: %s", se.Code, se.Message), se.Hint}
+}

@@ -1,0 +1,192 @@
+package cli
+
+import (
+	"context"
+	"fmt"
+	"strings"
+
+	"github.com/spf13/cobra"
+	"github.com/stickhq/stick/procid"
+	"github.com/stickhq/stick/stick"
+	"github.com/stickhq/stick/store"
+)
+
+// standing is where this identity stands in the room of a path: the
+// one-line segment 'stick status --prompt' prints, and its parts.
+type standing struct {
+	Segment string `json:"segment"`
+	AgentID string `json:"agent_id"`
+	RoomID  string `json:"room_id,omitempty"`
+	Path    string `json:"path,omitempty"`
+	State   string `json:"state,omitempty"`
+	TurnID  int64  `json:"turn_id,omitempty"`
+	Holder  string `json:"holder,omitempty"`
+	Next    string `json:"reserved_for,omitempty"`
+	Waiting bool   `json:"waiting"`
+	Ahead   int    `json:"ahead,omitempty"`
+	Warning string `json:"warning,omitempty"`
+}
+
+func newStatus(agent *string) *cobra.Command {
+	var prompt, asJSON bool
+	cmd := &cobra.Command{
+		Use:   "status [path]",
+		Short: "Say in one line where you stand in the room of a path (for shell prompts)",
+		Long: `Say in one line where you stand in the room of the path: holding T42, waiting,
+2 ahead, idle, codex holding, or a warning when the holder is stale or gone.
+It only reads (one read-only connection, no writes), so it is fast enough for
+a shell prompt; with --prompt it prints just the segment, nothing outside a
+room, and never an error. 'stick prompt install' puts it in your prompt.`,
+		Example: "  stick status\n  stick status --prompt\n  stick status --json",
+		Args:    cobra.MaximumNArgs(1),
+		RunE: func(cmd *cobra.Command, args []string) error {
+			s, err := stand(cmd.Context(), *agent, pathArg(args))
+			if prompt {
+				if err == nil && s.Segment != "" {
+					fmt.Fprintln(cmd.OutOrStdout(), s.Segment)
+				}
+				return nil
+			}
+			if err != nil {
+				return err
+			}
+			p := newPrinter(cmd.OutOrStdout(), asJSON)
+			if asJSON {
+				return p.JSON(s)
+			}
+			if s.RoomID == "" {
+				fmt.Fprintf(p.w, "%s: not in a room (run 'stick join' to create or join one)\n", s.AgentID)
+				return nil
+			}
+			fmt.Fprintf(p.w, "%s in %s: %s\n", s.AgentID, s.Path, s.Segment)
+			return nil
+		},
+	}
+	addJSON(cmd, &asJSON)
+	cmd.Flags().BoolVar(&prompt, "prompt", false, "print only the prompt segment (empty outside a room, no errors)")
+	return cmd
+}
+
+// stand reads where the identity stands, through a read-only view of the
+// database and the local holder records. No database or no room at the
+// path is an empty standing, not an error.
+func stand(ctx context.Context, agentFlag, path string) (standing, error) {
+	id, _ := whoami(agentFlag, getenv)
+	out := standing{AgentID: id}
+	dir, err := store.DataDir()
+	if err != nil {
+		return out, stick.Errorf(stick.CodeDataDir, "cannot resolve the data directory: %v", err)
+	}
+	r, err := store.OpenReader(dir)
+	if stick.ErrorCode(err) == stick.CodeRoomNotFound {
+		return out, nil
+	}
+	if err != nil {
+		return out, err
+	}
+	defer r.Close()
+	svc, err := stick.New(r, serviceOptions...)
+	if err != nil {
+		return out, err
+	}
+	s := &session{svc: svc, caller: stick.Caller{AgentID: id, Kind: stick.KindOneShot}}
+	room, err := s.findRoom(ctx, path, false)
+	if stick.ErrorCode(err) == stick.CodeRoomNotFound {
+		return out, nil
+	}
+	if err != nil {
+		return out, err
+	}
+	st, err := svc.RoomState(ctx, room.RoomID)
+	if err != nil {
+		return out, err
+	}
+	out.RoomID, out.Path, out.State, out.TurnID = st.RoomID, st.CanonicalPath, string(st.State), st.TurnID
+	out.Holder, out.Next = st.Owner, st.ReservedFor
+	if lh, err := localDir(); err == nil {
+		if hs, err := readHolders(lh); err == nil {
+			for _, h := range hs {
+				if h.RoomID == st.RoomID && h.AgentID == id && h.State == holderWaiting && procid.Check(h.Guardian) == procid.Alive {
+					out.Waiting = true
+				}
+			}
+		}
+	}
+	out.Ahead = ahead(st, id)
+	out.Segment, out.Warning = segment(st, id, out.Waiting, out.Ahead)
+	return out, nil
+}
+
+// segment words a room's state from the identity me's point of view.
+func segment(st stick.RoomStatus, me string, waiting bool, ahead int) (seg, warning string) {
+	turn := fmt.Sprintf("T%d", st.TurnID)
+	switch st.State {
+	case stick.StateClosed:
+		return "", ""
+	case stick.StateStaleOwner:
+		if st.Owner == me {
+			return "holding " + turn + " ⚠ lease expired", "your lease expired: heartbeat or release"
+		}
+		return "⚠ " + short(st.Owner) + " stale", st.Owner + "'s lease expired; takeover is open"
+	case stick.StateOwnerGone, stick.StateRecipientGone:
+		who := st.Owner + st.ReservedFor
+		return "⚠ " + short(who) + " gone", who + "'s process is gone; takeover is open"
+	}
+	switch {
+	case st.Owner == me:
+		return "holding " + turn, ""
+	case st.ReservedFor == me:
+		return "your turn", ""
+	case waiting && (st.Owner != "" || st.ReservedFor != ""):
+		return fmt.Sprintf("waiting, %d ahead", ahead), ""
+	case st.Owner != "":
+		return short(st.Owner) + " holding", ""
+	case st.ReservedFor != "":
+		return short(st.ReservedFor) + " next", ""
+	}
+	return string(st.State), ""
+}
+
+// ahead counts who comes before me: the holder (or reserved recipient) and
+// the active members between it and me in sequence order.
+func ahead(st stick.RoomStatus, me string) int {
+	cur := st.Owner
+	if cur == "" {
+		cur = st.ReservedFor
+	}
+	if cur == "" || cur == me {
+		return 0
+	}
+	ci, mi := -1, -1
+	for i, m := range st.Members {
+		switch m.AgentID {
+		case cur:
+			ci = i
+		case me:
+			mi = i
+		}
+	}
+	if ci < 0 || mi < 0 {
+		return 1
+	}
+	n := 1
+	for i := (ci + 1) % len(st.Members); i != mi; i = (i + 1) % len(st.Members) {
+		if st.Members[i].Status == "active" {
+			n++
+		}
+	}
+	return n
+}
+
+// short names an agent for a prompt: the harness part of an agent id
+// ("codex" for codex:9b22ce), the name of a person (ana for human:ana).
+func short(agent string) string {
+	kind, rest, ok := strings.Cut(agent, ":")
+	if !ok {
+		return agent
+	}
+	if kind == "human" {
+		return rest
+	}
+	return kind
+}
