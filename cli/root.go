@@ -64,20 +64,48 @@ func newRoot(version string) *cobra.Command {
 member of a room holds the stick at a time, and every hand-over carries a handoff
 (what was done, what is next, which files and lines to look at).
 
-Agents use it through the MCP server, 'stick mcp', which their harness starts.`,
+Agents use it through the MCP server, 'stick mcp', which their harness starts
+('stick install' registers it); people through the commands below. New here?
+'stick demo' shows three agents taking turns and recovering from a crash.`,
 		Version:       version,
 		SilenceUsage:  true,
 		SilenceErrors: true,
 	}
 	root.SetVersionTemplate("stick {{.Version}}\n")
 	agent := root.PersistentFlags().String("agent", "", "act as this agent id (default: see 'stick whoami --explain')")
-	root.AddCommand(newVersion(version), newWhere(), newMCP(version), newGuardian(),
-		newWhoami(agent), newList(agent), newJoin(agent), newState(agent), newEvents(agent),
-		newNote(agent), newLeave(agent), newClose(agent), newPolicy(agent),
-		newWait(agent), newTry(agent), newHold(agent), newTakeover(agent), newRelease(agent), newPass(agent), newHeartbeat(agent),
-		newInstall(), newUninstall(), newInstallSkill(), newUninstallSkill(),
-		newStatus(agent), newPrompt(), newDoctor())
+	root.AddCommand(
+		newWait(agent), newTry(agent), newHold(agent), newRelease(agent), newPass(agent), newTakeover(agent), newHeartbeat(agent),
+		newWhoami(agent), newStatus(agent), newList(agent), newJoin(agent), newState(agent), newEvents(agent),
+		newNote(agent), newPolicy(agent), newLeave(agent), newClose(agent),
+		newDemo(), newInstall(), newUninstall(), newInstallSkill(), newUninstallSkill(), newPrompt(), newDoctor(), newMCP(version),
+		newVersion(version), newWhere(), newGuardian())
+	groupCommands(root)
 	return root
+}
+
+// commandGroups sorts the commands of 'stick --help' by what a person wants
+// to do; the rest (version, where, completion, help) come last.
+var commandGroups = []struct {
+	id, title string
+	names     []string
+}{
+	{"turn", "Take turns:", []string{"wait", "try", "hold", "release", "pass", "takeover", "heartbeat"}},
+	{"room", "Watch and manage a room:", []string{"whoami", "status", "list", "join", "state", "events", "note", "policy", "leave", "close"}},
+	{"setup", "Set up:", []string{"demo", "install", "uninstall", "install-skill", "uninstall-skill", "prompt", "doctor", "mcp"}},
+}
+
+func groupCommands(root *cobra.Command) {
+	cobra.EnableCommandSorting = false // the order of AddCommand, which follows the groups
+	group := map[string]string{}
+	for _, g := range commandGroups {
+		root.AddGroup(&cobra.Group{ID: g.id, Title: g.title})
+		for _, n := range g.names {
+			group[n] = g.id
+		}
+	}
+	for _, c := range root.Commands() {
+		c.GroupID = group[c.Name()]
+	}
 }
 
 func newVersion(version string) *cobra.Command {

@@ -1,0 +1,2 @@
+// Package demo runs 'stick demo': three agent processes take turns on a throwaway database, one is killed mid-turn, and the others detect it, take over and recover from the log.
+package demo
