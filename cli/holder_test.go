@@ -217,6 +217,9 @@ func TestHolderDiesWithItsShellAndOthersTakeOver(t *testing.T) {
 	if hs := holders(t, data); len(hs) != 1 || hs[0].AgentID != "bob" {
 		t.Fatalf("records after takeover: %+v", hs)
 	}
+	if r := mustRun(t, repo, "events"); !strings.Contains(r.stdout, "takeover bob -> human:") || !strings.Contains(r.stdout, "(owner_gone: the shell was killed)") {
+		t.Fatalf("the log does not show the takeover and why:\n%s", r.stdout)
+	}
 	// The dead holder's identity cannot release any more.
 	if r := runBin(t, repo, nil, "release", "--status", "x", "--next-action", "y"); r.code != 1 || !strings.Contains(r.stderr, "stale_lease") {
 		t.Fatalf("release by the dead holder's identity: %d %s", r.code, r.stderr)

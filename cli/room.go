@@ -2,6 +2,7 @@ package cli
 
 import (
 	"context"
+	"encoding/json"
 	"errors"
 	"fmt"
 	"os"
@@ -357,8 +358,15 @@ func printEvent(p *printer, e stick.Event) {
 	if e.To != "" {
 		line += " -> " + e.To
 	}
-	if e.Reason != "" {
-		line += p.dim(" (" + e.Reason + ")")
+	reason := e.Reason
+	var why struct {
+		TakeoverReason string `json:"takeover_reason"`
+	}
+	if e.Type == stick.EventTakeover && json.Unmarshal(e.Data, &why) == nil && why.TakeoverReason != "" {
+		reason = why.TakeoverReason + ": " + reason
+	}
+	if reason != "" {
+		line += p.dim(" (" + reason + ")")
 	}
 	if e.Text != "" {
 		line += ": " + indent(e.Text)

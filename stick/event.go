@@ -42,7 +42,8 @@ type Event struct {
 	Text string `json:"text,omitempty"`
 	// Ref points at a related event: for a claim, the handoff it received; for a takeover, the handoff pending at the time.
 	Ref int64 `json:"ref_event_seq,omitempty"`
-	// Data carries structured details: the new policy, the new member order, join flags.
+	// Data carries structured details: the new policy, the new member order, join flags,
+	// why takeover was open (takeover_reason) for a takeover.
 	Data      json.RawMessage `json:"data,omitempty"`
 	CreatedAt time.Time       `json:"created_at"`
 }

@@ -42,6 +42,12 @@ func TestOwnerProcessGoneOpensTakeoverAtOnce(t *testing.T) {
 	if err != nil || tk.Reason != stick.ReasonOwnerGone {
 		t.Fatalf("takeover: %+v %v", tk, err)
 	}
+	// The log keeps why takeover was open next to the taker's own words.
+	page, err := e.svc.RoomEvents(e.ctx, room, tk.EventSeq-1, 1)
+	if err != nil || len(page.Events) != 1 || page.Events[0].Reason != "owner process exited" ||
+		string(page.Events[0].Data) != `{"takeover_reason":"owner_gone"}` {
+		t.Fatalf("takeover event: %+v %v", page.Events, err)
+	}
 }
 
 func TestRecipientProcessGoneOpensTakeoverAtOnce(t *testing.T) {

@@ -2,6 +2,7 @@ package stick
 
 import (
 	"context"
+	"encoding/json"
 	"time"
 )
 
@@ -59,7 +60,8 @@ func (s *Service) Takeover(ctx context.Context, c Caller, roomID string, expecte
 		if r.State == StateReserved {
 			revoked = r.ReservedFor
 		}
-		ev, err := s.grant(tx, sn, c, Event{Type: EventTakeover, Reason: reason, To: revoked})
+		data, _ := json.Marshal(map[string]TakeoverReason{"takeover_reason": why})
+		ev, err := s.grant(tx, sn, c, Event{Type: EventTakeover, Reason: reason, To: revoked, Data: data})
 		if err != nil {
 			return err
 		}
