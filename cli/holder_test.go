@@ -527,3 +527,76 @@ func readUntil(t *testing.T, p *testproc.Proc, prefix string) string {
 		}
 	}
 }
+
+func TestTurnCommandsInProcess(t *testing.T) {
+	repo, data := holderRepo(t)
+	t.Chdir(repo)
+	code, out, errOut := run(t, "wait", "--json")
+	var rep guardianReport
+	if err := json.Unmarshal([]byte(out), &rep); code != 0 || err != nil || !rep.granted() || rep.Wait.TurnID != 1 || rep.Join == nil {
+		t.Fatalf("wait --json: %d %v %s%s", code, err, out, errOut)
+	}
+	if procid.Check(rep.Guardian) != procid.Alive {
+		t.Fatalf("the holder (%v) does not run", rep.Guardian)
+	}
+	if code, out, _ := run(t, "status"); code != 0 || !strings.HasSuffix(out, ": holding T1\n") {
+		t.Fatalf("status: %d %q", code, out)
+	}
+	if code, out, _ := run(t, "heartbeat"); code != 0 || !strings.Contains(out, "lease of turn 1 extended until") {
+		t.Fatalf("heartbeat: %d %q", code, out)
+	}
+	code, out, _ = run(t, "--agent", "bob", "try", "--json")
+	var bob guardianReport
+	if err := json.Unmarshal([]byte(out), &bob); code != exitNotYet || err != nil || bob.Wait == nil || bob.Wait.Status != stick.NotYet || bob.Wait.CurrentOwner != rep.Join.AgentID {
+		t.Fatalf("try by another: %d %v %s", code, err, out)
+	}
+	// A member whose try ended is gone: a pass needs a live one.
+	if code, _, errOut := run(t, "pass", "bob", "--status", "s", "--next-action", "n"); code != 1 || !strings.Contains(errOut, "unknown_member") {
+		t.Fatalf("pass to a member whose process ended: %d %q", code, errOut)
+	}
+	waiter := startBin(t, repo, "--agent", "bob", "wait")
+	eventually(t, "bob waits", func() bool {
+		for _, h := range holders(t, data) {
+			if h.AgentID == "bob" && h.State == holderWaiting {
+				return true
+			}
+		}
+		return false
+	})
+	code, out, _ = run(t, "pass", "bob", "--status", "over to bob", "--next-action", "carry on", "--json")
+	var rel stick.ReleaseResult
+	if err := json.Unmarshal([]byte(out), &rel); code != 0 || err != nil || rel.TurnID != 1 || rel.ReservedFor != "bob" || rel.State != stick.StateReserved {
+		t.Fatalf("pass --json: %d %v %s", code, err, out)
+	}
+	if procid.Check(rep.Guardian) != procid.Gone {
+		t.Fatalf("after pass: the holder still runs")
+	}
+	if code := waiter.wait(t); code != 0 || !strings.Contains(waiter.stdout.String(), "over to bob") {
+		t.Fatalf("bob's wait after the pass: %d\n%s%s", code, waiter.stdout.String(), waiter.stderr.String())
+	}
+	if hs := holders(t, data); len(hs) != 1 || hs[0].AgentID != "bob" || hs[0].State != holderHolding {
+		t.Fatalf("records after the pass: %+v", hs)
+	}
+}
+
+func TestKilledWaitLeavesNoHolder(t *testing.T) {
+	repo, data := holderRepo(t)
+	mustRun(t, repo, "wait")
+	bob := startBin(t, repo, "--agent", "bob", "wait")
+	var waiting procid.Identity
+	eventually(t, "bob's holder waits", func() bool {
+		for _, h := range holders(t, data) {
+			if h.AgentID == "bob" {
+				waiting = h.Guardian
+				return true
+			}
+		}
+		return false
+	})
+	bob.signal(t, syscall.SIGKILL)
+	bob.wait(t)
+	eventually(t, "the waiting holder ends with its killed starter", func() bool { return procid.Check(waiting) == procid.Gone })
+	if hs := holders(t, data); len(hs) != 1 || hs[0].AgentID == "bob" {
+		t.Fatalf("records after the kill: %+v", hs)
+	}
+}
