@@ -153,7 +153,10 @@ func harnessCommand(op harnessOp) *cobra.Command {
 					fmt.Fprintln(p.w, resultLine(p, r))
 				}
 			}
-			return failures(cmd.Name(), results)
+			if err := failures(cmd.Name(), results); err != nil {
+				return err
+			}
+			return notDetected(cmd.Name(), all, results, p)
 		},
 	}
 	addJSON(cmd, &asJSON)
@@ -218,6 +221,31 @@ func failures(op string, results []harness.Result) error {
 	}
 	return stick.Errorf(stick.CodeInternal, "%s failed for %s", op, strings.Join(names, ", ")).
 		WithHint("the lines above say why; fix that and run 'stick %s %s' again (repeating it is safe)", op, strings.Join(names, " "))
+}
+
+// notDetected explains an install that found nothing to install into: a
+// harness named on the command line that is not on this machine is an
+// error; --all finding no harness at all is said in a line.
+func notDetected(op string, all bool, results []harness.Result, p *printer) error {
+	if !strings.HasPrefix(op, "install") {
+		return nil
+	}
+	var missing []string
+	for _, r := range results {
+		if r.Status == harness.StatusSkipped {
+			missing = append(missing, r.Harness)
+		}
+	}
+	switch {
+	case len(missing) == 0:
+		return nil
+	case !all:
+		return stick.Errorf(stick.CodeInvalidArgument, "not installed on this machine: %s; nothing was registered for it", strings.Join(missing, ", ")).
+			WithHint("install the harness (or put its binary on PATH) and run 'stick %s %s' again", op, strings.Join(missing, " "))
+	case len(missing) == len(results) && !p.json:
+		fmt.Fprintln(p.w, "no harness found on this machine; install one (its binary on PATH) and run this again, or register 'stick mcp' by hand (see README)")
+	}
+	return nil
 }
 
 // stickCommand resolves the stick binary a harness will run: --command when

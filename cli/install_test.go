@@ -618,3 +618,29 @@ func TestInstallBinary(t *testing.T) {
 		t.Fatalf("uninstall: %d %q %q", r.code, r.stdout, r.stderr)
 	}
 }
+
+// A harness named on the command line that is not on this machine is an
+// error for install (nothing is created for it); --all that finds no
+// harness says so; uninstalling an absent harness is fine.
+func TestInstallNamedHarnessNotDetected(t *testing.T) {
+	m := newMachine(t)
+	old := executable
+	executable = func() (string, error) { return stickBin, nil }
+	t.Cleanup(func() { executable = old })
+	for _, op := range []string{"install", "install-skill"} {
+		code, out, errOut := run(t, op, "gemini")
+		if code != 1 || !strings.Contains(out, "gemini: skipped (not detected") ||
+			errOut != "stick: invalid_argument: not installed on this machine: gemini; nothing was registered for it\n"+
+				"hint: install the harness (or put its binary on PATH) and run 'stick "+op+" gemini' again\n" {
+			t.Errorf("%s gemini without gemini: %d %q %q", op, code, out, errOut)
+		}
+		code, out, _ = run(t, op, "--all")
+		if code != 0 || !strings.Contains(out, "no harness found on this machine") {
+			t.Errorf("%s --all without harnesses: %d %q", op, code, out)
+		}
+	}
+	mustNotExist(t, filepath.Join(m.home, ".gemini"))
+	if code, _, errOut := run(t, "uninstall", "gemini"); code != 0 {
+		t.Errorf("uninstall of an absent harness: %d %q", code, errOut)
+	}
+}
