@@ -61,6 +61,7 @@ func newPrompt() *cobra.Command {
 		Short: "Show where you stand in the room in your shell prompt",
 		Long: `Put 'stick status --prompt' in your shell prompt: [holding T42], [waiting, 2 ahead],
 [codex holding], [⚠ codex gone] — nothing outside a room.`,
+		Example: "  stick prompt install bash\n  stick prompt install fish --print\n  stick prompt uninstall zsh",
 	}
 	var print, dryRun bool
 	var command string
@@ -80,6 +81,7 @@ func newPrompt() *cobra.Command {
 	uninstall := &cobra.Command{
 		Use:       "uninstall bash|zsh|fish",
 		Short:     "Remove the prompt segment from your shell's rc file",
+		Example:   "  stick prompt uninstall bash",
 		Args:      cobra.ExactArgs(1),
 		ValidArgs: []string{"bash", "zsh", "fish"},
 		RunE: func(cmd *cobra.Command, args []string) error {

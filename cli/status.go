@@ -67,54 +67,64 @@ room, and never an error. 'stick prompt install' puts it in your prompt.`,
 	return cmd
 }
 
-// stand reads where the identity stands, through a read-only view of the
-// database and the local holder records. No database or no room at the
-// path is an empty standing, not an error.
-func stand(ctx context.Context, agentFlag, path string) (standing, error) {
+// readRoom runs fn with the state of the room of path, read through a
+// read-only view of the database; it does not call fn when there is no
+// database or no room at the path.
+func readRoom(ctx context.Context, agentFlag, path string, fn func(*session, stick.RoomStatus) error) error {
 	id, _ := whoami(agentFlag, getenv)
-	out := standing{AgentID: id}
 	dir, err := store.DataDir()
 	if err != nil {
-		return out, stick.Errorf(stick.CodeDataDir, "cannot resolve the data directory: %v", err)
+		return stick.Errorf(stick.CodeDataDir, "cannot resolve the data directory: %v", err)
 	}
 	r, err := store.OpenReader(dir)
 	if stick.ErrorCode(err) == stick.CodeRoomNotFound {
-		return out, nil
+		return nil
 	}
 	if err != nil {
-		return out, err
+		return err
 	}
 	defer r.Close()
 	svc, err := stick.New(r, serviceOptions...)
 	if err != nil {
-		return out, err
+		return err
 	}
 	s := &session{svc: svc, caller: stick.Caller{AgentID: id, Kind: stick.KindOneShot}}
 	room, err := s.findRoom(ctx, path, false)
-	if stick.ErrorCode(err) == stick.CodeRoomNotFound {
-		return out, nil
+	if stick.ErrorCode(err) == stick.CodeRoomNotFound || stick.ErrorCode(err) == stick.CodeRoomClosed {
+		return nil
 	}
 	if err != nil {
-		return out, err
+		return err
 	}
 	st, err := svc.RoomState(ctx, room.RoomID)
 	if err != nil {
-		return out, err
+		return err
 	}
-	out.RoomID, out.Path, out.State, out.TurnID = st.RoomID, st.CanonicalPath, string(st.State), st.TurnID
-	out.Holder, out.Next = st.Owner, st.ReservedFor
-	if lh, err := localDir(); err == nil {
-		if hs, err := readHolders(lh); err == nil {
-			for _, h := range hs {
-				if h.RoomID == st.RoomID && h.AgentID == id && h.State == holderWaiting && procid.Check(h.Guardian) == procid.Alive {
-					out.Waiting = true
+	return fn(s, st)
+}
+
+// stand reads where the identity stands. No database or no open room at
+// the path is an empty standing, not an error.
+func stand(ctx context.Context, agentFlag, path string) (standing, error) {
+	id, _ := whoami(agentFlag, getenv)
+	out := standing{AgentID: id}
+	err := readRoom(ctx, agentFlag, path, func(_ *session, st stick.RoomStatus) error {
+		out.RoomID, out.Path, out.State, out.TurnID = st.RoomID, st.CanonicalPath, string(st.State), st.TurnID
+		out.Holder, out.Next = st.Owner, st.ReservedFor
+		if lh, err := localDir(); err == nil {
+			if hs, err := readHolders(lh); err == nil {
+				for _, h := range hs {
+					if h.RoomID == st.RoomID && h.AgentID == id && h.State == holderWaiting && procid.Check(h.Guardian) == procid.Alive {
+						out.Waiting = true
+					}
 				}
 			}
 		}
-	}
-	out.Ahead = ahead(st, id)
-	out.Segment, out.Warning = segment(st, id, out.Waiting, out.Ahead)
-	return out, nil
+		out.Ahead = ahead(st, id)
+		out.Segment, out.Warning = segment(st, id, out.Waiting, out.Ahead)
+		return nil
+	})
+	return out, err
 }
 
 // segment words a room's state from the identity me's point of view.

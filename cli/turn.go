@@ -241,6 +241,12 @@ func newPass(agent *string) *cobra.Command {
 		Short:   "End your turn with a handoff to a named member",
 		Example: `  stick pass codex:9b22ce --status "API drafted" --next-action "implement the client side" --artifact api.md=context`,
 		Args:    cobra.RangeArgs(1, 2),
+		ValidArgsFunction: func(cmd *cobra.Command, args []string, _ string) ([]cobra.Completion, cobra.ShellCompDirective) {
+			if len(args) > 0 {
+				return nil, cobra.ShellCompDirectiveDefault // the path
+			}
+			return memberNames(cmd.Context(), *agent), cobra.ShellCompDirectiveNoFileComp
+		},
 		RunE: func(cmd *cobra.Command, args []string) error {
 			return finishTurn(cmd, *agent, pathArg(args[1:]), args[0], hf, asJSON)
 		},
@@ -298,9 +304,10 @@ func finishTurn(cmd *cobra.Command, agent, path, to string, hf handoffFlags, asJ
 func newHeartbeat(agent *string) *cobra.Command {
 	var asJSON bool
 	cmd := &cobra.Command{
-		Use:   "heartbeat [path]",
-		Short: "Extend your lease now (the holder does this on its own at the policy's cadence)",
-		Args:  cobra.MaximumNArgs(1),
+		Use:     "heartbeat [path]",
+		Short:   "Extend your lease now (the holder does this on its own at the policy's cadence)",
+		Example: "  stick heartbeat\n  stick heartbeat ~/src/app --json",
+		Args:    cobra.MaximumNArgs(1),
 		RunE: func(cmd *cobra.Command, args []string) error {
 			ctx := cmd.Context()
 			return inRoom(ctx, *agent, pathArg(args), false, func(s *session, r stick.RoomSummary) error {
@@ -389,4 +396,19 @@ func stopHolder(h holder) {
 	if dir, err := localDir(); err == nil {
 		_ = dropHolder(dir, h.Guardian)
 	}
+}
+
+// memberNames completes the AGENT of 'stick pass': the other members of the
+// room of the current directory, read without writing anything.
+func memberNames(ctx context.Context, agent string) []cobra.Completion {
+	var out []cobra.Completion
+	_ = readRoom(ctx, agent, pathArg(nil), func(s *session, st stick.RoomStatus) error {
+		for _, m := range st.Members {
+			if m.AgentID != s.caller.AgentID && m.Status != "gone" {
+				out = append(out, m.AgentID+"\t"+m.Status)
+			}
+		}
+		return nil
+	})
+	return out
 }
