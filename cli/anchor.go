@@ -22,18 +22,28 @@ var wrappers = map[string]bool{
 var shells = map[string]bool{
 	"sh": true, "bash": true, "zsh": true, "fish": true, "dash": true, "ksh": true, "mksh": true,
 	"tcsh": true, "csh": true, "busybox": true, "pwsh": true, "nu": true, "elvish": true, "xonsh": true,
+	"powershell": true, "cmd": true,
 }
 
 // anchor finds the process an invocation belongs to: for a command a
 // harness runs, the harness itself (the nearest ancestor that is neither a
-// shell nor a wrapper); for a person, their shell (the nearest ancestor that
-// is not a wrapper). A holder started by the invocation lives as long as its
-// anchor, and a harness-run invocation shares the harness's identity with
-// the harness's own 'stick mcp'.
+// shell nor a wrapper); for a person, their terminal's shell: the leader of
+// the session when it is an ancestor (so a subshell, a script or make in
+// between does not count), else the nearest ancestor that is not a wrapper.
+// A holder started by the invocation lives as long as its anchor, and a
+// harness-run invocation shares the harness's identity with the harness's
+// own 'stick mcp'.
 func anchor(byHarness bool) (procid.Ancestor, error) {
 	chain, err := procid.Ancestors()
 	if err != nil {
 		return procid.Ancestor{}, err
+	}
+	if sid, ok := sessionLeader(); ok && !byHarness {
+		for _, a := range chain {
+			if a.PID == sid {
+				return a, nil
+			}
+		}
 	}
 	for _, a := range chain {
 		name := strings.TrimSuffix(strings.ToLower(filepath.Base(a.Name)), ".exe")

@@ -8,6 +8,8 @@ import (
 	"io"
 	"log"
 	"os"
+	"os/signal"
+	"syscall"
 	"time"
 
 	"github.com/spf13/cobra"
@@ -32,6 +34,10 @@ type guardianArgs struct {
 	turn        int64         // takeover: the turn to take over, 0 for the current one
 	anchorPID   int
 	anchorStart int64 // the anchor's start time, ms since the epoch
+	// harness says the anchor is an agent's harness: its process, not the
+	// guardian's, then stands for the member, as it does for the harness's
+	// own 'stick mcp'.
+	harness bool
 }
 
 // guardianReport is the one line a guardian sends its starter when it got
@@ -42,15 +48,14 @@ type guardianReport struct {
 	Takeover *stick.TakeoverResult `json:"takeover,omitempty"`
 	Error    *stick.Error          `json:"error,omitempty"`
 	Guardian procid.Identity       `json:"guardian"`
+	// Anchor names the shell or harness the holder ends with (set by the starter).
+	Anchor string `json:"anchor,omitempty"`
 }
 
 // granted reports whether the guardian now holds the stick.
 func (r guardianReport) granted() bool {
 	return (r.Wait != nil && r.Wait.Status == stick.YourTurn) || r.Takeover != nil
 }
-
-// reportFD is the descriptor on which a guardian writes its report.
-const reportFD = 3
 
 func newGuardian() *cobra.Command {
 	var a guardianArgs
@@ -60,11 +65,13 @@ func newGuardian() *cobra.Command {
 		Hidden: true,
 		Args:   cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
-			report := os.NewFile(reportFD, "report")
-			if report == nil {
+			if a.anchorPID == 0 {
 				return stick.Errorf(stick.CodeInvalidArgument, "the guardian is started by 'stick wait', 'try' and 'takeover'")
 			}
-			return runGuardian(cmd.Context(), a, cmd.InOrStdin(), report)
+			// The report goes to the starter through stdout; a starter gone
+			// before reading must not kill the guardian with SIGPIPE.
+			signal.Ignore(syscall.SIGPIPE)
+			return runGuardian(cmd.Context(), a, cmd.InOrStdin(), os.Stdout)
 		},
 	}
 	f := cmd.Flags()
@@ -76,6 +83,7 @@ func newGuardian() *cobra.Command {
 	f.Int64Var(&a.turn, "turn", 0, "the turn to take over")
 	f.IntVar(&a.anchorPID, "anchor-pid", 0, "the process the guardian must not outlive")
 	f.Int64Var(&a.anchorStart, "anchor-start", 0, "that process's start time (ms)")
+	f.BoolVar(&a.harness, "harness", false, "the anchor is an agent's harness")
 	return cmd
 }
 
@@ -126,7 +134,13 @@ func runGuardian(ctx context.Context, a guardianArgs, starter io.Reader, report 
 	}
 	defer closeSvc()
 	g.svc = svc
+	// A person's holder is the guardian itself: killed, the room sees its
+	// holder gone. A harness-run holder is the harness, like the harness's
+	// 'stick mcp', so the member stays alive between turns.
 	g.caller = stick.Caller{AgentID: a.agent, Kind: stick.KindGuardian, Process: g.self, DisplayName: "stick " + a.mode}
+	if a.harness {
+		g.caller.Kind, g.caller.Process = stick.KindHarness, anchor
+	}
 
 	// The anchor's exit ends everything; the starter's exit (its end of
 	// stdin closing) ends only the attempt to get the stick.
@@ -148,7 +162,7 @@ func runGuardian(ctx context.Context, a guardianArgs, starter io.Reader, report 
 	g.caller.AgentID = join.AgentID
 	rec := holder{RoomID: join.RoomID, Path: join.CanonicalPath, AgentID: join.AgentID, State: holderWaiting,
 		Guardian: g.self, Anchor: anchor, Since: time.Now().UTC()}
-	if err := putHolder(g.dir, rec); err != nil {
+	if err := addHolder(g.dir, rec); err != nil {
 		return fail(err)
 	}
 	defer func() {
@@ -253,7 +267,7 @@ func (g *guardian) hold(ctx context.Context, lease stick.Lease, next, expires ti
 			return "stopped"
 		case <-timer.C:
 		}
-		hb, err := g.svc.Heartbeat(ctx, stick.Caller{AgentID: g.caller.AgentID, Kind: stick.KindGuardian, Process: g.self}, lease)
+		hb, err := g.svc.Heartbeat(ctx, g.caller, lease)
 		switch code := stick.ErrorCode(err); {
 		case err == nil:
 			expires = hb.LeaseExpiresAt

@@ -16,6 +16,7 @@ type handoffFlags struct {
 	status, next, file string
 	artifacts          []string
 	questions, doNot   []string
+	fileText           *string // what --handoff gave, read once
 }
 
 func (f *handoffFlags) add(cmd *cobra.Command) {
@@ -34,10 +35,14 @@ func (f *handoffFlags) add(cmd *cobra.Command) {
 func (f *handoffFlags) handoff(cmd *cobra.Command, root string) (stick.Handoff, error) {
 	var h stick.Handoff
 	if f.file != "" {
-		data, err := fileArg(cmd, f.file, "handoff")
-		if err != nil {
-			return h, err
+		if f.fileText == nil {
+			data, err := fileArg(cmd, f.file, "handoff")
+			if err != nil {
+				return h, err
+			}
+			f.fileText = &data
 		}
+		data := *f.fileText
 		dec := json.NewDecoder(strings.NewReader(data))
 		dec.DisallowUnknownFields()
 		if err := dec.Decode(&h); err != nil {

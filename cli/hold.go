@@ -58,6 +58,11 @@ func runHold(cmd *cobra.Command, agentFlag, path string, hf handoffFlags) error 
 		return stick.Errorf(stick.CodeInvalidArgument, "%s already holds the stick in %s through holder pid %d", held.AgentID, held.Path, held.Guardian.PID).
 			WithHint("release it first with 'stick release', or keep working under that holder")
 	}
+	// Check the handoff flags now, not hours later at Ctrl-C, and before
+	// anything changes.
+	if _, err := checkHandoffFlags(cmd, &hf, path); err != nil {
+		return err
+	}
 	id, _ := whoami(agentFlag, getenv)
 	self, err := procid.Self()
 	if err != nil {
@@ -85,8 +90,12 @@ func runHold(cmd *cobra.Command, agentFlag, path string, hf handoffFlags) error 
 		return err
 	}
 	g.caller.AgentID = join.AgentID
+	given, err := checkHandoffFlags(cmd, &hf, join.CanonicalPath)
+	if err != nil {
+		return err
+	}
 	rec := holder{RoomID: join.RoomID, Path: join.CanonicalPath, AgentID: join.AgentID, State: holderWaiting, Guardian: self, Anchor: anc.Identity, Since: time.Now().UTC()}
-	if err := putHolder(dir, rec); err != nil {
+	if err := addHolder(dir, rec); err != nil {
 		return err
 	}
 	defer func() { _ = dropHolder(dir, self) }()
@@ -142,13 +151,30 @@ func runHold(cmd *cobra.Command, agentFlag, path string, hf handoffFlags) error 
 	if sig == syscall.SIGTERM {
 		return holdTerminated(ctx, svc, g.caller, lease, p)
 	}
-	h, err := askHandoff(cmd, p, hf, join.CanonicalPath, sigs)
-	if err != nil {
-		return err
-	}
-	rel, err := svc.Release(ctx, stick.Caller{AgentID: g.caller.AgentID, Kind: stick.KindOneShot}, lease, h)
-	if err != nil {
-		return err
+	var rel stick.ReleaseResult
+	var lines <-chan string // the terminal's answers, read by one goroutine for every round
+	for {
+		h := given
+		if h == nil {
+			if lines == nil {
+				lines = readLines(cmd.InOrStdin())
+			}
+			asked, err := askHandoff(cmd, p, hf, join.CanonicalPath, sigs, lines)
+			if err != nil {
+				return err
+			}
+			h = &asked
+		}
+		rel, err = svc.Release(ctx, stick.Caller{AgentID: g.caller.AgentID, Kind: stick.KindOneShot}, lease, *h)
+		if se := stick.AsError(err); err != nil && se.Code == stick.CodeInvalidHandoff {
+			fmt.Fprintf(p.w, "%s %s; once more:\n", p.red("✗"), se.Message)
+			hf, given = handoffFlags{}, nil
+			continue
+		}
+		if err != nil {
+			return err
+		}
+		break
 	}
 	stopBeat()
 	fmt.Fprintf(p.w, "%s released turn %d (event %d); ", p.green("✓"), rel.TurnID, rel.EventSeq)
@@ -216,18 +242,7 @@ func followRoom(ctx context.Context, svc *stick.Service, p *printer, roomID stri
 
 // askHandoff returns the handoff of the flags, asking in the terminal for
 // what they leave out. A second Ctrl-C while asking gives up.
-func askHandoff(cmd *cobra.Command, p *printer, hf handoffFlags, root string, sigs <-chan os.Signal) (stick.Handoff, error) {
-	if hf.status != "" && hf.next != "" || hf.file != "" {
-		return hf.handoff(cmd, root)
-	}
-	lines := make(chan string)
-	go func() {
-		sc := bufio.NewScanner(cmd.InOrStdin())
-		for sc.Scan() {
-			lines <- sc.Text()
-		}
-		close(lines)
-	}()
+func askHandoff(cmd *cobra.Command, p *printer, hf handoffFlags, root string, sigs <-chan os.Signal, lines <-chan string) (stick.Handoff, error) {
 	giveUp := stick.Errorf(stick.CodeCanceled, "no handoff given; the stick was not released").
 		WithHint("the room sees the holder gone once this process ends; another member can take over")
 	ask := func(prompt string) (string, error) {
@@ -292,4 +307,39 @@ func askHandoff(cmd *cobra.Command, p *printer, hf handoffFlags, root string, si
 		h.OpenQuestions = append(h.OpenQuestions, qs...)
 		return h, nil
 	}
+}
+
+// checkHandoffFlags builds the handoff the flags give in full, validated
+// now rather than hours later at Ctrl-C; for partial flags (the rest is
+// asked for at Ctrl-C) it returns nil after checking that they parse.
+func checkHandoffFlags(cmd *cobra.Command, hf *handoffFlags, root string) (*stick.Handoff, error) {
+	if (hf.status != "" && hf.next != "") || hf.file != "" {
+		h, err := hf.handoff(cmd, root)
+		if err != nil {
+			return nil, err
+		}
+		if err := h.Validate(); err != nil {
+			return nil, stick.AsError(err).WithHint("fix the flag; nothing was changed")
+		}
+		return &h, nil
+	}
+	for _, a := range hf.artifacts {
+		if _, err := parseArtifact(a, root); err != nil {
+			return nil, err
+		}
+	}
+	return nil, nil
+}
+
+// readLines delivers the lines of r until it ends, then closes the channel.
+func readLines(r io.Reader) <-chan string {
+	lines := make(chan string)
+	go func() {
+		sc := bufio.NewScanner(r)
+		for sc.Scan() {
+			lines <- sc.Text()
+		}
+		close(lines)
+	}()
+	return lines
 }

@@ -32,10 +32,12 @@ func init() {
 	testproc.Register("shell", shellHelper)
 }
 
-// shellHelper stands for a person's shell or a harness: it runs the
-// command in its arguments, prints "exit N" when that ends, and stays alive
-// until it is killed, as the anchor of whatever holder the command left.
+// shellHelper stands for a person's terminal shell (a session leader) or a
+// harness: it runs the command in its arguments, prints "exit N" when that
+// ends, and stays alive until it is killed, as the anchor of whatever
+// holder the command left.
 func shellHelper(args []string) int {
+	leadSession()
 	cmd := exec.Command(args[0], args[1:]...)
 	cmd.Stdout, cmd.Stderr = os.Stdout, os.Stderr
 	err := cmd.Run()
@@ -180,7 +182,9 @@ func TestWaitLeavesAHeartbeatingHolderThatReleaseStops(t *testing.T) {
 
 func TestHolderDiesWithItsShellAndOthersTakeOver(t *testing.T) {
 	repo, data := holderRepo(t)
-	shell := testproc.StartEnv(t, []string{"TALKING_STICK_DATA_DIR=" + data}, "shell", stickBin, "wait", repo)
+	// Run through a script's shell: the holder belongs to the terminal's
+	// shell (the session leader), not to the script.
+	shell := testproc.StartEnv(t, []string{"TALKING_STICK_DATA_DIR=" + data}, "shell", "sh", "-c", fmt.Sprintf("%q wait %q", stickBin, repo))
 	if line := readUntil(t, shell, "exit "); line != "exit 0" {
 		t.Fatalf("wait in the shell: %s\n%s", line, shell.Stderr())
 	}
@@ -599,4 +603,82 @@ func TestKilledWaitLeavesNoHolder(t *testing.T) {
 	if hs := holders(t, data); len(hs) != 1 || hs[0].AgentID == "bob" {
 		t.Fatalf("records after the kill: %+v", hs)
 	}
+}
+
+// A harness-run turn leaves the harness's member alive: the next release
+// reserves the stick for it, as for any agent whose harness runs.
+func TestHarnessMemberStaysInTheRotation(t *testing.T) {
+	repo, data := holderRepo(t)
+	script := fmt.Sprintf("%q wait %q && %q release %q --status s --next-action n && %q whoami", stickBin, repo, stickBin, repo, stickBin)
+	harness := testproc.StartEnv(t, []string{"TALKING_STICK_DATA_DIR=" + data, "CLAUDECODE=1"}, "shell", "sh", "-c", script)
+	var last string
+	for {
+		line, err := harness.ReadLine(safety)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if strings.HasPrefix(line, "exit ") {
+			if line != "exit 0" {
+				t.Fatalf("harness command: %s", line)
+			}
+			break
+		}
+		last = line
+	}
+	mustRun(t, repo, "--agent", "bob", "wait")
+	r := mustRun(t, repo, "--agent", "bob", "release", "--status", "s", "--next-action", "n", "--json")
+	var rel stick.ReleaseResult
+	if err := json.Unmarshal([]byte(r.stdout), &rel); err != nil || rel.ReservedFor != last {
+		t.Fatalf("bob's release went to %q (%v), want the live harness agent %s", rel.ReservedFor, err, last)
+	}
+}
+
+func TestHoldChecksItsFlagsFirst(t *testing.T) {
+	repo, data := holderRepo(t)
+	r := runBin(t, repo, nil, "hold", "--status", "s", "--next-action", "n", "--question", "")
+	if r.code != 1 || !strings.Contains(r.stderr, "invalid_handoff") {
+		t.Fatalf("hold with an empty question: %d %q", r.code, r.stderr)
+	}
+	r = runBin(t, repo, nil, "hold", "--artifact", "a.go:9-1")
+	if r.code != 1 || !strings.Contains(r.stderr, "lines must be START-END") {
+		t.Fatalf("hold with a bad artifact: %d %q", r.code, r.stderr)
+	}
+	if _, err := os.Stat(filepath.Join(data, "rooms.sqlite")); err == nil {
+		if r := runBin(t, repo, nil, "state"); r.code != 1 {
+			t.Fatalf("a rejected hold joined or created a room:\n%s", r.stdout)
+		}
+	}
+}
+
+func TestHoldAsksAgainAfterARejectedHandoff(t *testing.T) {
+	repo, _ := holderRepo(t)
+	hold := startBin(t, repo, "hold")
+	hold.readUntil(t, "your turn")
+	hold.signal(t, os.Interrupt)
+	fmt.Fprint(hold.stdin, "bad\xffstatus\nnext\n\n\ngood status\ngood next\n\n\n")
+	if code := hold.wait(t); code != 0 {
+		t.Fatalf("hold: exit %d\n%s%s", code, hold.stdout.String(), hold.stderr.String())
+	}
+	if !strings.Contains(hold.stdout.String(), "once more:") {
+		t.Fatalf("hold did not ask again:\n%s", hold.stdout.String())
+	}
+	if h := roomState(t, repo).PendingHandoff.Handoff; h.Status != "good status" || h.NextAction != "good next" {
+		t.Fatalf("handoff = %+v", h)
+	}
+}
+
+func TestTwoWaitsOfOneIdentity(t *testing.T) {
+	repo, data := holderRepo(t)
+	mustRun(t, repo, "--agent", "bob", "wait")
+	first := startBin(t, repo, "wait")
+	eventually(t, "the first wait waits", func() bool { return len(holders(t, data)) == 2 })
+	r := runBin(t, repo, nil, "wait", "--timeout", "1s")
+	if r.code != 1 || !strings.Contains(r.stderr, "already waits for the stick") {
+		t.Fatalf("second wait of one identity: %d %q", r.code, r.stderr)
+	}
+	mustRun(t, repo, "--agent", "bob", "release", "--status", "s", "--next-action", "n")
+	if code := first.wait(t); code != 0 {
+		t.Fatalf("first wait: %d %s", code, first.stderr.String())
+	}
+	mustRun(t, repo, "release", "--status", "s", "--next-action", "n")
 }

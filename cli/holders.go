@@ -62,11 +62,15 @@ func readHolders(dir string) ([]holder, error) {
 		return nil, nil
 	}
 	if err != nil {
-		return nil, fmt.Errorf("read holder records: %w", err)
+		return nil, stick.Errorf(stick.CodeDataDir, "cannot read the holder records: %v", err)
 	}
 	var f holderFile
-	if err := json.Unmarshal(data, &f); err != nil {
-		return nil, fmt.Errorf("read holder records %s: %w", filepath.Join(dir, "holders.json"), err)
+	if err := json.Unmarshal(data, &f); err != nil || f.Version != 1 {
+		if err == nil {
+			err = fmt.Errorf("version %d, this stick reads version 1", f.Version)
+		}
+		return nil, stick.Errorf(stick.CodeDataDir, "the holder records %s are damaged: %v", filepath.Join(dir, "holders.json"), err).
+			WithHint("run 'stick doctor', which rewrites them (holders still running keep the stick; release them with 'stick takeover' if needed)")
 	}
 	return f.Holders, nil
 }
@@ -112,14 +116,38 @@ func updateHolders(dir string, fn func([]holder) ([]holder, error)) error {
 	return nil
 }
 
-// findHolder returns the live record of agent in room, if any.
+// findHolder returns the live record of agent in room, if any, preferring
+// one that holds the stick over one that waits.
 func findHolder(hs []holder, roomID, agent string) (holder, bool) {
-	for _, h := range hs {
+	var found *holder
+	for i, h := range hs {
 		if h.RoomID == roomID && h.AgentID == agent && procid.Check(h.Guardian) != procid.Gone {
-			return h, true
+			if found == nil || (found.State != holderHolding && h.State == holderHolding) {
+				found = &hs[i]
+			}
 		}
 	}
-	return holder{}, false
+	if found == nil {
+		return holder{}, false
+	}
+	return *found, true
+}
+
+// addHolder records a new guardian, unless another live guardian already
+// waits or holds for the same identity in the same room: two would race
+// for one turn, and the loser would wait forever.
+func addHolder(dir string, h holder) error {
+	return updateHolders(dir, func(hs []holder) ([]holder, error) {
+		if o, ok := findHolder(hs, h.RoomID, h.AgentID); ok && !sameProcess(o.Guardian, h.Guardian) {
+			what := "waits for"
+			if o.State == holderHolding {
+				what = "holds"
+			}
+			return nil, stick.Errorf(stick.CodeInvalidArgument, "%s already %s the stick in %s through holder pid %d", h.AgentID, what, h.Path, o.Guardian.PID).
+				WithHint("use that one ('stick release' when done), or stop its wait with Ctrl-C where it runs")
+		}
+		return append(hs, h), nil
+	})
 }
 
 // dropHolder removes the record of the guardian g.

@@ -4,6 +4,7 @@ import (
 	"bufio"
 	"context"
 	"encoding/json"
+	"fmt"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -28,7 +29,7 @@ func startGuardian(ctx context.Context, a guardianArgs) (guardianReport, error) 
 		return guardianReport{}, stick.Errorf(stick.CodeInternal, "cannot find the shell or harness this command runs in: %v", err).
 			WithHint("run it from a shell or a harness; a holder needs a live parent to belong to (not one detached with setsid or a double fork)")
 	}
-	a.anchorPID, a.anchorStart = anc.PID, anc.StartedAt.UnixMilli()
+	a.anchorPID, a.anchorStart, a.harness = anc.PID, anc.StartedAt.UnixMilli(), byHarness
 	exe, err := guardianExe()
 	if err != nil {
 		return guardianReport{}, stick.Errorf(stick.CodeInternal, "cannot find the stick binary: %v", err)
@@ -40,32 +41,31 @@ func startGuardian(ctx context.Context, a guardianArgs) (guardianReport, error) 
 	if err := os.MkdirAll(dir, 0o700); err != nil {
 		return guardianReport{}, stick.Errorf(stick.CodeDataDir, "cannot create %s: %v", dir, err)
 	}
-	logf, err := os.OpenFile(filepath.Join(dir, "guardian.log"), os.O_WRONLY|os.O_CREATE|os.O_APPEND, 0o600)
+	logf, err := openLog(filepath.Join(dir, "guardian.log"))
 	if err != nil {
 		return guardianReport{}, stick.Errorf(stick.CodeDataDir, "cannot open the guardian log: %v", err)
 	}
 	defer logf.Close()
-	r, w, err := os.Pipe()
-	if err != nil {
-		return guardianReport{}, stick.Errorf(stick.CodeInternal, "cannot start a holder: %v", err)
-	}
-	defer r.Close()
-	cmd := exec.Command(exe, "guardian", "--mode", a.mode, "--path", a.path, "--as", a.agent,
+	args := []string{"guardian", "--mode", a.mode, "--path", a.path, "--as", a.agent,
 		"--timeout", a.timeout.String(), "--reason", a.reason, "--turn", strconv.FormatInt(a.turn, 10),
-		"--anchor-pid", strconv.Itoa(a.anchorPID), "--anchor-start", strconv.FormatInt(a.anchorStart, 10))
-	cmd.Stdout, cmd.Stderr = logf, logf
-	cmd.ExtraFiles = []*os.File{w} // reportFD
+		"--anchor-pid", strconv.Itoa(a.anchorPID), "--anchor-start", strconv.FormatInt(a.anchorStart, 10)}
+	if a.harness {
+		args = append(args, "--harness")
+	}
+	cmd := exec.Command(exe, args...)
+	cmd.Stderr = logf
 	cmd.SysProcAttr = detached()
 	stdin, err := cmd.StdinPipe()
 	if err != nil {
-		w.Close()
+		return guardianReport{}, stick.Errorf(stick.CodeInternal, "cannot start a holder: %v", err)
+	}
+	r, err := cmd.StdoutPipe() // the report
+	if err != nil {
 		return guardianReport{}, stick.Errorf(stick.CodeInternal, "cannot start a holder: %v", err)
 	}
 	if err := cmd.Start(); err != nil {
-		w.Close()
 		return guardianReport{}, stick.Errorf(stick.CodeInternal, "cannot start a holder (%s): %v", exe, err)
 	}
-	w.Close()
 	lines := make(chan []byte, 1)
 	go func() {
 		line, _ := bufio.NewReader(r).ReadBytes('\n')
@@ -79,13 +79,16 @@ func startGuardian(ctx context.Context, a guardianArgs) (guardianReport, error) 
 		stdin.Close() // the guardian gives up, unless the stick just came
 		line, interrupted = <-lines, true
 	}
-	var rep guardianReport
-	if err := json.Unmarshal(line, &rep); err != nil {
+	rep := guardianReport{}
+	err = json.Unmarshal(line, &rep)
+	rep.Anchor = fmt.Sprintf("%s (pid %d)", anc.Name, anc.PID)
+	if err != nil {
 		_ = cmd.Wait()
 		if interrupted {
 			return guardianReport{}, stick.Errorf(stick.CodeCanceled, "interrupted; stopped waiting")
 		}
-		return guardianReport{}, stick.Errorf(stick.CodeInternal, "the holder process ended without a report (see %s)", logf.Name())
+		return guardianReport{}, stick.Errorf(stick.CodeInternal, "the holder process ended without a report").
+			WithHint("see %s", logf.Name())
 	}
 	if rep.granted() {
 		go func() { _ = cmd.Wait() }() // reaped if this process lives on (tests); the guardian outlives a CLI run
@@ -107,4 +110,17 @@ func harnessMarker(getenv func(string) string) string {
 		}
 	}
 	return ""
+}
+
+// maxLog bounds the guardian log: a log that grew past it is started afresh.
+const maxLog = 1 << 20
+
+// openLog opens the guardian log for appending, truncating it first when
+// it grew past maxLog.
+func openLog(path string) (*os.File, error) {
+	flags := os.O_WRONLY | os.O_CREATE | os.O_APPEND
+	if fi, err := os.Stat(path); err == nil && fi.Size() > maxLog {
+		flags |= os.O_TRUNC
+	}
+	return os.OpenFile(path, flags, 0o600)
 }

@@ -158,8 +158,8 @@ func alreadyHeld(ctx context.Context, agent, path string) (*holder, error) {
 		}
 		return nil
 	})
-	if stick.ErrorCode(err) == stick.CodeRoomNotFound {
-		return nil, nil // no room yet: the guardian's join creates it
+	if code := stick.ErrorCode(err); code == stick.CodeRoomNotFound || code == stick.CodeRoomClosed {
+		return nil, nil // no open room: the guardian's join creates one
 	}
 	return held, err
 }
@@ -206,8 +206,8 @@ func printAcquired(p *printer, rep guardianReport) {
 }
 
 func printHolderLine(p *printer, rep guardianReport, expires time.Time) {
-	fmt.Fprintf(p.w, "  lease until %s; holder pid %d heartbeats every %s until you release, and ends with this shell\n",
-		expires.Local().Format("15:04:05"), rep.Guardian.PID, rep.Join.Policy.HeartbeatInterval)
+	fmt.Fprintf(p.w, "  lease until %s; holder pid %d heartbeats every %s until you release, and ends with %s\n",
+		expires.Local().Format("15:04:05"), rep.Guardian.PID, rep.Join.Policy.HeartbeatInterval, orDash(rep.Anchor))
 }
 
 func printDoneHint(p *printer) {
@@ -352,6 +352,10 @@ func ownHolder(ctx context.Context, s *session, r stick.RoomSummary) (holder, er
 		return holder{}, err
 	}
 	me := s.caller.AgentID
+	if st.Owner == me && st.State == stick.StateOwnerGone {
+		return holder{}, stick.Errorf(stick.CodeStaleLease, "the holder process of %s in %s has exited, so its turn %d cannot be released", me, r.CanonicalPath, st.TurnID).
+			With("room_id", r.RoomID).WithHint("another member takes over ('stick takeover --reason …'); when nobody else is active, take it over yourself")
+	}
 	if st.Owner == me {
 		return holder{}, stick.Errorf(stick.CodeStaleLease, "%s holds the stick in %s through another session (an MCP server or another machine), not a holder started here", me, r.CanonicalPath).
 			With("room_id", r.RoomID).WithHint("release it from the session that holds it, or pass --agent for another identity")
@@ -374,7 +378,15 @@ func describeHolder(st stick.RoomStatus) string {
 // time), and waits until it is gone; a holder that ignores SIGTERM for five
 // seconds is killed. A holder already gone is fine.
 func stopHolder(h holder) {
+	defer func() {
+		if dir, err := localDir(); err == nil {
+			_ = dropHolder(dir, h.Guardian)
+		}
+	}()
 	if err := procid.Signal(h.Guardian, syscall.SIGTERM); err != nil {
+		if procid.Check(h.Guardian) == procid.Alive { // no SIGTERM here (Windows): kill it
+			_ = procid.Signal(h.Guardian, syscall.SIGKILL)
+		}
 		return
 	}
 	ctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
@@ -392,9 +404,6 @@ func stopHolder(h holder) {
 	}
 	if procid.Check(h.Guardian) == procid.Alive {
 		_ = procid.Signal(h.Guardian, syscall.SIGKILL)
-	}
-	if dir, err := localDir(); err == nil {
-		_ = dropHolder(dir, h.Guardian)
 	}
 }
 

@@ -1,0 +1,6 @@
+//go:build !unix
+
+package cli
+
+// sessionLeader reports that there are no sessions to anchor to here.
+func sessionLeader() (int, bool) { return 0, false }

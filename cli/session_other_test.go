@@ -1,0 +1,6 @@
+//go:build !unix
+
+package cli
+
+// leadSession does nothing where there are no sessions.
+func leadSession() {}
