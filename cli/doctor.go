@@ -137,6 +137,8 @@ func databaseChecks(ctx context.Context, dir string) []check {
 	switch {
 	case err != nil:
 		return []check{failedCheck("database", err)}
+	case len(problems) == 0:
+		return []check{{"database", checkFix, r.Path() + ": the integrity check gave no answer", "run 'stick doctor' again; if it persists, copy the file aside and check it with sqlite3"}}
 	case len(problems) != 1 || problems[0] != "ok":
 		out = append(out, check{"database", checkFix, fmt.Sprintf("%s: integrity check found %d problem(s), the first: %s", r.Path(), len(problems), problems[0]),
 			"stop every agent, move " + r.Path() + " aside (keep it: it may be recoverable with sqlite3 .recover) and run again"})
@@ -162,11 +164,10 @@ func databaseChecks(ctx context.Context, dir string) []check {
 			out = append(out, failedCheck("room", err))
 			continue
 		}
-		switch st.State {
-		case stick.StateStaleOwner, stick.StateOwnerGone, stick.StateRecipientGone, stick.StateDormant:
+		if st.Takeover != "" { // only an open takeover needs someone to act
 			who := st.Owner + st.ReservedFor
-			out = append(out, check{"room", checkFix, fmt.Sprintf("%s: %s (turn %d, %s)", st.CanonicalPath, st.State, st.TurnID, who),
-				fmt.Sprintf("an active member takes over: stick takeover %s --reason \"%s %s\"", st.CanonicalPath, who, strings.ReplaceAll(string(st.State), "_", " "))})
+			out = append(out, check{"room", checkFix, fmt.Sprintf("%s: %s, takeover open (turn %d, %s)", st.CanonicalPath, st.Takeover, st.TurnID, who),
+				fmt.Sprintf("an active member takes over: stick takeover %s --reason \"%s: %s\"", st.CanonicalPath, who, strings.ReplaceAll(string(st.Takeover), "_", " "))})
 		}
 	}
 	out = append(out, check{"rooms", checkOK, fmt.Sprintf("%d open, %d closed", open, len(rooms)-open), ""})
@@ -181,8 +182,11 @@ func holderChecks() []check {
 		return []check{failedCheck("holders", err)}
 	}
 	hs, err := readHolders(dir)
-	if err != nil {
-		return []check{failedCheck("holders", err)}
+	if err != nil { // damaged: rewrite it, keeping nothing a dead guardian left
+		if uerr := updateHolders(dir, func(hs []holder) ([]holder, error) { return hs, nil }); uerr != nil {
+			return []check{failedCheck("holders", uerr)}
+		}
+		return []check{{"holders", checkOK, "rewrote the damaged holder records (" + stick.AsError(err).Message + ")", ""}}
 	}
 	var out []check
 	gone := 0

@@ -2,12 +2,14 @@ package cli
 
 import (
 	"encoding/json"
+	"os"
 	"path/filepath"
 	"strings"
 	"syscall"
 	"testing"
 
 	"github.com/stickhq/stick/procid"
+	"github.com/stickhq/stick/stick"
 )
 
 func doctor(t *testing.T) (int, map[string][]check) {
@@ -77,7 +79,7 @@ func TestDoctor(t *testing.T) {
 	}
 	eventually(t, "the holder is gone", func() bool { return procid.Check(hs[0].Guardian) == procid.Gone })
 	_, checks = doctor(t)
-	if c := wantCheck(t, checks, "room", checkFix, repo+": owner_gone (turn 1"); !strings.HasPrefix(c.Fix, "an active member takes over: stick takeover "+repo) {
+	if c := wantCheck(t, checks, "room", checkFix, repo+": owner_gone, takeover open (turn 1"); !strings.HasPrefix(c.Fix, "an active member takes over: stick takeover "+repo) {
 		t.Fatalf("room fix = %q", c.Fix)
 	}
 	wantCheck(t, checks, "holders", checkOK, "dropped 1 record")
@@ -101,5 +103,37 @@ func TestDoctor(t *testing.T) {
 	code, out, _ := run(t, "doctor")
 	if code != 0 || !strings.Contains(out, "ok   claude-code  stick mcp registered") || strings.Contains(out, "fix") {
 		t.Fatalf("doctor text:\n%s", out)
+	}
+}
+
+// A quiet idle room is fine; damaged holder records are rewritten.
+func TestDoctorQuietRoomAndDamagedRecords(t *testing.T) {
+	repo, data := holderRepo(t)
+	newMachine(t)
+	old := executable
+	executable = func() (string, error) { return stickBin, nil }
+	t.Cleanup(func() { executable = old })
+	mustRun(t, repo, "join")
+	mustRun(t, repo, "policy", "--presence", "200ms", "--heartbeat", "100ms", "--lease", "1s")
+	eventually(t, "the room turns dormant", func() bool { return roomState(t, repo).State == stick.StateDormant })
+	if err := os.MkdirAll(filepath.Join(data, "cli"), 0o700); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(filepath.Join(data, "cli", "holders.json"), []byte(`{"version": 1, "hold`), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	if r := runBin(t, repo, nil, "release", "--status", "s", "--next-action", "n"); r.code != 1 || !strings.Contains(r.stderr, "data_dir_unusable: the holder records") || !strings.Contains(r.stderr, "stick doctor") {
+		t.Fatalf("release with damaged records: %d %q", r.code, r.stderr)
+	}
+	code, checks := doctor(t)
+	if code != 0 {
+		t.Fatalf("doctor on a quiet room: exit %d %+v", code, checks)
+	}
+	if len(checks["room"]) != 0 {
+		t.Fatalf("a quiet room was flagged: %+v", checks["room"])
+	}
+	wantCheck(t, checks, "holders", checkOK, "rewrote the damaged holder records")
+	if _, err := readHolders(filepath.Join(data, "cli")); err != nil {
+		t.Fatalf("records after doctor: %v", err)
 	}
 }

@@ -12,13 +12,12 @@ import (
 const AgentEnv = "TALKING_STICK_AGENT_ID"
 
 // harnessMarkers are environment variables harnesses set for the commands
-// they run, with the harness's slug and, when it has one, the variable that
-// carries its session id.
-var harnessMarkers = []struct{ env, slug, session string }{
-	{"CLAUDECODE", "claude-code", "CLAUDE_CODE_SESSION_ID"},
-	{"CODEX_THREAD_ID", "codex", "CODEX_THREAD_ID"},
-	{"GEMINI_CLI", "gemini", "GEMINI_SESSION_ID"},
-	{"OPENCODE", "opencode", "OPENCODE_SESSION_ID"},
+// they run, with the harness's slug.
+var harnessMarkers = []struct{ env, slug string }{
+	{"CLAUDECODE", "claude-code"},
+	{"CODEX_THREAD_ID", "codex"},
+	{"GEMINI_CLI", "gemini"},
+	{"OPENCODE", "opencode"},
 }
 
 // whoami derives the identity of this invocation and says why: the --agent
@@ -36,10 +35,10 @@ func whoami(flag string, getenv func(string) string) (id string, why string) {
 			continue
 		}
 		harness, _ := anchor(true)
-		session := getenv(m.session)
+		session := mcpserver.SessionID(getenv)
 		id := mcpserver.AgentID(m.slug, harness.Identity, session)
 		if session != "" {
-			return id, fmt.Sprintf("run by %s ($%s is set), session $%s", m.slug, m.env, m.session)
+			return id, fmt.Sprintf("run by %s ($%s is set), hashed with the harness process (%s, pid %d) and session %s, like its 'stick mcp'", m.slug, m.env, harness.Name, harness.PID, session)
 		}
 		return id, fmt.Sprintf("run by %s ($%s is set), hashed with the harness process (%s, pid %d), like its 'stick mcp'", m.slug, m.env, harness.Name, harness.PID)
 	}

@@ -27,13 +27,13 @@ var promptShells = map[string]struct {
 	rc      func(home, config string) string
 }{
 	"bash": {
-		snippet: `__stick_ps1() { local s; s=$(%s status --prompt 2>/dev/null) && [ -n "$s" ] && printf '[%%s] ' "$s"; }
+		snippet: `__stick_ps1() { local rc=$? s; s=$(%s status --prompt 2>/dev/null) && [ -n "$s" ] && printf '[%%s] ' "$s"; return $rc; }
 case "$PS1" in *__stick_ps1*) ;; *) PS1='$(__stick_ps1)'"$PS1" ;; esac`,
 		rc: func(home, _ string) string { return filepath.Join(home, ".bashrc") },
 	},
 	"zsh": {
 		snippet: `setopt prompt_subst
-__stick_prompt() { local s; s=$(%s status --prompt 2>/dev/null) && [[ -n $s ]] && print -rn -- "[$s] "; }
+__stick_prompt() { local s; s=$(%s status --prompt 2>/dev/null) && [[ -n $s ]] && print -rn -- "[${s//\%%/%%%%}] "; }
 [[ $PROMPT == *__stick_prompt* ]] || PROMPT='$(__stick_prompt)'$PROMPT`,
 		rc: func(home, _ string) string {
 			if z := getenv("ZDOTDIR"); z != "" {
@@ -45,9 +45,12 @@ __stick_prompt() { local s; s=$(%s status --prompt 2>/dev/null) && [[ -n $s ]] &
 	"fish": {
 		snippet: `if functions -q fish_prompt; and not functions -q __stick_fish_prompt
     functions -c fish_prompt __stick_fish_prompt
+    function __stick_return; return $argv[1]; end
     function fish_prompt
+        set -l st $status
         set -l s (%s status --prompt 2>/dev/null)
         test -n "$s"; and printf '[%%s] ' $s
+        __stick_return $st
         __stick_fish_prompt
     end
 end`,
@@ -125,6 +128,10 @@ func promptInstall(cmd *cobra.Command, shell, command string, print, dryRun, add
 	if err != nil && !errors.Is(err, fs.ErrNotExist) {
 		return stick.Errorf(stick.CodeInvalidArgument, "cannot read %s: %v", rc, err)
 	}
+	if strings.Contains(string(old), promptBegin) && !strings.Contains(string(old), promptEnd) {
+		return stick.Errorf(stick.CodeInvalidArgument, "%s has the line %q but not %q", rc, promptBegin, promptEnd).
+			WithHint("remove the rest of the old stick block from %s by hand, then run this again", rc)
+	}
 	next := replaceBlock(string(old), block)
 	out := cmd.OutOrStdout()
 	switch {
@@ -141,6 +148,9 @@ func promptInstall(cmd *cobra.Command, shell, command string, print, dryRun, add
 		}
 		fmt.Fprintf(out, "would %s %s\n", verb, rc)
 		return nil
+	}
+	if err := os.MkdirAll(filepath.Dir(rc), 0o755); err != nil {
+		return stick.Errorf(stick.CodeInvalidArgument, "cannot create %s: %v", filepath.Dir(rc), err)
 	}
 	if err := atomicfile.WriteFile(rc, []byte(next), 0o644); err != nil {
 		return stick.Errorf(stick.CodeInvalidArgument, "cannot write %s: %v", rc, err)

@@ -6,7 +6,7 @@ import (
 	"fmt"
 	"io"
 	"os"
-	"strings"
+	"regexp"
 
 	"github.com/spf13/cobra"
 	"github.com/stickhq/stick/stick"
@@ -31,9 +31,9 @@ func Execute(ctx context.Context, args []string, stdin io.Reader, stdout, stderr
 	}
 	var se *stick.Error
 	if errors.As(err, &se) {
-		fmt.Fprintf(stderr, "stick: %s: %s\n", se.Code, toolWords.Replace(se.Message))
+		fmt.Fprintf(stderr, "stick: %s: %s\n", se.Code, cliWords(se.Message))
 		if se.Hint != "" {
-			fmt.Fprintf(stderr, "hint: %s\n", toolWords.Replace(se.Hint))
+			fmt.Fprintf(stderr, "hint: %s\n", cliWords(se.Hint))
 		}
 		return 1
 	}
@@ -46,15 +46,31 @@ func Execute(ctx context.Context, args []string, stdin io.Reader, stdout, stderr
 }
 
 // toolWords translates the MCP tool and field names that messages and hints
-// of the stick package use into the commands and words of the CLI.
-var toolWords = strings.NewReplacer(
-	"wait_for_turn_max_wait_ms", "--wait", "owner_lease_ttl_ms", "--lease", "claim_ttl_ms", "--claim",
-	"heartbeat_interval_ms", "--heartbeat", "presence_ttl_ms", "--presence", "list_rooms", "'stick list'",
-	"join_path", "'stick join'", "wait_for_turn", "'stick wait'", "release_stick", "'stick release'",
-	"pass_stick", "'stick pass'", "takeover_stick", "'stick takeover'", "leave_path", "'stick leave'",
-	"close_room", "'stick close'", "set_room_policy", "'stick policy'", "get_room_state", "'stick state'",
-	"get_room_events", "'stick events'", "append_note", "'stick note'", "context_path", "path",
-)
+// of the stick package use into the commands and words of the CLI. Only
+// whole words are translated, never part of a path or an agent id.
+var toolWords = map[string]string{
+	"wait_for_turn_max_wait_ms": "--wait", "owner_lease_ttl_ms": "--lease", "claim_ttl_ms": "--claim",
+	"heartbeat_interval_ms": "--heartbeat", "presence_ttl_ms": "--presence", "list_rooms": "'stick list'",
+	"join_path": "'stick join'", "wait_for_turn": "'stick wait'", "release_stick": "'stick release'",
+	"pass_stick": "'stick pass'", "takeover_stick": "'stick takeover'", "leave_path": "'stick leave'",
+	"close_room": "'stick close'", "set_room_policy": "'stick policy'", "get_room_state": "'stick state'",
+	"get_room_events": "'stick events'", "append_note": "'stick note'", "context_path": "path",
+}
+
+// toolWord matches a word of toolWords standing alone: not inside a path,
+// file name or identifier.
+var toolWord = regexp.MustCompile(`(^|[\s(,;"'])([a-z_]+)($|[\s),;:."'])`)
+
+// cliWords applies toolWords to s.
+func cliWords(s string) string {
+	return toolWord.ReplaceAllStringFunc(s, func(m string) string {
+		sub := toolWord.FindStringSubmatch(m)
+		if w, ok := toolWords[sub[2]]; ok {
+			return sub[1] + w + sub[3]
+		}
+		return m
+	})
+}
 
 func newRoot(version string) *cobra.Command {
 	root := &cobra.Command{

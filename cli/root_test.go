@@ -34,3 +34,18 @@ func TestVersionHelpWhere(t *testing.T) {
 		t.Fatalf("unknown command: %d %q", code, errOut)
 	}
 }
+
+func TestCLIWords(t *testing.T) {
+	for in, want := range map[string]string{
+		"join the room with join_path first":                                                "join the room with 'stick join' first",
+		"release_stick with a handoff, then leave":                                          "'stick release' with a handoff, then leave",
+		"heartbeat_interval_ms (7200000) must be shorter than owner_lease_ttl_ms (2700000)": "--heartbeat (7200000) must be shorter than --lease (2700000)",
+		`context_path "/tmp/exp/close_room_list_rooms" does not exist`:                      `path "/tmp/exp/close_room_list_rooms" does not exist`,
+		"wait with wait_for_turn; you may take over":                                        "wait with 'stick wait'; you may take over",
+		"agent my_join_path_bot left":                                                       "agent my_join_path_bot left",
+	} {
+		if got := cliWords(in); got != want {
+			t.Errorf("cliWords(%q) = %q, want %q", in, got, want)
+		}
+	}
+}

@@ -142,6 +142,12 @@ func segment(st stick.RoomStatus, me string, waiting bool, ahead int) (seg, warn
 		who := st.Owner + st.ReservedFor
 		return "⚠ " + short(who) + " gone", who + "'s process is gone; takeover is open"
 	}
+	if st.Takeover == stick.ReasonClaimTimeout {
+		if st.ReservedFor == me {
+			return "your turn ⚠ claim expired", "your claim time ran out; claim now before someone takes over"
+		}
+		return "⚠ " + short(st.ReservedFor) + " claim expired", st.ReservedFor + " did not claim in time; takeover is open"
+	}
 	switch {
 	case st.Owner == me:
 		return "holding " + turn, ""

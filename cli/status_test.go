@@ -36,7 +36,7 @@ func TestStatusPromptFollowsTheRoom(t *testing.T) {
 	if got := prompt(repo); got != "holding T1" {
 		t.Fatalf("holder: %q", got)
 	}
-	if got := prompt(repo, "--agent", "codex:9b22ce"); got != "ana holding" && !strings.HasSuffix(got, " holding") {
+	if got := prompt(repo, "--agent", "codex:9b22ce"); !strings.HasSuffix(got, " holding") || strings.Contains(got, ":") {
 		t.Fatalf("someone else: %q", got)
 	}
 	mustRun(t, repo, "--agent", "codex:9b22ce", "join")
@@ -84,6 +84,8 @@ func TestPromptSegments(t *testing.T) {
 		{"waiting, wrapping around", stick.RoomStatus{State: stick.StateOwned, Owner: "codex:1", Members: members}, "human:ana", true, "waiting, 2 ahead"},
 		{"reserved for me", stick.RoomStatus{State: stick.StateReserved, ReservedFor: "human:ana"}, "human:ana", true, "your turn"},
 		{"reserved for another", stick.RoomStatus{State: stick.StateReserved, ReservedFor: "codex:1"}, "human:ana", false, "codex next"},
+		{"claim expired", stick.RoomStatus{State: stick.StateReserved, ReservedFor: "codex:1", Takeover: stick.ReasonClaimTimeout}, "human:ana", true, "⚠ codex claim expired"},
+		{"my claim expired", stick.RoomStatus{State: stick.StateReserved, ReservedFor: "human:ana", Takeover: stick.ReasonClaimTimeout}, "human:ana", false, "your turn ⚠ claim expired"},
 		{"idle", stick.RoomStatus{State: stick.StateIdle}, "human:ana", false, "idle"},
 		{"closed", stick.RoomStatus{State: stick.StateClosed}, "human:ana", false, ""},
 	} {
@@ -191,5 +193,52 @@ func TestPassCompletesMembers(t *testing.T) {
 	code, out, _ := run(t, "__complete", "pass", "")
 	if code != 0 || !strings.HasPrefix(out, "codex:aa1122\tactive\n") || strings.Contains(out, "human:") {
 		t.Fatalf("completion of pass: %d %q", code, out)
+	}
+}
+
+// The prompt snippets work in real shells: the segment shows, and the exit
+// status the user's own prompt shows survives it. CI installs zsh and fish
+// (STICK_REQUIRE_SHELLS=1); elsewhere a missing shell is skipped.
+func TestPromptSnippetsInRealShells(t *testing.T) {
+	repo, _ := holderRepo(t)
+	mustRun(t, repo, "wait")
+	for _, tc := range []struct {
+		shell, rc, prompt string
+		run               []string
+	}{
+		{"bash", ".bashrc", "PS1='[rc=$?] '\n", []string{"--norc", "-c", `source "$RC"; false; echo "${PS1@P}"`}},
+		{"zsh", ".zshrc", "PROMPT='[rc=%?] '\n", []string{"-f", "-c", `source "$RC"; false; print -rP -- "$PROMPT"`}},
+		{"fish", ".config/fish/config.fish", "function fish_prompt; echo -n \"[rc=$status] \"; end\n", []string{"--no-config", "-c", `source "$RC"; false; fish_prompt`}},
+	} {
+		t.Run(tc.shell, func(t *testing.T) {
+			sh, err := exec.LookPath(tc.shell)
+			if err != nil {
+				if os.Getenv("STICK_REQUIRE_SHELLS") != "" {
+					t.Fatalf("%s is required here: %v", tc.shell, err)
+				}
+				t.Skipf("%s is not installed", tc.shell)
+			}
+			home := t.TempDir()
+			t.Setenv("HOME", home)
+			t.Setenv("XDG_CONFIG_HOME", filepath.Join(home, ".config"))
+			fakeEnv(t, map[string]string{"XDG_CONFIG_HOME": filepath.Join(home, ".config")})
+			rc := filepath.Join(home, tc.rc)
+			if err := os.MkdirAll(filepath.Dir(rc), 0o755); err != nil {
+				t.Fatal(err)
+			}
+			if err := os.WriteFile(rc, []byte(tc.prompt), 0o644); err != nil {
+				t.Fatal(err)
+			}
+			if code, out, errOut := run(t, "prompt", "install", tc.shell, "--command", stickBin); code != 0 {
+				t.Fatalf("install: %d %s%s", code, out, errOut)
+			}
+			cmd := exec.Command(sh, tc.run...)
+			cmd.Dir = repo
+			cmd.Env = append(os.Environ(), "RC="+rc)
+			out, err := cmd.CombinedOutput()
+			if err != nil || !strings.HasPrefix(string(out), "[holding T1] [rc=1] ") {
+				t.Fatalf("%s prompt = %q, %v; want [holding T1] [rc=1] ...", tc.shell, out, err)
+			}
+		})
 	}
 }

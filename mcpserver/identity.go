@@ -66,8 +66,10 @@ func AgentID(clientName string, harness procid.Identity, sessionID string) strin
 	return Slug(clientName) + ":" + hex.EncodeToString(h.Sum(nil))[:6]
 }
 
-// harnessSession returns the first harness session id found through getenv.
-func harnessSession(getenv func(string) string) string {
+// SessionID returns the first harness session id found through getenv, and
+// is what both 'stick mcp' and a command the harness runs hash, so the two
+// derive the same agent id.
+func SessionID(getenv func(string) string) string {
 	for _, k := range sessionEnv {
 		if v := getenv(k); v != "" {
 			return v

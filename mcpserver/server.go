@@ -102,7 +102,7 @@ func (s *Server) conn(req *mcp.CallToolRequest) *conn {
 		name, display = ci.Name, printable(strings.TrimSpace(ci.Name+" "+ci.Version), stick.MaxDisplayName)
 	}
 	c := &conn{caller: stick.Caller{
-		AgentID:     AgentID(name, s.cfg.Harness, harnessSession(s.cfg.Getenv)),
+		AgentID:     AgentID(name, s.cfg.Harness, SessionID(s.cfg.Getenv)),
 		Kind:        stick.KindHarness,
 		Process:     s.cfg.Harness,
 		DisplayName: display,
