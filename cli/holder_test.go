@@ -102,6 +102,23 @@ func roomState(t *testing.T, repo string) stick.RoomStatus {
 	return st
 }
 
+// waitingHolder waits until agent's holder waits for the stick, and
+// returns it.
+func waitingHolder(t *testing.T, data, agent string) holder {
+	t.Helper()
+	var found holder
+	eventually(t, agent+"'s holder waits", func() bool {
+		for _, h := range holders(t, data) {
+			if h.AgentID == agent && h.State == holderWaiting {
+				found = h
+				return true
+			}
+		}
+		return false
+	})
+	return found
+}
+
 // eventually polls cond until it holds; the deadline only bounds a broken test.
 func eventually(t *testing.T, what string, cond func() bool) {
 	t.Helper()
@@ -292,20 +309,7 @@ func TestWaitTimeoutTryAndInterrupt(t *testing.T) {
 	}
 
 	bob := startBin(t, repo, "--agent", "bob", "wait")
-	eventually(t, "bob's holder waits", func() bool {
-		for _, h := range holders(t, data) {
-			if h.AgentID == "bob" && h.State == holderWaiting {
-				return true
-			}
-		}
-		return false
-	})
-	var waiting procid.Identity
-	for _, h := range holders(t, data) {
-		if h.AgentID == "bob" {
-			waiting = h.Guardian
-		}
-	}
+	waiting := waitingHolder(t, data, "bob").Guardian
 	bob.signal(t, os.Interrupt)
 	if code := bob.wait(t); code != 1 || !strings.Contains(bob.stderr.String(), "canceled") {
 		t.Fatalf("interrupted wait: exit %d, stderr %q", code, bob.stderr.String())
@@ -560,14 +564,7 @@ func TestTurnCommandsInProcess(t *testing.T) {
 		t.Fatalf("pass to a member whose process ended: %d %q", code, errOut)
 	}
 	waiter := startBin(t, repo, "--agent", "bob", "wait")
-	eventually(t, "bob waits", func() bool {
-		for _, h := range holders(t, data) {
-			if h.AgentID == "bob" && h.State == holderWaiting {
-				return true
-			}
-		}
-		return false
-	})
+	waitingHolder(t, data, "bob")
 	code, out, _ = run(t, "pass", "bob", "--status", "over to bob", "--next-action", "carry on", "--json")
 	var rel stick.ReleaseResult
 	if err := json.Unmarshal([]byte(out), &rel); code != 0 || err != nil || rel.TurnID != 1 || rel.ReservedFor != "bob" || rel.State != stick.StateReserved {
@@ -588,16 +585,7 @@ func TestKilledWaitLeavesNoHolder(t *testing.T) {
 	repo, data := holderRepo(t)
 	mustRun(t, repo, "wait")
 	bob := startBin(t, repo, "--agent", "bob", "wait")
-	var waiting procid.Identity
-	eventually(t, "bob's holder waits", func() bool {
-		for _, h := range holders(t, data) {
-			if h.AgentID == "bob" {
-				waiting = h.Guardian
-				return true
-			}
-		}
-		return false
-	})
+	waiting := waitingHolder(t, data, "bob").Guardian
 	bob.signal(t, syscall.SIGKILL)
 	bob.wait(t)
 	eventually(t, "the waiting holder ends with its killed starter", func() bool { return procid.Check(waiting) == procid.Gone })

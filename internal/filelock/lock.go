@@ -1,0 +1,44 @@
+//go:build unix || windows
+
+package filelock
+
+import (
+	"fmt"
+	"os"
+)
+
+// Lock is an exclusive lock on one file, taken through the operating
+// system (flock, LockFileEx), which drops it when its process dies: a
+// killed holder never leaves it taken. One Lock serves one goroutine at a
+// time.
+type Lock struct {
+	path string
+	f    *os.File
+}
+
+// Open opens (creating it if needed) the lock file at path, unlocked.
+func Open(path string) (*Lock, error) {
+	f, err := os.OpenFile(path, os.O_RDWR|os.O_CREATE, 0o600)
+	if err != nil {
+		return nil, fmt.Errorf("open lock file: %w", err)
+	}
+	return &Lock{path: path, f: f}, nil
+}
+
+// Path is the lock file's path, for messages.
+func (l *Lock) Path() string { return l.path }
+
+// TryLock takes the lock if it is free and reports whether it did.
+func (l *Lock) TryLock() (bool, error) {
+	err := l.lock(true)
+	if wouldBlock(err) {
+		return false, nil
+	}
+	return err == nil, err
+}
+
+// Lock blocks until the lock is had.
+func (l *Lock) Lock() error { return l.lock(false) }
+
+// Close closes the lock file, which also releases the lock.
+func (l *Lock) Close() error { return l.f.Close() }
