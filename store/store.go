@@ -7,6 +7,7 @@ import (
 	"path/filepath"
 	"strconv"
 	"strings"
+	"sync"
 	"time"
 
 	"github.com/stickhq/stick/internal/filelock"
@@ -36,6 +37,16 @@ type Store struct {
 	watch *watcher
 	// vconn is dedicated to PRAGMA data_version for the watcher.
 	vconn *sqlite.Conn
+	// wconn runs every write transaction of this process, one at a time
+	// (the holder of the writer token uses it), so its page cache stays warm
+	// instead of being invalidated by writes through other connections.
+	wconn *sqlite.Conn
+	// wclosed is set by Close; like wconn it is only touched by the holder
+	// of the writer token.
+	wclosed bool
+
+	closeOnce sync.Once
+	closeErr  error
 	// writer and lock queue write transactions: writer among this process's
 	// goroutines, lock (a file lock beside the database) among processes.
 	writer chan struct{}
@@ -110,6 +121,14 @@ func Open(path string, opts Options) (*Store, error) {
 		s.Close()
 		return nil, err
 	}
+	if s.wconn, err = sqlite.OpenConn(path, sqlite.OpenReadWrite|sqlite.OpenWAL); err != nil {
+		s.Close()
+		return nil, s.openErr(err)
+	}
+	if err := s.prepare(s.wconn); err != nil {
+		s.Close()
+		return nil, err
+	}
 	if s.watch, err = newWatcher(path, s.dataVersion, opts.FallbackPoll); err != nil {
 		s.Close()
 		return nil, stick.Errorf(stick.CodeInternal, "cannot watch %s for changes", path).Wrap(err)
@@ -164,11 +183,14 @@ func (s *Store) Update(ctx context.Context, fn func(stick.Tx) error) error {
 }
 
 func (s *Store) update(ctx context.Context, fn func(stick.Tx) error) (err error) {
-	conn, err := s.take(ctx)
-	if err != nil {
+	if err := ctx.Err(); err != nil {
 		return err
 	}
-	defer s.pool.Put(conn)
+	if s.wclosed {
+		return stick.Errorf(stick.CodeInternal, "no database connection for %s (the store is closed)", s.path)
+	}
+	conn := s.wconn // the writer token, held by the caller, makes it ours
+	defer conn.SetInterrupt(conn.SetInterrupt(ctx.Done()))
 	end, err := sqlitex.ImmediateTransaction(conn)
 	if err != nil {
 		return s.mapErr(s.ctxErr(ctx, err))
@@ -228,14 +250,26 @@ func (s *Store) retryBusy(ctx context.Context, op func() error) error {
 // Changed returns a channel closed at the next commit by any process.
 func (s *Store) Changed() <-chan struct{} { return s.watch.changed() }
 
-// Close releases the connections and the file watch.
+// Close releases the connections and the file watch, after a write in
+// flight. Closing again does nothing.
 func (s *Store) Close() error {
+	s.closeOnce.Do(func() { s.closeErr = s.close() })
+	return s.closeErr
+}
+
+func (s *Store) close() error {
 	var errs []error
 	if s.watch != nil {
 		errs = append(errs, s.watch.close())
 	}
 	if s.vconn != nil {
 		errs = append(errs, s.vconn.Close())
+	}
+	if s.wconn != nil {
+		s.writer <- struct{}{} // wait for a write in flight
+		s.wclosed = true
+		errs = append(errs, s.wconn.Close())
+		<-s.writer
 	}
 	if s.pool != nil {
 		errs = append(errs, s.pool.Close())

@@ -298,4 +298,9 @@ func TestClosedStoreAndCancelledContext(t *testing.T) {
 	if !errors.As(err, &se) || se.Code != stick.CodeInternal {
 		t.Fatalf("a closed store must give a coded error, got %v", err)
 	}
+	err = st.Update(context.Background(), func(stick.Tx) error { t.Error("an update ran on a closed store"); return nil })
+	if !errors.As(err, &se) || se.Code != stick.CodeInternal {
+		t.Fatalf("an update on a closed store must give a coded error, got %v", err)
+	}
+	st.Close() // closing again is harmless
 }

@@ -158,7 +158,12 @@ func (t *tx) SaveMember(m stick.Member) error {
 	if p.PID != 0 {
 		pid = p.PID
 	}
-	return sqlitex.Execute(t.conn, "INSERT OR REPLACE INTO members ("+memberCols+") VALUES (?,?,?,?,?,?,?,?,?,?,?)",
+	// An upsert updates the row in place; INSERT OR REPLACE would delete and
+	// re-insert it, with a statement journal and foreign-key checks.
+	return sqlitex.Execute(t.conn, "INSERT INTO members ("+memberCols+") VALUES (?,?,?,?,?,?,?,?,?,?,?)"+
+		" ON CONFLICT (room_id, agent_id) DO UPDATE SET ordinal = excluded.ordinal, joined_at = excluded.joined_at,"+
+		" last_seen_at = excluded.last_seen_at, session_kind = excluded.session_kind, display_name = excluded.display_name,"+
+		" host_id = excluded.host_id, boot_id = excluded.boot_id, pid = excluded.pid, process_started_at = excluded.process_started_at",
 		&sqlitex.ExecOptions{Args: []any{
 			m.RoomID, m.AgentID, m.Ordinal, ms(m.JoinedAt), ms(m.LastSeenAt), string(m.Kind), nullText(m.DisplayName),
 			nullText(p.HostID), nullText(p.BootID), pid, nullTime(p.StartedAt),
