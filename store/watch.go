@@ -281,6 +281,10 @@ func (w *watcher) run(events <-chan fsnotify.Event, errs <-chan error, ready cha
 		events, errs = nil, nil
 		w.polling.Store(true)
 	}
+	// stale is set when commits were seen while nobody waited: data_version
+	// is then not read (nobody would be woken), but the next waiter gets a
+	// check, which wakes it at worst once for nothing.
+	stale := false
 	for {
 		if pollC == nil && w.waiting() {
 			poll.Reset(w.fallback)
@@ -291,7 +295,15 @@ func (w *watcher) run(events <-chan fsnotify.Event, errs <-chan error, ready cha
 			return
 		case <-w.arm:
 			// A waiter arrived; the top of the loop starts the poll.
+			if stale {
+				stale = false
+				w.check()
+			}
 		case <-w.kick:
+			if !w.waiting() {
+				stale = true
+				continue
+			}
 			w.check()
 		case <-pollC:
 			if w.waiting() {
@@ -301,6 +313,10 @@ func (w *watcher) run(events <-chan fsnotify.Event, errs <-chan error, ready cha
 				pollC = nil
 			}
 		case <-recheckC:
+			if !w.waiting() {
+				stale, recheckC = true, nil
+				continue
+			}
 			if w.check() || step+1 >= len(recheckDelays) {
 				recheckC = nil
 			} else {
@@ -329,6 +345,12 @@ func (w *watcher) run(events <-chan fsnotify.Event, errs <-chan error, ready cha
 				}
 			}
 			if !relevant {
+				continue
+			}
+			if !w.waiting() {
+				stale = true
+				recheck.Stop()
+				recheckC = nil
 				continue
 			}
 			if w.check() {

@@ -209,15 +209,23 @@ func TestWatcherNoWakeWithoutCommit(t *testing.T) {
 	// A short fallback makes the poll run during the window too.
 	w := startTestWatcher(t, db, 20*time.Millisecond, false)
 
-	if w.mode() == "notify" {
-		// A commit made while nobody waits is absorbed by its filesystem
-		// event, not replayed to the next waiter. (A polling watcher only
-		// looks while someone waits, so it would wake that waiter once.)
-		db.commit(t)
-		time.Sleep(300 * time.Millisecond)
+	// A commit made while nobody waits is not read at all; the next waiter
+	// may be woken once for it, never more.
+	db.commit(t)
+	ch := w.changed()
+	for wakes := 0; ; wakes++ {
+		select {
+		case <-ch:
+			if wakes > 0 {
+				t.Fatal("one commit nobody waited for woke the next waiter twice")
+			}
+			ch = w.changed()
+			continue
+		case <-time.After(200 * time.Millisecond):
+		}
+		break
 	}
 
-	ch := w.changed()
 	reader := openTestConn(t, db.path)
 	execT(t, reader, "SELECT count(*) FROM t")
 	dir := filepath.Dir(db.path)
@@ -265,6 +273,30 @@ func TestWatcherIdleDoesNotPoll(t *testing.T) {
 	if got := f.calls.Load(); got < 2 {
 		t.Fatalf("data_version read %d times while waiting", got)
 	}
+}
+
+// Commits of this process while nobody waits cost no data_version read.
+func TestWatcherOwnCommitsWithoutWaitersAreNotRead(t *testing.T) {
+	var f fakeVersion
+	w, err := startWatcher(filepath.Join(t.TempDir(), DBFileName), f.read, time.Hour, true)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer w.close()
+	for range 50 {
+		f.v.Add(1)
+		w.notify()
+	}
+	time.Sleep(50 * time.Millisecond)
+	if got := f.calls.Load(); got != 1 {
+		t.Fatalf("data_version read %d times for commits nobody waited for; want only the baseline read", got)
+	}
+	ch := w.changed()
+	waitClosed(t, ch, "the first waiter after unread commits")
+	ch = w.changed()
+	f.v.Add(1)
+	w.notify()
+	waitClosed(t, ch, "an own commit while someone waits")
 }
 
 func TestWatcherVersionErrorWakes(t *testing.T) {
