@@ -161,6 +161,22 @@ var agoRE = regexp.MustCompile(`(?m)\b\d+d ago$`)
 
 // normalise replaces what differs from run to run: the scene's named paths,
 // room ids (numbered in the order they first appear) and relative times.
+// handedOn sets up the room the events tests read: ana and codex join a
+// minute apart, codex claims and releases with sampleHandoff, a minute
+// between each step, and returns the room's id.
+func (s *scene) handedOn() string {
+	s.join("human:ana", s.repo, false)
+	s.clock.Advance(time.Minute)
+	s.join("codex:1", s.repo, false)
+	room := s.roomID(s.repo)
+	s.clock.Advance(time.Minute)
+	l := s.claim(codex, room)
+	s.clock.Advance(time.Minute)
+	s.release(codex, l, sampleHandoff)
+	s.clock.Advance(time.Minute)
+	return room
+}
+
 func (s *scene) normalise(text string) string {
 	s.t.Helper()
 	rooms, err := s.svc.ListRooms(context.Background(), "")
@@ -386,15 +402,7 @@ func TestGoldenState(t *testing.T) {
 func TestGoldenEvents(t *testing.T) {
 	s := newScene(t)
 	tr := &transcript{s: s}
-	s.join("human:ana", s.repo, false)
-	s.clock.Advance(time.Minute)
-	s.join("codex:1", s.repo, false)
-	room := s.roomID(s.repo)
-	s.clock.Advance(time.Minute)
-	l := s.claim(codex, room)
-	s.clock.Advance(time.Minute)
-	s.release(codex, l, sampleHandoff)
-	s.clock.Advance(time.Minute)
+	s.handedOn()
 	if code, _, errOut := s.run("first line\nsecond line\n", "note", s.repo, "-"); code != 0 {
 		t.Fatal(errOut)
 	}

@@ -229,15 +229,7 @@ func TestJSONState(t *testing.T) {
 
 func TestJSONEvents(t *testing.T) {
 	s := newScene(t)
-	s.join("human:ana", s.repo, false)
-	s.clock.Advance(time.Minute)
-	s.join("codex:1", s.repo, false)
-	room := s.roomID(s.repo)
-	s.clock.Advance(time.Minute)
-	l := s.claim(codex, room)
-	s.clock.Advance(time.Minute)
-	s.release(codex, l, sampleHandoff)
-	s.clock.Advance(time.Minute)
+	room := s.handedOn()
 	s.ok("note", s.repo, "CI is red")
 	s.ok("policy", s.repo, "--lease", "10m")
 
