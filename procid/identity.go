@@ -33,6 +33,13 @@ func (id Identity) IsZero() bool {
 	return id.PID == 0 || id.StartedAt.IsZero()
 }
 
+// Same reports whether id and o name the same process: the same pid, host,
+// boot and start time. Unlike ==, it compares start times as instants, so
+// an identity read back from JSON or a database equals the original.
+func (id Identity) Same(o Identity) bool {
+	return id.PID == o.PID && id.HostID == o.HostID && id.BootID == o.BootID && id.StartedAt.Equal(o.StartedAt)
+}
+
 // startLayout shows milliseconds always, so equal identities print alike.
 const startLayout = "2006-01-02T15:04:05.000Z07:00"
 

@@ -148,3 +148,20 @@ func TestStatusString(t *testing.T) {
 		}
 	}
 }
+
+func TestSameComparesInstants(t *testing.T) {
+	id, err := procid.Self()
+	if err != nil {
+		t.Fatal(err)
+	}
+	local := id
+	local.StartedAt = id.StartedAt.In(time.FixedZone("elsewhere", 3600))
+	if !id.Same(local) {
+		t.Fatal("the same start time in another zone is another process")
+	}
+	other := id
+	other.StartedAt = id.StartedAt.Add(time.Millisecond)
+	if id.Same(other) {
+		t.Fatal("another start time is the same process")
+	}
+}

@@ -197,7 +197,7 @@ func (sn *snapshot) waitDecision(c Caller) (waitKind, GrantReason) {
 		return waitClaim, GrantOpenClaim
 	case StateOwned:
 		if agent == r.Owner && sn.ownerStatus != procid.Gone {
-			if held := sn.member(agent).Process; held.IsZero() || c.facts().IsZero() || sameProcess(held, c.facts()) {
+			if held := sn.member(agent).Process; held.IsZero() || c.facts().IsZero() || held.Same(c.facts()) {
 				return waitRedeliver, ""
 			}
 			return waitNotYet, ""
@@ -214,11 +214,6 @@ func (sn *snapshot) waitDecision(c Caller) (waitKind, GrantReason) {
 		return waitTakeover, ""
 	}
 	return waitNotYet, ""
-}
-
-// sameProcess reports whether a and b identify the same process.
-func sameProcess(a, b Process) bool {
-	return a.PID == b.PID && a.HostID == b.HostID && a.BootID == b.BootID && a.StartedAt.Equal(b.StartedAt)
 }
 
 // nextHeartbeat is when the holder should heartbeat next: one interval from

@@ -210,7 +210,7 @@ func (x *exitWatch) follow(ctx context.Context, w *waiter) {
 	}
 	wctx, cancel := context.WithCancel(ctx)
 	x.cancel = cancel
-	if ew, ok := w.s.liveness.(ExitWatcher); ok && !sameProcess(w.watch, x.distrust) {
+	if ew, ok := w.s.liveness.(ExitWatcher); ok && !w.watch.Same(x.distrust) {
 		if ch, ok := ew.Watch(wctx, w.watch); ok {
 			x.ch = ch
 			return
