@@ -51,7 +51,8 @@ func runHold(cmd *cobra.Command, agentFlag, path string, hf handoffFlags) error 
 	defer cancel(nil)
 	p := newPrinter(cmd.OutOrStdout(), false)
 
-	if held, err := alreadyHeld(ctx, agentFlag, path); err != nil || held != nil {
+	id, _ := whoami(agentFlag, getenv)
+	if held, err := alreadyHeld(ctx, id, path); err != nil || held != nil {
 		if err != nil {
 			return err
 		}
@@ -63,7 +64,6 @@ func runHold(cmd *cobra.Command, agentFlag, path string, hf handoffFlags) error 
 	if _, err := checkHandoffFlags(cmd, &hf, path); err != nil {
 		return err
 	}
-	id, _ := whoami(agentFlag, getenv)
 	self, err := procid.Self()
 	if err != nil {
 		return stick.Errorf(stick.CodeInternal, "cannot identify this process: %v", err)

@@ -138,7 +138,7 @@ func findHolder(hs []holder, roomID, agent string) (holder, bool) {
 // for one turn, and the loser would wait forever.
 func addHolder(dir string, h holder) error {
 	return updateHolders(dir, func(hs []holder) ([]holder, error) {
-		if o, ok := findHolder(hs, h.RoomID, h.AgentID); ok && !sameProcess(o.Guardian, h.Guardian) {
+		if o, ok := findHolder(hs, h.RoomID, h.AgentID); ok && !o.Guardian.Same(h.Guardian) {
 			what := "waits for"
 			if o.State == holderHolding {
 				what = "holds"
@@ -155,7 +155,7 @@ func dropHolder(dir string, g procid.Identity) error {
 	return updateHolders(dir, func(hs []holder) ([]holder, error) {
 		out := hs[:0]
 		for _, h := range hs {
-			if !sameProcess(h.Guardian, g) {
+			if !h.Guardian.Same(g) {
 				out = append(out, h)
 			}
 		}
@@ -168,15 +168,10 @@ func putHolder(dir string, h holder) error {
 	return updateHolders(dir, func(hs []holder) ([]holder, error) {
 		out := hs[:0]
 		for _, o := range hs {
-			if !sameProcess(o.Guardian, h.Guardian) {
+			if !o.Guardian.Same(h.Guardian) {
 				out = append(out, o)
 			}
 		}
 		return append(out, h), nil
 	})
-}
-
-// sameProcess reports whether two identities name the same process.
-func sameProcess(a, b procid.Identity) bool {
-	return a.PID == b.PID && a.HostID == b.HostID && a.BootID == b.BootID && a.StartedAt.Equal(b.StartedAt)
 }

@@ -70,8 +70,7 @@ room, and never an error. 'stick prompt install' puts it in your prompt.`,
 // readRoom runs fn with the state of the room of path, read through a
 // read-only view of the database; it does not call fn when there is no
 // database or no room at the path.
-func readRoom(ctx context.Context, agentFlag, path string, fn func(*session, stick.RoomStatus) error) error {
-	id, _ := whoami(agentFlag, getenv)
+func readRoom(ctx context.Context, id, path string, fn func(*session, stick.RoomStatus) error) error {
 	dir, err := store.DataDir()
 	if err != nil {
 		return stick.Errorf(stick.CodeDataDir, "cannot resolve the data directory: %v", err)
@@ -108,7 +107,7 @@ func readRoom(ctx context.Context, agentFlag, path string, fn func(*session, sti
 func stand(ctx context.Context, agentFlag, path string) (standing, error) {
 	id, _ := whoami(agentFlag, getenv)
 	out := standing{AgentID: id}
-	err := readRoom(ctx, agentFlag, path, func(_ *session, st stick.RoomStatus) error {
+	err := readRoom(ctx, id, path, func(_ *session, st stick.RoomStatus) error {
 		out.RoomID, out.Path, out.State, out.TurnID = st.RoomID, st.CanonicalPath, string(st.State), st.TurnID
 		out.Holder, out.Next = st.Owner, st.ReservedFor
 		if lh, err := localDir(); err == nil {

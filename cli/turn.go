@@ -97,7 +97,7 @@ running, as with 'stick wait'; read the log to see what the failed holder did.`,
 // acquire gets the stick through a guardian and prints the outcome.
 func acquire(cmd *cobra.Command, agent string, a guardianArgs, asJSON bool) error {
 	a.agent, _ = whoami(agent, getenv)
-	if held, err := alreadyHeld(cmd.Context(), agent, a.path); err != nil || held != nil {
+	if held, err := alreadyHeld(cmd.Context(), a.agent, a.path); err != nil || held != nil {
 		if err != nil {
 			return err
 		}
@@ -133,12 +133,14 @@ func acquire(cmd *cobra.Command, agent string, a guardianArgs, asJSON bool) erro
 	return exitCode(exitNotYet)
 }
 
-// alreadyHeld returns the live holder record of this identity for the
-// path's room, so a second wait does not start a second guardian; an
-// identity already waiting elsewhere is an error.
-func alreadyHeld(ctx context.Context, agent, path string) (*holder, error) {
+// alreadyHeld returns the live holder record of identity id for the path's
+// room, so a second wait does not start a second guardian; an identity
+// already waiting elsewhere is an error. It only reads: no open room (or a
+// database a writer has yet to migrate) is nothing held, and the guardian's
+// join does the rest.
+func alreadyHeld(ctx context.Context, id, path string) (*holder, error) {
 	var held *holder
-	err := inRoom(ctx, agent, path, false, func(s *session, r stick.RoomSummary) error {
+	err := readRoom(ctx, id, path, func(s *session, r stick.RoomStatus) error {
 		dir, err := localDir()
 		if err != nil {
 			return err
@@ -158,8 +160,8 @@ func alreadyHeld(ctx context.Context, agent, path string) (*holder, error) {
 		}
 		return nil
 	})
-	if code := stick.ErrorCode(err); code == stick.CodeRoomNotFound || code == stick.CodeRoomClosed {
-		return nil, nil // no open room: the guardian's join creates one
+	if stick.ErrorCode(err) == stick.CodeDBSchemaMismatch {
+		return nil, nil
 	}
 	return held, err
 }
@@ -411,7 +413,8 @@ func stopHolder(h holder) {
 // room of the current directory, read without writing anything.
 func memberNames(ctx context.Context, agent string) []cobra.Completion {
 	var out []cobra.Completion
-	_ = readRoom(ctx, agent, pathArg(nil), func(s *session, st stick.RoomStatus) error {
+	id, _ := whoami(agent, getenv)
+	_ = readRoom(ctx, id, pathArg(nil), func(s *session, st stick.RoomStatus) error {
 		for _, m := range st.Members {
 			if m.AgentID != s.caller.AgentID && m.Status != "gone" {
 				out = append(out, m.AgentID+"\t"+m.Status)
