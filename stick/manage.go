@@ -231,7 +231,7 @@ func (s *Service) update(ctx context.Context, c Caller, roomID string, allowClos
 		if err != nil {
 			return err
 		}
-		if err := tx.SaveMember(sn.touch(m)); err != nil {
+		if err := sn.touch(tx, m); err != nil {
 			return err
 		}
 		return fn(tx, sn)

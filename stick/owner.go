@@ -59,7 +59,7 @@ func (s *Service) Heartbeat(ctx context.Context, c Caller, l Lease) (HeartbeatRe
 		if err := tx.SaveRoom(*r); err != nil {
 			return err
 		}
-		if err := tx.SaveMember(sn.touch(sn.member(c.AgentID))); err != nil {
+		if err := sn.touch(tx, sn.member(c.AgentID)); err != nil {
 			return err
 		}
 		out = HeartbeatResult{RoomID: r.ID, TurnID: r.TurnID, LeaseExpiresAt: r.LeaseExpiresAt,
@@ -143,7 +143,7 @@ func (s *Service) handOn(ctx context.Context, c Caller, l Lease, h Handoff, to s
 		if ev, err = tx.AppendEvent(ev); err != nil {
 			return err
 		}
-		if err := tx.SaveMember(sn.touch(sn.member(c.AgentID))); err != nil {
+		if err := sn.touch(tx, sn.member(c.AgentID)); err != nil {
 			return err
 		}
 		r := &sn.room

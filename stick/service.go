@@ -110,7 +110,7 @@ func (s *Service) grant(tx Tx, sn *snapshot, c Caller, ev Event) (Event, error) 
 	m.LastSeenAt = sn.now
 	m.Process = c.facts()
 	m.Kind = c.kind()
-	if err := tx.SaveMember(*m); err != nil {
+	if err := sn.saveMember(tx, m); err != nil {
 		return Event{}, err
 	}
 	r.TurnID++

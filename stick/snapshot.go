@@ -13,8 +13,11 @@ import (
 type snapshot struct {
 	room    Room
 	members []Member
-	policy  Policy
-	now     time.Time
+	// stored is each member as the store holds it, so saves that change
+	// nothing a reader would notice can be skipped (see saveMember).
+	stored map[string]Member
+	policy Policy
+	now    time.Time
 	// pending is the release or pass event a claimant would receive, if any.
 	pending *Event
 	// ownerStatus and recipientStatus are the liveness of room.Owner and room.ReservedFor.
@@ -39,6 +42,10 @@ func (s *Service) load(tx Tx, roomID string) (*snapshot, error) {
 		return nil, err
 	}
 	sn := &snapshot{room: r, members: ms, policy: r.Policy.Effective(s.defaults), now: s.clock.Now(), probe: s.check}
+	sn.stored = make(map[string]Member, len(ms))
+	for _, m := range ms {
+		sn.stored[m.AgentID] = m
+	}
 	if r.PendingHandoffSeq != 0 {
 		e, ok, err := tx.Event(roomID, r.PendingHandoffSeq)
 		if err != nil {
@@ -147,10 +154,50 @@ func (sn *snapshot) priorOwner() string {
 	return sn.pending.From
 }
 
-// touch records that the member called now, and returns it for saving.
-func (sn *snapshot) touch(m *Member) Member {
+// touch records that the member called now and saves it.
+func (sn *snapshot) touch(tx Tx, m *Member) error {
 	m.LastSeenAt = sn.now
-	return *m
+	return sn.saveMember(tx, m)
+}
+
+// presenceGrain is how far a member's last-seen time may lag behind its
+// latest call: a second, or a tenth of the presence TTL when that is
+// shorter. Presence is judged against TTLs of minutes to hours, so finer
+// updates would only add a page write to every call of a busy member.
+func (sn *snapshot) presenceGrain() time.Duration {
+	return min(time.Second, sn.policy.PresenceTTL/10)
+}
+
+// saveMember writes m unless the store already holds it, or holds it with
+// a last-seen time less than presenceGrain older (which keeps the write
+// off the hot path of back-to-back calls by one member).
+func (sn *snapshot) saveMember(tx Tx, m *Member) error {
+	if old, ok := sn.stored[m.AgentID]; ok && sameMember(old, *m) {
+		if seen := m.LastSeenAt.Sub(old.LastSeenAt); seen >= 0 && seen < sn.presenceGrain() {
+			m.LastSeenAt = old.LastSeenAt
+			return nil
+		}
+	}
+	if err := tx.SaveMember(*m); err != nil {
+		return err
+	}
+	sn.stored[m.AgentID] = *m
+	return nil
+}
+
+// sameMember reports whether a and b differ at most in LastSeenAt, at the
+// store's millisecond precision.
+func sameMember(a, b Member) bool {
+	ms := func(t time.Time) int64 {
+		if t.IsZero() {
+			return 0
+		}
+		return t.UnixMilli()
+	}
+	return a.RoomID == b.RoomID && a.AgentID == b.AgentID && a.Ordinal == b.Ordinal &&
+		ms(a.JoinedAt) == ms(b.JoinedAt) && a.Kind == b.Kind && a.DisplayName == b.DisplayName &&
+		a.Process.HostID == b.Process.HostID && a.Process.BootID == b.Process.BootID &&
+		a.Process.PID == b.Process.PID && ms(a.Process.StartedAt) == ms(b.Process.StartedAt)
 }
 
 func roomNotFound(id string) *Error {

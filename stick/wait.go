@@ -290,7 +290,7 @@ func (w *waiter) evaluate(tx Tx, write bool) (WaitResult, bool, error) {
 		return WaitResult{}, false, err
 	}
 	if write {
-		if err := tx.SaveMember(sn.touch(m)); err != nil {
+		if err := sn.touch(tx, m); err != nil {
 			return WaitResult{}, false, err
 		}
 		w.touched = sn.now
