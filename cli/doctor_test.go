@@ -2,6 +2,7 @@ package cli
 
 import (
 	"encoding/json"
+	"fmt"
 	"os"
 	"path/filepath"
 	"strings"
@@ -10,6 +11,7 @@ import (
 
 	"github.com/stickhq/stick/procid"
 	"github.com/stickhq/stick/stick"
+	"github.com/stickhq/stick/store"
 )
 
 func doctor(t *testing.T) (int, map[string][]check) {
@@ -72,7 +74,7 @@ func TestDoctor(t *testing.T) {
 		t.Fatalf("records = %+v", hs)
 	}
 	_, checks = doctor(t)
-	wantCheck(t, checks, "database", checkOK, "schema 1, integrity ok")
+	wantCheck(t, checks, "database", checkOK, fmt.Sprintf("schema %d, integrity ok", store.SchemaVersion))
 	wantCheck(t, checks, "holder", checkOK, "holds turn 1 in "+repo)
 	if err := procid.Signal(hs[0].Guardian, syscall.SIGKILL); err != nil {
 		t.Fatal(err)

@@ -31,6 +31,12 @@ func (s *Store) migrate() (err error) {
 	if err := s.prepare(conn); err != nil {
 		return err
 	}
+	// Migrations may rebuild a table that others reference, which SQLite
+	// allows only with foreign keys off (the setting is per connection, and
+	// this connection is closed afterwards); they are checked before commit.
+	if err := sqlitex.ExecuteTransient(conn, "PRAGMA foreign_keys = OFF", nil); err != nil {
+		return s.mapErr(err)
+	}
 	end, err := sqlitex.ImmediateTransaction(conn)
 	if err != nil {
 		return s.mapErr(err)
@@ -74,6 +80,16 @@ func (s *Store) migrate() (err error) {
 	for v := version; v < SchemaVersion; v++ {
 		if err := sqlitex.ExecuteScript(conn, migrations[v], nil); err != nil {
 			return s.mapErr(fmt.Errorf("migration %d: %w", v+1, err))
+		}
+	}
+	if version < SchemaVersion {
+		broken, err := pragmaInt(conn, "SELECT count(*) FROM pragma_foreign_key_check")
+		if err != nil {
+			return s.mapErr(err)
+		}
+		if broken != 0 {
+			return stick.Errorf(stick.CodeDBCorrupt, "cannot migrate %s: %d rows refer to rooms that do not exist", s.path, broken).
+				With("path", s.path).WithHint("nothing was changed; move the file aside and run again to start a fresh database")
 		}
 	}
 	if version < SchemaVersion {

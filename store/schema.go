@@ -69,6 +69,70 @@ CREATE INDEX events_room_seq_idx ON events (room_id, event_seq);
 CREATE TRIGGER events_no_update BEFORE UPDATE ON events BEGIN SELECT RAISE(ABORT, 'events are append-only'); END;
 CREATE TRIGGER events_no_delete BEFORE DELETE ON events BEGIN SELECT RAISE(ABORT, 'events are append-only'); END;
 `,
+	// 2: less work per turn. Rooms are rebuilt with a CHECK that compares
+	// (an IN list made SQLite build a temporary index on every update) and
+	// an open-path index keyed on closed_at, which only a close writes,
+	// instead of state, which every turn writes. Events lose AUTOINCREMENT
+	// (rows are never deleted, so plain rowids already never repeat) and
+	// the unique index on their random 128-bit ids, which nothing looks up.
+	// Runs with foreign keys off; migrate checks them before committing.
+	`
+CREATE TABLE rooms_v2 (
+	room_id                   TEXT PRIMARY KEY,
+	canonical_path            TEXT NOT NULL,
+	topic                     TEXT NOT NULL DEFAULT '',
+	state                     TEXT NOT NULL CHECK (state = 'idle' OR state = 'owned' OR state = 'reserved' OR state = 'closed'),
+	sequence_index            INTEGER NOT NULL DEFAULT 0,
+	owner                     TEXT,
+	reserved_for              TEXT,
+	pending_handoff_event_seq INTEGER,
+	grant_event_seq           INTEGER,
+	turn_id                   INTEGER NOT NULL DEFAULT 0,
+	lease_id                  TEXT,
+	lease_expires_at          INTEGER,
+	claim_expires_at          INTEGER,
+	owner_lease_ttl_ms        INTEGER,
+	claim_ttl_ms              INTEGER,
+	heartbeat_interval_ms     INTEGER,
+	presence_ttl_ms           INTEGER,
+	wait_max_wait_ms          INTEGER,
+	created_at                INTEGER NOT NULL,
+	updated_at                INTEGER NOT NULL,
+	closed_at                 INTEGER
+) STRICT;
+INSERT INTO rooms_v2 SELECT room_id, canonical_path, topic, state, sequence_index, owner, reserved_for,
+	pending_handoff_event_seq, grant_event_seq, turn_id, lease_id, lease_expires_at, claim_expires_at,
+	owner_lease_ttl_ms, claim_ttl_ms, heartbeat_interval_ms, presence_ttl_ms, wait_max_wait_ms,
+	created_at, updated_at, CASE WHEN state = 'closed' THEN coalesce(closed_at, updated_at) END FROM rooms;
+DROP TABLE rooms;
+ALTER TABLE rooms_v2 RENAME TO rooms;
+CREATE UNIQUE INDEX rooms_open_path_idx ON rooms (canonical_path, topic) WHERE closed_at IS NULL;
+CREATE INDEX rooms_path_idx ON rooms (canonical_path);
+
+CREATE TABLE events_v2 (
+	event_seq     INTEGER PRIMARY KEY,
+	event_id      TEXT NOT NULL,
+	room_id       TEXT NOT NULL REFERENCES rooms (room_id),
+	turn_id       INTEGER NOT NULL,
+	event_type    TEXT NOT NULL,
+	from_agent_id TEXT,
+	to_agent_id   TEXT,
+	handoff_json  TEXT,
+	reason        TEXT,
+	text          TEXT,
+	ref_event_seq INTEGER,
+	data_json     TEXT,
+	created_at    INTEGER NOT NULL
+);
+INSERT INTO events_v2 SELECT event_seq, event_id, room_id, turn_id, event_type, from_agent_id, to_agent_id,
+	handoff_json, reason, text, ref_event_seq, data_json, created_at FROM events ORDER BY event_seq;
+DROP TABLE events;
+ALTER TABLE events_v2 RENAME TO events;
+DELETE FROM sqlite_sequence WHERE name = 'events';
+CREATE INDEX events_room_seq_idx ON events (room_id, event_seq);
+CREATE TRIGGER events_no_update BEFORE UPDATE ON events BEGIN SELECT RAISE(ABORT, 'events are append-only'); END;
+CREATE TRIGGER events_no_delete BEFORE DELETE ON events BEGIN SELECT RAISE(ABORT, 'events are append-only'); END;
+`,
 }
 
 // SchemaVersion is the schema version this build writes.

@@ -5,6 +5,7 @@ import (
 	"errors"
 	"os"
 	"path/filepath"
+	"strconv"
 	"sync"
 	"testing"
 	"time"
@@ -64,7 +65,7 @@ func TestOpenCreatesOwnerOnlyDirAndSchema(t *testing.T) {
 	if v := pragma(t, c, "PRAGMA journal_mode"); v != "wal" {
 		t.Fatalf("journal_mode %s", v)
 	}
-	if v := pragma(t, c, "SELECT value FROM meta WHERE key = 'schema_version'"); v != "1" {
+	if v := pragma(t, c, "SELECT value FROM meta WHERE key = 'schema_version'"); v != strconv.Itoa(store.SchemaVersion) {
 		t.Fatalf("schema_version %q", v)
 	}
 	// Opening again (a second process, a restart) migrates nothing and works.

@@ -1,8 +1,10 @@
 package store
 
 import (
+	"cmp"
 	"encoding/json"
 	"fmt"
+	"slices"
 	"strings"
 	"time"
 
@@ -38,7 +40,7 @@ func (t *tx) RoomsAt(paths []string, includeClosed bool) ([]stick.Room, error) {
 	}
 	q := "SELECT " + roomCols + " FROM rooms WHERE canonical_path IN (" + strings.Repeat("?,", len(paths)-1) + "?)"
 	if !includeClosed {
-		q += " AND state <> 'closed'"
+		q += " AND closed_at IS NULL"
 	}
 	args := make([]any, len(paths))
 	for i, p := range paths {
@@ -65,7 +67,7 @@ func (t *tx) RoomsUnder(dir string, includeClosed bool) ([]stick.Room, error) {
 		args = append(args, lo, hi, dir)
 	}
 	if !includeClosed {
-		q += " AND state <> 'closed'"
+		q += " AND closed_at IS NULL"
 	}
 	return t.rooms(q+" ORDER BY canonical_path, created_at", args...)
 }
@@ -115,12 +117,20 @@ func (t *tx) SaveRoom(r stick.Room) error {
 		return err
 	}
 	// A room's id, path, topic and creation time never change, so they are
-	// not rewritten (and their indexes not touched).
-	err := sqlitex.Execute(t.conn, `UPDATE rooms SET state = ?4, sequence_index = ?5,
+	// not rewritten (and their indexes not touched); closed_at, the key of
+	// the open-path index, is written only by a close.
+	q := `UPDATE rooms SET state = ?4, sequence_index = ?5,
 		owner = ?6, reserved_for = ?7, pending_handoff_event_seq = ?8, grant_event_seq = ?9, turn_id = ?10,
 		lease_id = ?11, lease_expires_at = ?12, claim_expires_at = ?13, owner_lease_ttl_ms = ?14, claim_ttl_ms = ?15,
-		heartbeat_interval_ms = ?16, presence_ttl_ms = ?17, wait_max_wait_ms = ?18,
-		updated_at = ?20, closed_at = ?21 WHERE room_id = ?1`, &sqlitex.ExecOptions{Args: roomArgs(r)})
+		heartbeat_interval_ms = ?16, presence_ttl_ms = ?17, wait_max_wait_ms = ?18, updated_at = ?20`
+	if r.State == stick.StateClosed {
+		q += ", closed_at = ?21"
+	}
+	args := roomArgs(r)
+	if r.State != stick.StateClosed {
+		args = args[:len(args)-1]
+	}
+	err := sqlitex.Execute(t.conn, q+" WHERE room_id = ?1", &sqlitex.ExecOptions{Args: args})
 	if err == nil && t.conn.Changes() != 1 {
 		return fmt.Errorf("save room %s: no such room", r.ID)
 	}
@@ -133,7 +143,9 @@ const memberCols = `room_id, agent_id, ordinal, joined_at, last_seen_at, session
 // Members implements stick.Tx.Members.
 func (t *tx) Members(roomID string) ([]stick.Member, error) {
 	var out []stick.Member
-	err := sqlitex.Execute(t.conn, "SELECT "+memberCols+" FROM members WHERE room_id = ? ORDER BY ordinal, joined_at",
+	// Sorted here: a room has a handful of members, and an ORDER BY would
+	// set up SQLite's sorter on every read of a room.
+	err := sqlitex.Execute(t.conn, "SELECT "+memberCols+" FROM members WHERE room_id = ?",
 		&sqlitex.ExecOptions{Args: []any{roomID}, ResultFunc: func(st *sqlite.Stmt) error {
 			m := stick.Member{
 				RoomID: st.ColumnText(0), AgentID: st.ColumnText(1), Ordinal: st.ColumnInt(2),
@@ -145,6 +157,9 @@ func (t *tx) Members(roomID string) ([]stick.Member, error) {
 			out = append(out, m)
 			return nil
 		}})
+	slices.SortFunc(out, func(a, b stick.Member) int {
+		return cmp.Or(cmp.Compare(a.Ordinal, b.Ordinal), a.JoinedAt.Compare(b.JoinedAt), strings.Compare(a.AgentID, b.AgentID))
+	})
 	return out, err
 }
 
