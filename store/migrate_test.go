@@ -16,14 +16,7 @@ import (
 // checks that version 2 keeps every row, keeps the log append-only, keeps
 // one open room per path, and continues the event sequence.
 func TestMigrationFromVersion1(t *testing.T) {
-	path := filepath.Join(t.TempDir(), "rooms.sqlite")
-	c, err := sqlite.OpenConn(path, sqlite.OpenReadWrite|sqlite.OpenCreate|sqlite.OpenWAL)
-	if err != nil {
-		t.Fatal(err)
-	}
-	script := "PRAGMA application_id = " + strconv.Itoa(applicationID) + ";\n" +
-		"CREATE TABLE meta (key TEXT PRIMARY KEY, value TEXT NOT NULL) STRICT;\n" + migrations[0] + `
-INSERT INTO meta VALUES ('schema_version', '1');
+	path := writeVersion1(t, `
 INSERT INTO rooms (room_id, canonical_path, state, created_at, updated_at, closed_at) VALUES ('room_a', '/w', 'closed', 1, 5, 4);
 INSERT INTO rooms (room_id, canonical_path, state, created_at, updated_at) VALUES ('room_b', '/w', 'closed', 6, 7);
 INSERT INTO rooms (room_id, canonical_path, state, turn_id, created_at, updated_at) VALUES ('room_c', '/w', 'owned', 3, 8, 9);
@@ -31,13 +24,7 @@ INSERT INTO events (event_id, room_id, turn_id, event_type, created_at) VALUES (
 INSERT INTO events (event_id, room_id, turn_id, event_type, text, created_at) VALUES ('evt_2', 'room_c', 3, 'note', 'kept', 2);
 INSERT INTO events (event_id, room_id, turn_id, event_type, created_at) VALUES ('evt_3', 'room_c', 3, 'claim', 3);
 INSERT INTO members (room_id, agent_id, ordinal, joined_at, last_seen_at, session_kind) VALUES ('room_c', 'ana', 1, 1, 1, 'process');
-`
-	if err := sqlitex.ExecuteScript(c, script, nil); err != nil {
-		t.Fatal(err)
-	}
-	if err := c.Close(); err != nil {
-		t.Fatal(err)
-	}
+`)
 
 	st, err := Open(path, Options{})
 	if err != nil {
@@ -45,7 +32,7 @@ INSERT INTO members (room_id, agent_id, ordinal, joined_at, last_seen_at, sessio
 	}
 	defer st.Close()
 	ctx := context.Background()
-	c = rawConn(t, path)
+	c := rawConn(t, path)
 	if v := query(t, c, "SELECT value FROM meta WHERE key = 'schema_version'"); v != strconv.Itoa(SchemaVersion) {
 		t.Fatalf("schema_version %q, want %d", v, SchemaVersion)
 	}
@@ -104,7 +91,7 @@ INSERT INTO members (room_id, agent_id, ordinal, joined_at, last_seen_at, sessio
 		if err != nil || !ok {
 			return err
 		}
-		r.State, r.ClosedAt, r.UpdatedAt = stick.StateClosed, r.UpdatedAt, r.UpdatedAt
+		r.State, r.ClosedAt = stick.StateClosed, r.UpdatedAt
 		if err := tx.SaveRoom(r); err != nil {
 			return err
 		}
@@ -116,6 +103,27 @@ INSERT INTO members (room_id, agent_id, ordinal, joined_at, last_seen_at, sessio
 	if v := query(t, c, "SELECT closed_at IS NOT NULL FROM rooms WHERE room_id = 'room_c'"); v != "1" {
 		t.Fatalf("closing did not write closed_at: %s", v)
 	}
+}
+
+// writeVersion1 creates a database as schema version 1 wrote it, with the
+// rows that rows inserts, and returns its path.
+func writeVersion1(t *testing.T, rows string) string {
+	t.Helper()
+	path := filepath.Join(t.TempDir(), "rooms.sqlite")
+	c, err := sqlite.OpenConn(path, sqlite.OpenReadWrite|sqlite.OpenCreate|sqlite.OpenWAL)
+	if err != nil {
+		t.Fatal(err)
+	}
+	script := "PRAGMA application_id = " + strconv.Itoa(applicationID) + ";\n" +
+		"CREATE TABLE meta (key TEXT PRIMARY KEY, value TEXT NOT NULL) STRICT;\n" + migrations[0] +
+		"INSERT INTO meta VALUES ('schema_version', '1');\n" + rows
+	if err := sqlitex.ExecuteScript(c, script, nil); err != nil {
+		t.Fatal(err)
+	}
+	if err := c.Close(); err != nil {
+		t.Fatal(err)
+	}
+	return path
 }
 
 func rawConn(t *testing.T, path string) *sqlite.Conn {
@@ -144,23 +152,10 @@ func query(t *testing.T, c *sqlite.Conn, q string) string {
 // TestMigrationRefusesDanglingRows leaves a version 1 file with an event of
 // a room that does not exist untouched and says so.
 func TestMigrationRefusesDanglingRows(t *testing.T) {
-	path := filepath.Join(t.TempDir(), "rooms.sqlite")
-	c, err := sqlite.OpenConn(path, sqlite.OpenReadWrite|sqlite.OpenCreate|sqlite.OpenWAL)
-	if err != nil {
-		t.Fatal(err)
-	}
-	script := "PRAGMA application_id = " + strconv.Itoa(applicationID) + ";\n" +
-		"CREATE TABLE meta (key TEXT PRIMARY KEY, value TEXT NOT NULL) STRICT;\n" + migrations[0] + `
-INSERT INTO meta VALUES ('schema_version', '1');
+	path := writeVersion1(t, `
 INSERT INTO events (event_id, room_id, turn_id, event_type, created_at) VALUES ('evt_1', 'room_gone', 0, 'join', 1);
-`
-	if err := sqlitex.ExecuteScript(c, script, nil); err != nil {
-		t.Fatal(err)
-	}
-	if err := c.Close(); err != nil {
-		t.Fatal(err)
-	}
-	_, err = Open(path, Options{})
+`)
+	_, err := Open(path, Options{})
 	if stick.ErrorCode(err) != stick.CodeDBCorrupt {
 		t.Fatalf("open: %v, want db_corrupt", err)
 	}
