@@ -93,7 +93,7 @@ func (s *Service) WaitForTurn(ctx context.Context, c Caller, req WaitRequest) (W
 		return WaitResult{}, invalidArg("max_wait_ms", "max_wait_ms must not be negative, got %d", req.MaxWait.Milliseconds())
 	}
 	w := &waiter{s: s, c: c, roomID: req.RoomID, cursor: cursor}
-	res, err := w.attempt(ctx, true)
+	res, _, err := w.attempt(ctx, true, false)
 	if err != nil || w.done(res) {
 		return res, err
 	}
@@ -130,20 +130,19 @@ func (w *waiter) block(ctx context.Context, res WaitResult, maxWait time.Duratio
 	full, touch := false, false
 	for {
 		changed := s.store.Changed()
-		if !full {
-			moved, err := w.moved(ctx)
-			if err != nil {
-				return res, err
-			}
-			full = moved || (!w.wakeAt.IsZero() && !s.clock.Now().Before(w.wakeAt))
+		// After a commit alone, the room is re-read only if its log moved;
+		// heartbeats and presence refreshes append no event.
+		full = full || (!w.wakeAt.IsZero() && !s.clock.Now().Before(w.wakeAt))
+		r, skipped, err := w.attempt(ctx, touch, !full)
+		if err != nil {
+			return res, err
 		}
-		if full {
-			var err error
-			if res, err = w.attempt(ctx, touch); err != nil || w.done(res) {
-				return res, err
+		if !skipped {
+			if res = r; w.done(res) {
+				return res, nil
 			}
-			full, touch = false, false
 		}
+		full, touch = false, false
 		ex.follow(ctx, w)
 		var expiry, presence <-chan time.Time
 		stopExpiry, stopPresence := func() {}, func() {}
@@ -177,7 +176,8 @@ func (w *waiter) block(ctx context.Context, res WaitResult, maxWait time.Duratio
 		case stop:
 			return res, ctx.Err()
 		case timeUp:
-			return w.attempt(ctx, false)
+			res, _, err := w.attempt(ctx, false, false)
+			return res, err
 		}
 	}
 }
@@ -243,38 +243,36 @@ func (x *exitWatch) stop() {
 	x.watched, x.ch, x.cancel = Process{}, nil, nil
 }
 
-// moved reports cheaply whether the room's log has a new event since the
-// last attempt. Heartbeats and presence refreshes append no event, so they
-// never cause a full re-read.
-func (w *waiter) moved(ctx context.Context) (bool, error) {
-	var seq int64
-	err := w.s.store.View(ctx, func(tx Tx) error {
-		var err error
-		seq, err = tx.LastSeq(w.roomID)
-		return err
-	})
-	return seq != w.lastSeq, err
-}
-
 // attempt evaluates the room once. It reads in a read transaction and only
-// takes the write lock to claim or, with touch, to refresh presence.
-func (w *waiter) attempt(ctx context.Context, touch bool) (WaitResult, error) {
-	var res WaitResult
+// takes the write lock to claim or, with touch, to refresh presence. With
+// ifMoved it first reads only the room's last event sequence, in the same
+// transaction, and skips the evaluation (skipped) when the log has not
+// moved since the last attempt: one cheap read per commit for waiters the
+// commit does not concern.
+func (w *waiter) attempt(ctx context.Context, touch, ifMoved bool) (res WaitResult, skipped bool, err error) {
 	var claim bool
 	fn := func(write bool) func(Tx) error {
 		return func(tx Tx) error {
+			skipped = false // a retried transaction decides afresh
+			if ifMoved && !write {
+				seq, err := tx.LastSeq(w.roomID)
+				if err != nil || seq == w.lastSeq {
+					skipped = true
+					return err
+				}
+			}
 			var err error
 			res, claim, err = w.evaluate(tx, write)
 			return err
 		}
 	}
 	if !touch {
-		if err := w.s.store.View(ctx, fn(false)); err != nil || !claim {
-			return res, err
+		if err := w.s.store.View(ctx, fn(false)); err != nil || skipped || !claim {
+			return res, skipped, err
 		}
 	}
-	err := w.s.store.Update(ctx, fn(true))
-	return res, err
+	err = w.s.store.Update(ctx, fn(true))
+	return res, false, err
 }
 
 // evaluate decides one attempt inside tx; when write is false and the caller
