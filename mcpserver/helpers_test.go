@@ -29,6 +29,8 @@ type world struct {
 	svc   *stick.Service
 	srv   *mcpserver.Server
 	repo  string
+	// db is the database file, for tests that read it through their own connection.
+	db string
 }
 
 func newWorld(t *testing.T, harness procid.Identity) *world {
@@ -43,7 +45,7 @@ func newWorldTB(tb testing.TB, t *testing.T, harness procid.Identity) *world {
 		tb.Fatal(err)
 	}
 	tb.Cleanup(func() { st.Close() })
-	w := &world{t: t, ctx: context.Background(), clock: testclock.New(epoch)}
+	w := &world{t: t, ctx: context.Background(), clock: testclock.New(epoch), db: st.Path()}
 	if w.svc, err = stick.New(st, stick.WithClock(w.clock)); err != nil {
 		tb.Fatal(err)
 	}
