@@ -21,7 +21,8 @@ func (s *Store) migrateLocked() error {
 }
 
 // migrate brings the file to SchemaVersion inside one write transaction, or
-// refuses a file from a newer version or another application.
+// refuses a file from a newer version or another application, or one this
+// process cannot write.
 func (s *Store) migrate() (err error) {
 	conn, err := sqlite.OpenConn(s.path, sqlite.OpenReadWrite|sqlite.OpenCreate|sqlite.OpenWAL)
 	if err != nil {
@@ -90,6 +91,15 @@ func (s *Store) migrate() (err error) {
 		if broken != 0 {
 			return stick.Errorf(stick.CodeDBCorrupt, "cannot migrate %s: %d rows refer to rooms that do not exist", s.path, broken).
 				With("path", s.path).WithHint("nothing was changed; move the file aside and run again to start a fresh database")
+		}
+	}
+	if version == SchemaVersion {
+		// Nothing to migrate, so prove the file is writable with a write
+		// that changes no row: SQLite opens a file it may not write
+		// read-only without a word, and the store would otherwise fail
+		// only at its first real write.
+		if err := sqlitex.ExecuteTransient(conn, "UPDATE meta SET value = value WHERE 0", nil); err != nil {
+			return s.mapErr(err)
 		}
 	}
 	if version < SchemaVersion {

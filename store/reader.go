@@ -29,16 +29,34 @@ type Reader struct {
 // ErrNoDatabase reports that the database file does not exist yet.
 var ErrNoDatabase = errors.New("no database yet")
 
-// OpenReader opens the database in dir for reading. A missing file fails
-// with an error wrapping ErrNoDatabase (coded room_not_found: there are no
-// rooms); a file of an older or newer schema fails with
+// OpenReader opens the database in dir for reading. A missing or empty
+// file fails with an error wrapping ErrNoDatabase (coded room_not_found:
+// there are no rooms); a data directory that is not a directory fails with
+// data_dir_unusable; a file of an older or newer schema fails with
 // db_schema_mismatch, since only a writer may migrate it.
 func OpenReader(dir string) (*Reader, error) {
 	path := filepath.Join(dir, DBFileName)
 	s := &Store{path: path, opts: Options{BusyTimeout: DefaultBusyTimeout}}
-	if _, err := os.Stat(path); errors.Is(err, fs.ErrNotExist) {
+	fi, err := os.Stat(path)
+	switch {
+	case errors.Is(err, fs.ErrNotExist):
 		return nil, stick.Errorf(stick.CodeRoomNotFound, "no rooms yet: %s does not exist", path).Wrap(ErrNoDatabase).
-			WithHint("run 'stick join' in a workspace to create its room")
+			With("path", path).WithHint("run 'stick join' in a workspace to create its room")
+	case err != nil:
+		// Typically a file where the directory (or one of its parents)
+		// should be.
+		var pe *fs.PathError
+		if errors.As(err, &pe) {
+			err = pe.Err
+		}
+		return nil, stick.Errorf(stick.CodeDataDir, "cannot use %s as the data directory: %v", dir, err).Wrap(err).
+			With("path", dir).WithHint("make %s a writable directory, or set %s to one", dir, DataDirEnv)
+	case fi.Size() == 0:
+		// A first open that failed, say on a full disk, can leave an empty
+		// file; SQLite reads it as an empty database, and the next writer
+		// creates the schema in it.
+		return nil, stick.Errorf(stick.CodeRoomNotFound, "no rooms yet: %s is empty", path).Wrap(ErrNoDatabase).
+			With("path", path).WithHint("run 'stick join' in a workspace to create its room")
 	}
 	conn, err := sqlite.OpenConn(path, sqlite.OpenReadOnly|sqlite.OpenWAL)
 	if err != nil {
@@ -71,8 +89,12 @@ func (r *Reader) check() error {
 		return r.s.mapErr(err)
 	}
 	if v != strconv.Itoa(SchemaVersion) {
-		return r.s.mismatch(fmt.Sprintf("it has schema version %s, this stick reads %d", v, SchemaVersion)).
-			WithHint("run any stick command that writes (such as 'stick join') to migrate it, or upgrade stick")
+		refused := r.s.mismatch(fmt.Sprintf("it has schema version %s, this stick reads %d", v, SchemaVersion))
+		if n, nerr := strconv.Atoi(v); nerr == nil && n > SchemaVersion {
+			// Only a newer stick can read it; migrations go forward only.
+			return refused.WithHint("upgrade stick, or set %s to another directory to keep both", DataDirEnv)
+		}
+		return refused.WithHint("run any stick command that writes (such as 'stick join') to migrate it, or upgrade stick")
 	}
 	return nil
 }

@@ -302,8 +302,9 @@ func (s *Store) ctxErr(ctx context.Context, err error) error {
 }
 
 // mapErr turns driver errors into coded stick errors: a busy or locked
-// database is db_busy, a file that is not a database is db_corrupt. Errors
-// that already carry a code pass through.
+// database is db_busy, a file that is not a database is db_corrupt, a file
+// or directory that cannot be opened or written and a full disk are
+// data_dir_unusable. Errors that already carry a code pass through.
 func (s *Store) mapErr(err error) error {
 	if err == nil {
 		return nil
@@ -312,7 +313,14 @@ func (s *Store) mapErr(err error) error {
 	if errors.As(err, &se) || errors.Is(err, context.Canceled) || errors.Is(err, context.DeadlineExceeded) {
 		return err
 	}
-	switch sqlite.ErrCode(err).ToPrimary() {
+	code := sqlite.ErrCode(err)
+	if code == sqlite.ResultIOErrSHMSize {
+		// SQLite writes to every page it adds to the -shm file, so that a
+		// full disk is reported as this error instead of a crash when the
+		// mapped page is touched.
+		code = sqlite.ResultFull
+	}
+	switch code.ToPrimary() {
 	case sqlite.ResultBusy, sqlite.ResultLocked:
 		return stick.Errorf(stick.CodeDBBusy, "the database %s is locked by another connection", s.path).
 			Wrap(err).With("path", s.path).WithHint("retry; if it persists, look for a process stuck holding %s", s.path)
@@ -320,8 +328,19 @@ func (s *Store) mapErr(err error) error {
 		return stick.Errorf(stick.CodeDBCorrupt, "%s is not a usable SQLite database", s.path).Wrap(err).With("path", s.path).
 			WithHint("move the file aside (it may hold other data) and run again to create a fresh database")
 	case sqlite.ResultReadOnly, sqlite.ResultCantOpen, sqlite.ResultPerm, sqlite.ResultAuth:
-		return stick.Errorf(stick.CodeDataDir, "cannot write %s", s.path).Wrap(err).With("path", s.path).
-			WithHint("make the file and its directory writable, or set %s to another directory", DataDirEnv)
+		// Even a read-only connection creates the -shm file beside the
+		// database, so a reader can fail here too. SQLite gives the -wal
+		// and -shm files it creates the database file's permissions, so
+		// they may be read-only even once the database file is not.
+		msg := "cannot write " + s.path
+		switch {
+		case code.ToPrimary() == sqlite.ResultCantOpen:
+			msg = "cannot open " + s.path
+		case code == sqlite.ResultReadOnlyDirectory:
+			msg = "cannot create files beside " + s.path + ": its directory is read-only"
+		}
+		return stick.Errorf(stick.CodeDataDir, "%s", msg).Wrap(err).With("path", s.path).
+			WithHint("make the file, its -wal and -shm files and its directory writable, or set %s to another directory", DataDirEnv)
 	case sqlite.ResultFull:
 		return stick.Errorf(stick.CodeDataDir, "the disk holding %s is full", s.path).Wrap(err).With("path", s.path).
 			WithHint("free some space; nothing was written")
