@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"os"
 	"path/filepath"
 	"strconv"
 	"strings"
@@ -51,6 +52,10 @@ type Store struct {
 	// goroutines, lock (a file lock beside the database) among processes.
 	writer chan struct{}
 	lock   *filelock.Lock
+	// bell is written after every commit. Its filesystem event reaches
+	// other processes' watchers only once the commit is visible, unlike
+	// the writes to the -wal file, which come before SQLite publishes it.
+	bell *os.File
 }
 
 var _ stick.Store = (*Store)(nil)
@@ -100,8 +105,13 @@ func Open(path string, opts Options) (*Store, error) {
 	}
 	s.lock = lock
 	if err := s.migrateLocked(); err != nil {
-		lock.Close()
+		s.Close()
 		return nil, err
+	}
+	if s.bell, err = os.OpenFile(path+bellSuffix, os.O_WRONLY|os.O_CREATE, 0o600); err != nil {
+		s.Close()
+		return nil, stick.Errorf(stick.CodeDataDir, "cannot write %s", path+bellSuffix).Wrap(err).With("path", path+bellSuffix).
+			WithHint("make the directory writable, or set %s to another directory", DataDirEnv)
 	}
 	pool, err := sqlitex.NewPool(path, sqlitex.PoolOptions{
 		Flags:       sqlite.OpenReadWrite | sqlite.OpenWAL,
@@ -109,12 +119,12 @@ func Open(path string, opts Options) (*Store, error) {
 		PrepareConn: s.prepare,
 	})
 	if err != nil {
-		lock.Close()
+		s.Close()
 		return nil, s.openErr(err)
 	}
 	s.pool = pool
 	if s.vconn, err = sqlite.OpenConn(path, sqlite.OpenReadOnly|sqlite.OpenWAL); err != nil {
-		pool.Close()
+		s.Close()
 		return nil, s.openErr(err)
 	}
 	if err := s.prepare(s.vconn); err != nil {
@@ -201,7 +211,18 @@ func (s *Store) update(ctx context.Context, fn func(stick.Tx) error) (err error)
 		return s.mapErr(s.ctxErr(ctx, err))
 	}
 	s.watch.notify()
+	s.ring()
 	return nil
+}
+
+// bellSuffix names the file beside the database that rings after commits.
+const bellSuffix = "-bell"
+
+// ring announces a commit to other processes' watchers. A failed write
+// only costs them latency (their fallback poll still sees the commit), so
+// it is not an error of the transaction that already committed.
+func (s *Store) ring() {
+	_, _ = s.bell.WriteAt([]byte{1}, 0)
 }
 
 // View runs fn in a read transaction.
@@ -270,6 +291,9 @@ func (s *Store) close() error {
 		s.wclosed = true
 		errs = append(errs, s.wconn.Close())
 		<-s.writer
+	}
+	if s.bell != nil {
+		errs = append(errs, s.bell.Close())
 	}
 	if s.pool != nil {
 		errs = append(errs, s.pool.Close())

@@ -36,9 +36,12 @@ var recheckDelays = [...]time.Duration{
 // connection, into wake-ups, so waiters react within milliseconds instead of
 // polling.
 //
-// A filesystem watch on the database's directory (not the file: the -wal file
-// is created, truncated and deleted) reports writes to the database, its -wal
-// and its -journal file; PRAGMA data_version, read on a connection dedicated
+// A filesystem watch on the database's directory reports writes to the
+// database's bell, which every stick writer rings after it commits (see
+// Store.ring), and to the database and its -journal file. Writes to the -wal
+// file are ignored: they come before SQLite publishes the commit, so a
+// writer descheduled in between would leave a waiter to the fallback poll,
+// and each commit makes several of them. PRAGMA data_version, read on a connection dedicated
 // to the watcher, confirms that a commit happened, so checkpoints and other
 // writes that commit nothing do not wake anyone. A slow fallback poll of
 // data_version, run only while someone waits, bounds the cost of a missed
@@ -51,7 +54,7 @@ var recheckDelays = [...]time.Duration{
 type watcher struct {
 	version  func() (int64, error)
 	fallback time.Duration
-	names    [3]string // base names of the database, -wal and -journal files
+	names    [3]string // base names of the database, its -journal and its bell
 
 	fsw     *fsnotify.Watcher // nil when polling
 	polling atomic.Bool
@@ -103,7 +106,7 @@ func startWatcher(dbPath string, version func() (int64, error), fallback time.Du
 	w := &watcher{
 		version:  version,
 		fallback: fallback,
-		names:    [3]string{base, base + "-wal", base + "-journal"},
+		names:    [3]string{base, base + "-journal", base + bellSuffix},
 		ch:       make(chan struct{}),
 		arm:      make(chan struct{}, 1),
 		kick:     make(chan struct{}, 1),
@@ -237,8 +240,8 @@ func (w *watcher) check() bool {
 	return true
 }
 
-// relevant reports whether ev concerns the database, its -wal or its
-// -journal file. Names are compared case-insensitively for the benefit of
+// relevant reports whether ev concerns the database, its -journal file or
+// its bell. Names are compared case-insensitively for the benefit of
 // macOS and Windows; a false match costs one data_version read.
 func (w *watcher) relevant(ev fsnotify.Event) bool {
 	if ev.Op == fsnotify.Chmod {
