@@ -23,12 +23,23 @@ func (Checker) Watch(ctx context.Context, id Identity) (<-chan struct{}, bool) {
 // free, the pid belongs to a process with another start time, or the
 // process has exited and waits to be reaped. Identities from another host
 // or pid namespace, and any failure to read facts, give [Unknown].
+//
+// On Linux a process found alive is remembered through a pidfd, so that
+// checking it again (every read of a room checks its holder) costs one
+// poll instead of reading /proc.
 func Check(id Identity) Status {
 	if st, done := judgeHost(id); done {
 		return st
 	}
+	if st, ok := cachedCheck(id); ok {
+		return st
+	}
 	facts, err := readProc(id.PID)
-	return judgeProc(id, facts, err)
+	st := judgeProc(id, facts, err)
+	if st == Alive {
+		remember(id)
+	}
+	return st
 }
 
 // judgeHost decides what can be decided without looking at the pid. done

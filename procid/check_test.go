@@ -127,3 +127,17 @@ func TestCheckZeroAndInvalid(t *testing.T) {
 		}
 	}
 }
+
+// BenchmarkCheckAlive measures checking a live process again, as every
+// read of a room checks its holder.
+func BenchmarkCheckAlive(b *testing.B) {
+	id, err := procid.Self()
+	if err != nil {
+		b.Fatal(err)
+	}
+	for b.Loop() {
+		if procid.Check(id) != procid.Alive {
+			b.Fatal("self not alive")
+		}
+	}
+}
