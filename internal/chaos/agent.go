@@ -1,0 +1,213 @@
+package chaos
+
+import (
+	"context"
+	"flag"
+	"fmt"
+	"io"
+	"math/rand/v2"
+	"os"
+	"strconv"
+	"time"
+
+	"github.com/stickhq/stick/internal/reexec"
+	"github.com/stickhq/stick/procid"
+	"github.com/stickhq/stick/stick"
+	"github.com/stickhq/stick/store"
+)
+
+// agentRole is the reexec role of an agent process.
+const agentRole = "chaos-agent"
+
+func init() {
+	reexec.Register(agentRole, agentMain)
+}
+
+// agentConfig is what an agent is told on its command line.
+type agentConfig struct {
+	data, repo, check, id string
+	seed                  uint64
+}
+
+// args returns the command line that runs the agent.
+func (c agentConfig) args() []string {
+	return []string{"-data", c.data, "-repo", c.repo, "-check", c.check, "-id", c.id, "-seed", strconv.FormatUint(c.seed, 10)}
+}
+
+func parseAgentConfig(args []string) (agentConfig, error) {
+	var c agentConfig
+	fs := flag.NewFlagSet(agentRole, flag.ContinueOnError)
+	fs.SetOutput(io.Discard)
+	fs.StringVar(&c.data, "data", "", "the data directory")
+	fs.StringVar(&c.repo, "repo", "", "the repository whose room the agents share")
+	fs.StringVar(&c.check, "check", "", "the check file")
+	fs.StringVar(&c.id, "id", "", "the agent id")
+	fs.Uint64Var(&c.seed, "seed", 0, "the seed of the agent's random choices")
+	if err := fs.Parse(args); err != nil {
+		return c, fmt.Errorf("%s: %w", agentRole, err)
+	}
+	if c.data == "" || c.repo == "" || c.check == "" || c.id == "" || fs.NArg() > 0 {
+		return c, fmt.Errorf("%s: -data, -repo, -check and -id are required, and nothing else (got %q)", agentRole, args)
+	}
+	return c, nil
+}
+
+// agentMain is the agent role: it runs until its standard input ends,
+// which is how the driver tells it to stop (or dies), then finishes its
+// turn and exits 0. Any failure is printed on standard error, exit 1.
+func agentMain(args []string) int {
+	cfg, err := parseAgentConfig(args)
+	if err != nil {
+		fmt.Fprintln(os.Stderr, err)
+		return 2
+	}
+	ctx, cancel := context.WithCancel(context.Background())
+	defer cancel()
+	go func() {
+		_, _ = io.Copy(io.Discard, os.Stdin)
+		cancel()
+	}()
+	if err := runAgent(ctx, cfg, os.Stdout); err != nil {
+		fmt.Fprintf(os.Stderr, "%s %s: %v\n", agentRole, cfg.id, err)
+		return 1
+	}
+	return 0
+}
+
+// agent is one participant of the soak, using package stick directly over
+// the shared database; its own process stands for its liveness.
+type agent struct {
+	cfg   agentConfig
+	svc   *stick.Service
+	me    stick.Caller
+	room  string
+	pid   int
+	rng   *rand.Rand
+	check *os.File
+	out   io.Writer
+}
+
+func runAgent(ctx context.Context, cfg agentConfig, out io.Writer) error {
+	st, err := store.OpenDir(cfg.data, store.Options{})
+	if err != nil {
+		return fmt.Errorf("open the store in %s: %w", cfg.data, err)
+	}
+	defer st.Close()
+	svc, err := stick.New(st)
+	if err != nil {
+		return fmt.Errorf("start the service: %w", err)
+	}
+	self, err := procid.Self()
+	if err != nil {
+		return fmt.Errorf("identify this process: %w", err)
+	}
+	check, err := os.OpenFile(cfg.check, os.O_WRONLY|os.O_APPEND, 0)
+	if err != nil {
+		return fmt.Errorf("open the check file: %w", err)
+	}
+	defer check.Close()
+	a := &agent{
+		cfg: cfg, svc: svc, pid: self.PID, check: check, out: out,
+		me:  stick.Caller{AgentID: cfg.id, Kind: stick.KindProcess, Process: self, DisplayName: "chaos agent"},
+		rng: rand.New(rand.NewPCG(cfg.seed, cfg.seed^0x9e3779b97f4a7c15)),
+	}
+	j, err := svc.JoinPath(ctx, a.me, stick.JoinRequest{Path: cfg.repo})
+	if err != nil && ctx.Err() != nil {
+		return nil // told to stop before it joined
+	}
+	if err != nil {
+		return fmt.Errorf("join the room of %s: %w", cfg.repo, err)
+	}
+	a.room = j.RoomID
+	if err := a.say(msgReady, strconv.Itoa(a.pid)); err != nil {
+		return err
+	}
+	return a.loop(ctx)
+}
+
+// loop waits for turns and takes over when told it may, until ctx ends.
+func (a *agent) loop(ctx context.Context) error {
+	for {
+		w, err := a.svc.WaitForTurn(ctx, a.me, stick.WaitRequest{RoomID: a.room})
+		switch {
+		case err != nil && ctx.Err() != nil:
+			return nil
+		case err != nil:
+			if err := a.report("wait", err); err != nil {
+				return err
+			}
+			if !sleep(ctx, 50*time.Millisecond) {
+				return nil
+			}
+			continue
+		}
+		switch w.Status {
+		case stick.YourTurn:
+			if w.LeaseExpiresAt == nil {
+				return fmt.Errorf("your_turn for turn %d came without a lease expiry", w.TurnID)
+			}
+			tok := noToken
+			if w.Handoff != nil {
+				tok = tokenOrMark(w.Handoff)
+			}
+			if err := a.turn(ctx, grant{lease: w.Lease(), how: string(stick.EventClaim), token: tok, expires: *w.LeaseExpiresAt}); err != nil {
+				return err
+			}
+		case stick.TakeoverAvailable:
+			if ctx.Err() != nil {
+				return nil
+			}
+			if err := a.takeOver(ctx, w); err != nil {
+				return err
+			}
+		case stick.Closed:
+			return fmt.Errorf("the room closed; nobody in the soak closes it")
+		}
+		if ctx.Err() != nil {
+			return nil
+		}
+		if a.rng.Float64() < dawdleChance {
+			if err := a.say(msgDawdle); err != nil {
+				return err
+			}
+			sleep(ctx, roomPolicy.ClaimTTL+300*time.Millisecond)
+		}
+	}
+}
+
+// takeOver takes the stick after takeover_available and holds it.
+func (a *agent) takeOver(ctx context.Context, w stick.WaitResult) error {
+	tr, err := a.svc.Takeover(ctx, a.me, a.room, w.TurnID, "chaos: "+w.Reason)
+	if err != nil {
+		if ctx.Err() != nil {
+			return nil
+		}
+		return a.report("takeover", err)
+	}
+	tok := noToken
+	if tr.RecentHandoff != nil {
+		tok = tokenOrMark(tr.RecentHandoff.Handoff)
+	}
+	return a.turn(ctx, grant{lease: tr.Lease(), how: string(stick.EventTakeover), token: tok, expires: tr.LeaseExpiresAt})
+}
+
+// tokenOrMark is a received handoff's token, or "?" for a handoff without
+// one (which the checker then reports).
+func tokenOrMark(h *stick.Handoff) string {
+	if tok, ok := handoffToken(h); ok {
+		return tok
+	}
+	return "?"
+}
+
+// sleep waits d or until ctx ends; it reports whether the full time passed.
+func sleep(ctx context.Context, d time.Duration) bool {
+	t := time.NewTimer(d)
+	defer t.Stop()
+	select {
+	case <-ctx.Done():
+		return false
+	case <-t.C:
+		return true
+	}
+}
