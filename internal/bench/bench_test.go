@@ -1,0 +1,68 @@
+package bench
+
+import (
+	"context"
+	"os"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/stickhq/stick/internal/reexec"
+)
+
+func TestMain(m *testing.M) {
+	reexec.Main()
+	os.Exit(m.Run())
+}
+
+// TestScenariosQuick runs every scenario at its quick size: each must
+// run, measure something, and find its room's log right. Speed targets
+// are not judged here (the race detector and a busy machine distort
+// them); stickbench and the benchmarks below measure them.
+func TestScenariosQuick(t *testing.T) {
+	for _, sc := range Scenarios() {
+		t.Run(sc.Name, func(t *testing.T) {
+			rs, err := RunOne(context.Background(), sc, Options{Quick: true})
+			if err != nil {
+				t.Fatal(err)
+			}
+			for _, r := range rs {
+				t.Logf("%s: %d %s, p50 %v, p99 %v, max %v, %.0f/s, CPU %.1f%%, notes %v",
+					r.Scenario, r.Count, r.Unit, r.P50, r.P99, r.Max, r.Throughput, r.CPU, r.Notes)
+				if r.Count == 0 {
+					t.Errorf("%s measured nothing", r.Scenario)
+				}
+				for _, n := range r.Notes {
+					if strings.Contains(n, "problems") || strings.Contains(n, "db_busy:") {
+						t.Errorf("%s: %s", r.Scenario, n)
+					}
+				}
+			}
+		})
+	}
+}
+
+// TestRunRejectsUnknownScenario names the scenarios that exist.
+func TestRunRejectsUnknownScenario(t *testing.T) {
+	_, err := Run(context.Background(), []string{"handoff"}, Options{})
+	if err == nil || !strings.Contains(err.Error(), `no scenario named "handoff"`) || !strings.Contains(err.Error(), "handoff-library") {
+		t.Fatalf("err = %v", err)
+	}
+}
+
+// TestQuantile checks the nearest-rank percentiles the table shows.
+func TestQuantile(t *testing.T) {
+	var s []time.Duration
+	for i := 1; i <= 100; i++ {
+		s = append(s, time.Duration(i))
+	}
+	if q := quantile(s, 0.5); q != 50 {
+		t.Errorf("p50 of 1..100 = %v", q)
+	}
+	if q := quantile(s, 0.99); q != 99 {
+		t.Errorf("p99 of 1..100 = %v", q)
+	}
+	if q := quantile(s[:1], 0.99); q != 1 {
+		t.Errorf("p99 of one sample = %v", q)
+	}
+}
