@@ -1,0 +1,149 @@
+// Command stickbench measures stick with real processes on fresh
+// temporary databases and prints each scenario's figures beside its
+// target; 'stickbench chaos' runs the chaos soak. It only wires: the
+// scenarios are in internal/bench, the soak in internal/chaos.
+package main
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"os"
+	"os/signal"
+	"syscall"
+	"time"
+
+	"github.com/spf13/cobra"
+	"github.com/stickhq/stick/internal/bench"
+	"github.com/stickhq/stick/internal/chaos"
+	"github.com/stickhq/stick/internal/reexec"
+)
+
+func main() {
+	reexec.Main()
+	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
+	code := run(ctx, os.Args[1:], os.Stdout, os.Stderr)
+	stop()
+	os.Exit(code)
+}
+
+// errMissed makes the command exit 1 without printing more.
+var errMissed = errors.New("a target was missed")
+
+func run(ctx context.Context, args []string, stdout, stderr io.Writer) int {
+	root := newRoot(stdout, stderr)
+	root.SetArgs(args)
+	err := root.ExecuteContext(ctx)
+	switch {
+	case err == nil:
+		return 0
+	case errors.Is(err, errMissed):
+		return 1
+	}
+	fmt.Fprintln(stderr, "stickbench:", err)
+	return 2
+}
+
+func newRoot(stdout, stderr io.Writer) *cobra.Command {
+	var o bench.Options
+	var asJSON, list, check bool
+	root := &cobra.Command{
+		Use:   "stickbench [scenario...]",
+		Short: "Measure stick with real processes, scenario by scenario, against its targets",
+		Long: `stickbench runs each scenario on a fresh temporary database with real
+processes and prints one table: scenario, count, p50, p99, max, throughput,
+CPU (all processes of the scenario, in percent of one core), the target
+and whether it was met. With no arguments it runs every scenario
+(about two minutes); name scenarios to run only those.`,
+		Example: `  stickbench                       # every scenario, full size
+  stickbench handoff-library cycle # only these
+  stickbench --quick               # every scenario, small: does it work?
+  stickbench --json > bench.json   # one JSON object per scenario
+  stickbench --list                # what each scenario measures
+  stickbench chaos --duration 60s --procs 12 --seed 1`,
+		SilenceUsage:  true,
+		SilenceErrors: true,
+		RunE: func(cmd *cobra.Command, names []string) error {
+			if list {
+				for _, sc := range bench.Scenarios() {
+					fmt.Fprintf(stdout, "%-16s %s\n%-16s target: %s\n", sc.Name, sc.What, "", sc.Target)
+				}
+				return nil
+			}
+			if !asJSON {
+				o.Log = func(format string, args ...any) { fmt.Fprintf(stderr, "# "+format+"\n", args...) }
+			}
+			results, err := bench.Run(cmd.Context(), names, o)
+			if err != nil {
+				return err
+			}
+			if asJSON {
+				enc := json.NewEncoder(stdout)
+				enc.SetIndent("", "  ")
+				if err := enc.Encode(results); err != nil {
+					return err
+				}
+			} else if err := bench.WriteTable(stdout, results); err != nil {
+				return err
+			}
+			for _, r := range results {
+				if check && !r.Met {
+					return errMissed
+				}
+			}
+			return nil
+		},
+	}
+	f := root.Flags()
+	f.BoolVar(&asJSON, "json", false, "print the results as JSON")
+	f.BoolVar(&o.Quick, "quick", false, "small counts and short spans: check that every scenario works")
+	f.IntVar(&o.Count, "count", 0, "operations per count-based scenario (default: the target's size)")
+	f.StringVar(&o.Stick, "stick", "", "the stick binary whose 'stick mcp' to measure (default: this program's copy of it)")
+	f.BoolVar(&check, "check", false, "exit 1 when a target is missed")
+	f.BoolVar(&list, "list", false, "list the scenarios and their targets")
+	root.AddCommand(newChaos(stdout, stderr))
+	return root
+}
+
+func newChaos(stdout, stderr io.Writer) *cobra.Command {
+	o := chaos.Options{Duration: 60 * time.Second, Procs: 12, Seed: 1}
+	var quiet bool
+	cmd := &cobra.Command{
+		Use:   "chaos",
+		Short: "Run the chaos soak: agents take turns while a driver SIGKILLs and restarts them",
+		Long: `chaos starts --procs agent processes in one room. They wait, hold the stick
+for a random time while writing to a shared critical-section log, release
+or pass with a handoff, and take over when a holder dies. A driver, seeded
+by --seed, SIGKILLs random holders and waiters and restarts them. Throughout
+and at the end it checks: never two holders at once, turn ids strictly
+increasing with one grant each, every handoff delivered to the next
+grantee or visible to the taker-over, recovery after the last kill, a
+database that passes integrity_check, and no db_busy. A failure prints
+the seed, the command to reproduce it and the tail of the room's log.`,
+		Example: `  stickbench chaos                                  # 60 s, 12 processes, seed 1
+  stickbench chaos --duration 10m --procs 24 --seed 7`,
+		Args:          cobra.NoArgs,
+		SilenceUsage:  true,
+		SilenceErrors: true,
+		RunE: func(cmd *cobra.Command, _ []string) error {
+			if !quiet {
+				o.Log = stderr
+			}
+			rep, err := chaos.Run(cmd.Context(), o)
+			if err != nil {
+				return err
+			}
+			fmt.Fprintln(stdout, rep)
+			return nil
+		},
+	}
+	f := cmd.Flags()
+	f.DurationVar(&o.Duration, "duration", o.Duration, "how long the agents take turns")
+	f.IntVar(&o.Procs, "procs", o.Procs, "agent processes")
+	f.Int64Var(&o.Seed, "seed", o.Seed, "seed of the driver's choices (kills, restarts, hold times)")
+	f.StringVar(&o.Dir, "dir", "", "keep the database and logs in this directory (default: a temporary one, kept only on failure)")
+	f.BoolVar(&quiet, "quiet", false, "print only the result")
+	return cmd
+}
