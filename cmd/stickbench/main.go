@@ -63,6 +63,8 @@ and whether it was met. With no arguments it runs every scenario
   stickbench --json > bench.json   # one JSON object per scenario
   stickbench --list                # what each scenario measures
   stickbench chaos --duration 60s --procs 12 --seed 1`,
+		Args:          cobra.ArbitraryArgs, // scenario names; bench.Run says which exist
+		ValidArgs:     scenarioNames(),
 		SilenceUsage:  true,
 		SilenceErrors: true,
 		RunE: func(cmd *cobra.Command, names []string) error {
@@ -105,6 +107,14 @@ and whether it was met. With no arguments it runs every scenario
 	f.BoolVar(&list, "list", false, "list the scenarios and their targets")
 	root.AddCommand(newChaos(stdout, stderr))
 	return root
+}
+
+func scenarioNames() []string {
+	var names []string
+	for _, sc := range bench.Scenarios() {
+		names = append(names, sc.Name)
+	}
+	return names
 }
 
 func newChaos(stdout, stderr io.Writer) *cobra.Command {
