@@ -53,6 +53,7 @@ func (s *Service) Leave(ctx context.Context, c Caller, roomID string) error {
 		if err := tx.DeleteMember(r.ID, c.AgentID); err != nil {
 			return err
 		}
+		tx.Ring(r.ID, "")
 		_, err := tx.AppendEvent(Event{RoomID: r.ID, TurnID: r.TurnID, Type: EventLeave, From: c.AgentID, To: r.ReservedFor, CreatedAt: sn.now})
 		return err
 	})
@@ -104,6 +105,7 @@ func (s *Service) Close(ctx context.Context, c Caller, roomID, reason, conclusio
 		}
 		r.UpdatedAt = sn.now
 		out.RoomID, out.EventSeq, out.ClosedAt = r.ID, ev.Seq, r.ClosedAt
+		tx.Ring(r.ID, "")
 		return tx.SaveRoom(*r)
 	})
 	return out, err
@@ -130,6 +132,7 @@ func (s *Service) SetPolicy(ctx context.Context, c Caller, roomID string, u Poli
 		if err := tx.SaveRoom(sn.room); err != nil {
 			return err
 		}
+		tx.Ring(roomID, "")
 		data, _ := json.Marshal(eff)
 		_, err = tx.AppendEvent(Event{RoomID: roomID, TurnID: sn.room.TurnID, Type: EventPolicy, From: c.AgentID, Data: data, CreatedAt: sn.now})
 		out = eff
@@ -195,6 +198,7 @@ func (s *Service) ReorderMembers(ctx context.Context, c Caller, roomID string, o
 		if err := tx.SaveRoom(sn.room); err != nil {
 			return err
 		}
+		tx.Ring(roomID, "")
 		data, _ := json.Marshal(map[string]any{"agent_ids": ids})
 		if _, err := tx.AppendEvent(Event{RoomID: roomID, TurnID: sn.room.TurnID, Type: EventReorder, From: c.AgentID, Data: data, CreatedAt: sn.now}); err != nil {
 			return err

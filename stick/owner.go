@@ -152,11 +152,13 @@ func (s *Service) handOn(ctx context.Context, c Caller, l Lease, h Handoff, to s
 		r.UpdatedAt = sn.now
 		out = ReleaseResult{RoomID: r.ID, EventSeq: ev.Seq, TurnID: r.TurnID}
 		if next != nil {
+			tx.Ring(r.ID, next.AgentID)
 			r.State, r.ReservedFor, r.SequenceIndex = StateReserved, next.AgentID, next.Ordinal
 			r.ClaimExpiresAt = sn.now.Add(sn.policy.ClaimTTL)
 			claim := r.ClaimExpiresAt
 			out.ReservedFor, out.ClaimExpiresAt = next.AgentID, &claim
 		} else {
+			tx.Ring(r.ID, "")
 			r.State, r.ReservedFor, r.ClaimExpiresAt = StateIdle, "", time.Time{}
 		}
 		out.State = r.State

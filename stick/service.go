@@ -132,5 +132,10 @@ func (s *Service) grant(tx Tx, sn *snapshot, c Caller, ev Event) (Event, error) 
 	r.UpdatedAt = sn.now
 	// The holder's process is the caller's now.
 	sn.ownerStatus = s.check(m.Process)
+	if ev.Type == EventTakeover {
+		// Waiters watched the revoked member; they must look again. A
+		// claim concerns nobody else: the claimant was the one awaited.
+		tx.Ring(r.ID, "")
+	}
 	return ev, tx.SaveRoom(*r)
 }

@@ -19,10 +19,18 @@ import (
 // Changed returns a channel that is closed at the next commit made by any
 // process or connection after the call; a store may close it spuriously, but
 // must not miss a commit for longer than its fallback poll interval.
+//
+// Rung returns a channel that is closed at the next commit that rang the
+// bell of agent in room (agent "" names the room's own bell, see Tx.Ring),
+// or spuriously; nil when the store cannot tell, and then the caller waits
+// on Changed. A bell may be missed (its writer died between commit and
+// ring), so its waiters must also re-read the room now and then. Bells let
+// a commit wake only the waiters it concerns.
 type Store interface {
 	Update(ctx context.Context, fn func(Tx) error) error
 	View(ctx context.Context, fn func(Tx) error) error
 	Changed() <-chan struct{}
+	Rung(room, agent string) <-chan struct{}
 	Close() error
 }
 
@@ -57,6 +65,11 @@ type Tx interface {
 	LastEvent(roomID string, types ...EventType) (e Event, ok bool, err error)
 	// LastSeq returns the Seq of the room's newest event, 0 if it has none.
 	LastSeq(roomID string) (int64, error)
+
+	// Ring asks for the bell of agent in room (agent "" for the room's own
+	// bell) to ring once the transaction commits; nothing rings if it
+	// rolls back.
+	Ring(roomID, agentID string)
 }
 
 // Clock tells the time and makes timers, so tests can drive TTLs without sleeping.

@@ -118,6 +118,8 @@ type waiter struct {
 	wakeAt  time.Time
 	watch   Process
 	touched time.Time
+	// refreshEvery paces re-reads while listening to bells (paceRefresh).
+	refreshEvery time.Duration
 }
 
 // block waits for wake-ups until a terminal result, the cursor moving, or maxWait.
@@ -129,7 +131,7 @@ func (w *waiter) block(ctx context.Context, res WaitResult, maxWait time.Duratio
 	defer ex.stop()
 	full, touch := false, false
 	for {
-		changed := s.store.Changed()
+		changed, mine, room, refresh, stopRefresh := w.subscribe()
 		// After a commit alone, the room is re-read only if its log moved;
 		// heartbeats and presence refreshes append no event.
 		full = full || (!w.wakeAt.IsZero() && !s.clock.Now().Before(w.wakeAt))
@@ -142,6 +144,7 @@ func (w *waiter) block(ctx context.Context, res WaitResult, maxWait time.Duratio
 				return res, nil
 			}
 		}
+		w.paceRefresh(skipped)
 		full, touch = false, false
 		ex.follow(ctx, w)
 		var expiry, presence <-chan time.Time
@@ -161,6 +164,9 @@ func (w *waiter) block(ctx context.Context, res WaitResult, maxWait time.Duratio
 		case <-deadline:
 			timeUp = true
 		case <-changed:
+		case <-mine:
+		case <-room:
+		case <-refresh:
 		case <-expiry:
 			full = true
 		case <-ex.ch:
@@ -172,6 +178,7 @@ func (w *waiter) block(ctx context.Context, res WaitResult, maxWait time.Duratio
 		}
 		stopExpiry()
 		stopPresence()
+		stopRefresh()
 		switch {
 		case stop:
 			return res, ctx.Err()
@@ -180,6 +187,46 @@ func (w *waiter) block(ctx context.Context, res WaitResult, maxWait time.Duratio
 			return res, err
 		}
 	}
+}
+
+// A waiter that listens to bells re-reads the room's log anyway now and
+// then (only the last event sequence, unless it moved). Bells ring only
+// for the commits that concern a waiter, so this is how it follows the
+// rest (a new recipient whose process to watch, a deadline moved earlier),
+// and what a bell lost with a writer killed between its commit and its
+// ring costs. The pace is bellRefreshMin while the room moves and slows,
+// doubling, to bellRefreshMax while it does not, so idle waiters cost
+// next to nothing.
+const (
+	bellRefreshMin = 250 * time.Millisecond
+	bellRefreshMax = 4 * time.Second
+)
+
+// paceRefresh sets the next refresh interval: back to the fastest after a
+// look that found the log moved, slower after one that did not.
+func (w *waiter) paceRefresh(unmoved bool) {
+	switch {
+	case !unmoved || w.refreshEvery == 0:
+		w.refreshEvery = bellRefreshMin
+	default:
+		w.refreshEvery = min(2*w.refreshEvery, bellRefreshMax)
+	}
+}
+
+// subscribe returns what wakes the waiter for commits: with a cursor every
+// commit (changed), as the log moving past the cursor ends the call;
+// otherwise the caller's own bell and the room's (mine, room), plus a
+// periodic refresh. A store that cannot ring bells gives changed instead.
+func (w *waiter) subscribe() (changed, mine, room <-chan struct{}, refresh <-chan time.Time, stop func()) {
+	s := w.s
+	if w.cursor < 0 {
+		mine, room = s.store.Rung(w.roomID, w.c.AgentID), s.store.Rung(w.roomID, "")
+		if mine != nil && room != nil {
+			refresh, stop = s.clock.Timer(w.refreshEvery)
+			return nil, mine, room, refresh, stop
+		}
+	}
+	return s.store.Changed(), nil, nil, nil, func() {}
 }
 
 // done reports whether res ends the call: a terminal status, or a log that

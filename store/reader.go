@@ -121,6 +121,9 @@ func (r *Reader) Update(context.Context, func(stick.Tx) error) error {
 // reads, not waits.
 func (r *Reader) Changed() <-chan struct{} { return nil }
 
+// Rung returns nil: a reader watches nothing.
+func (r *Reader) Rung(room, agent string) <-chan struct{} { return nil }
+
 // Close closes the connection.
 func (r *Reader) Close() error {
 	r.mu.Lock()

@@ -56,6 +56,8 @@ type Store struct {
 	// other processes' watchers only once the commit is visible, unlike
 	// the writes to the -wal file, which come before SQLite publishes it.
 	bell *os.File
+	// bells wake only the waiters a commit concerns (see Tx.Ring).
+	bells *bells
 }
 
 var _ stick.Store = (*Store)(nil)
@@ -143,6 +145,11 @@ func Open(path string, opts Options) (*Store, error) {
 		s.Close()
 		return nil, stick.Errorf(stick.CodeInternal, "cannot watch %s for changes", path).Wrap(err)
 	}
+	if s.bells, err = openBells(path); err != nil {
+		s.Close()
+		return nil, stick.Errorf(stick.CodeDataDir, "cannot create %s", path+bellsSuffix).Wrap(err).With("path", path+bellsSuffix).
+			WithHint("make the directory writable, or set %s to another directory", DataDirEnv)
+	}
 	return s, nil
 }
 
@@ -205,13 +212,15 @@ func (s *Store) update(ctx context.Context, fn func(stick.Tx) error) (err error)
 	if err != nil {
 		return s.mapErr(s.ctxErr(ctx, err))
 	}
-	err = fn(&tx{conn: conn, write: true})
+	t := &tx{conn: conn, write: true}
+	err = fn(t)
 	end(&err)
 	if err != nil {
 		return s.mapErr(s.ctxErr(ctx, err))
 	}
 	s.watch.notify()
 	s.ring()
+	s.bells.ring(t.rings)
 	return nil
 }
 
@@ -271,6 +280,11 @@ func (s *Store) retryBusy(ctx context.Context, op func() error) error {
 // Changed returns a channel closed at the next commit by any process.
 func (s *Store) Changed() <-chan struct{} { return s.watch.changed() }
 
+// Rung returns a channel closed when a commit rings agent's bell in room
+// (agent "" for the room's own bell), or nil when this store cannot watch
+// bells, in which case the caller should wait on Changed.
+func (s *Store) Rung(room, agent string) <-chan struct{} { return s.bells.rung(room, agent) }
+
 // Close releases the connections and the file watch, after a write in
 // flight. Closing again does nothing.
 func (s *Store) Close() error {
@@ -282,6 +296,9 @@ func (s *Store) close() error {
 	var errs []error
 	if s.watch != nil {
 		errs = append(errs, s.watch.close())
+	}
+	if s.bells != nil {
+		errs = append(errs, s.bells.close())
 	}
 	if s.vconn != nil {
 		errs = append(errs, s.vconn.Close())

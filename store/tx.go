@@ -17,6 +17,14 @@ import (
 type tx struct {
 	conn  *sqlite.Conn
 	write bool
+	rings []string // bells to ring after the commit
+}
+
+// Ring implements stick.Tx.Ring.
+func (t *tx) Ring(room, agent string) {
+	if t.write {
+		t.rings = append(t.rings, bellName(room, agent))
+	}
 }
 
 const roomCols = `room_id, canonical_path, topic, state, sequence_index, owner, reserved_for,

@@ -54,6 +54,7 @@ var recheckDelays = [...]time.Duration{
 type watcher struct {
 	version  func() (int64, error)
 	fallback time.Duration
+	dir      string    // the database's directory, watched while anyone waits
 	names    [3]string // base names of the database, its -journal and its bell
 
 	fsw     *fsnotify.Watcher // nil when polling
@@ -106,6 +107,7 @@ func startWatcher(dbPath string, version func() (int64, error), fallback time.Du
 	w := &watcher{
 		version:  version,
 		fallback: fallback,
+		dir:      dir,
 		names:    [3]string{base, base + "-journal", base + bellSuffix},
 		ch:       make(chan struct{}),
 		arm:      make(chan struct{}, 1),
@@ -288,7 +290,28 @@ func (w *watcher) run(events <-chan fsnotify.Event, errs <-chan error, ready cha
 	// is then not read (nobody would be woken), but the next waiter gets a
 	// check, which wakes it at worst once for nothing.
 	stale := false
+	// The directory is watched only while someone waits, so that a process
+	// whose waiters all wait on bells (or that waits for nothing) is not
+	// woken by every commit on the machine. Commits made while it is not
+	// watched are found by the check when it is watched again.
+	watching := events != nil
 	for {
+		if events != nil {
+			switch want := w.waiting(); {
+			case want && !watching:
+				if err := w.fsw.Add(w.dir); err != nil {
+					stopWatching()
+				}
+				watching = true
+				stale = false
+				w.check()
+			case !want && watching:
+				_ = w.fsw.Remove(w.dir)
+				watching = false
+				recheck.Stop()
+				recheckC = nil
+			}
+		}
 		if pollC == nil && w.waiting() {
 			poll.Reset(w.fallback)
 			pollC = poll.C

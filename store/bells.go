@@ -1,0 +1,168 @@
+package store
+
+import (
+	"crypto/sha256"
+	"encoding/hex"
+	"errors"
+	"os"
+	"path/filepath"
+	"sync"
+
+	"github.com/fsnotify/fsnotify"
+)
+
+// bellsSuffix names the directory beside the database that holds the bells.
+const bellsSuffix = "-bells"
+
+// bells wake the waiters a commit concerns and nobody else. A bell is a
+// small file per room (everyone in it) or per member of a room; a writer
+// rings the bells its transaction named after the commit, by writing a
+// byte to each. A process watches, each through its own inotify watch on
+// the file (never on the directory), only the bells its waiters wait on,
+// so a commit that rings nobody's bell wakes no other process at all.
+//
+// A bell is not a guarantee: a writer killed between its commit and its
+// ring never rings. Waiters on bells therefore also re-read now and then
+// (see stick's WaitForTurn), and a bell that cannot be watched reports so,
+// for the caller to fall back on Changed.
+type bells struct {
+	dir string
+	fsw *fsnotify.Watcher // nil when files cannot be watched
+
+	mu     sync.Mutex
+	m      map[string]*bell
+	closed bool
+	done   chan struct{} // closed when the event loop returns
+}
+
+// bell is one bell as this process sees it.
+type bell struct {
+	ch      chan struct{} // closed at the next ring
+	handed  bool          // ch was returned by rung and is not yet closed
+	watched bool
+}
+
+// openBells creates the bells directory and starts watching; a watch that
+// cannot be set up leaves every bell unwatchable, not an error.
+func openBells(dbPath string) (*bells, error) {
+	b := &bells{dir: dbPath + bellsSuffix, m: make(map[string]*bell), done: make(chan struct{})}
+	if err := os.Mkdir(b.dir, 0o700); err != nil && !errors.Is(err, os.ErrExist) {
+		return nil, err
+	}
+	if fsw, err := fsnotify.NewWatcher(); err == nil {
+		b.fsw = fsw
+		go b.run()
+	} else {
+		close(b.done)
+	}
+	return b, nil
+}
+
+// bellName is the file name of agent's bell in room ("" for the room's).
+func bellName(room, agent string) string {
+	sum := sha256.Sum256([]byte(room + "\x00" + agent))
+	return hex.EncodeToString(sum[:10])
+}
+
+// rung returns a channel closed at the next ring of the bell, or nil when
+// the bell cannot be watched.
+func (b *bells) rung(room, agent string) <-chan struct{} {
+	name := bellName(room, agent)
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	if b.closed || b.fsw == nil {
+		return nil
+	}
+	bl := b.m[name]
+	if bl == nil {
+		bl = &bell{ch: make(chan struct{})}
+		b.m[name] = bl
+	}
+	if !bl.watched {
+		path := filepath.Join(b.dir, name)
+		f, err := os.OpenFile(path, os.O_WRONLY|os.O_CREATE, 0o600)
+		if err != nil {
+			return nil
+		}
+		f.Close()
+		if err := b.fsw.Add(path); err != nil {
+			return nil
+		}
+		bl.watched = true
+	}
+	bl.handed = true
+	return bl.ch
+}
+
+// ring rings the named bells: this process's waiters at once, other
+// processes' through their watches. A bell that cannot be written only
+// costs its waiters latency.
+func (b *bells) ring(names []string) {
+	for _, name := range names {
+		if f, err := os.OpenFile(filepath.Join(b.dir, name), os.O_WRONLY|os.O_CREATE, 0o600); err == nil {
+			_, _ = f.WriteAt([]byte{1}, 0)
+			f.Close()
+		}
+		b.wake(name)
+	}
+}
+
+// wake closes the bell's channel if anyone holds it.
+func (b *bells) wake(name string) {
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	if bl := b.m[name]; bl != nil && bl.handed {
+		close(bl.ch)
+		bl.ch, bl.handed = make(chan struct{}), false
+	}
+}
+
+// wakeAll wakes every waiter on any bell: after a lost event, or at close.
+func (b *bells) wakeAll() {
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	for _, bl := range b.m {
+		if bl.handed {
+			close(bl.ch)
+			bl.ch, bl.handed = make(chan struct{}), false
+		}
+	}
+}
+
+func (b *bells) run() {
+	defer close(b.done)
+	for {
+		select {
+		case ev, ok := <-b.fsw.Events:
+			if !ok {
+				return
+			}
+			if ev.Op&(fsnotify.Write|fsnotify.Create) != 0 {
+				b.wake(filepath.Base(ev.Name))
+			}
+		case _, ok := <-b.fsw.Errors:
+			if !ok {
+				return
+			}
+			b.wakeAll() // an overflow may have lost rings
+		}
+	}
+}
+
+// close stops watching and wakes every waiter; idempotent.
+func (b *bells) close() error {
+	b.mu.Lock()
+	if b.closed {
+		b.mu.Unlock()
+		return nil
+	}
+	b.closed = true
+	b.mu.Unlock()
+	var err error
+	if b.fsw != nil {
+		err = b.fsw.Close()
+	}
+	<-b.done
+	b.wakeAll()
+	return err
+}
