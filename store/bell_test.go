@@ -13,16 +13,7 @@ import (
 // another store on the same file (as another process would be) by its
 // bell, with the fallback poll an hour away.
 func TestCommitRingsOtherStores(t *testing.T) {
-	dir := t.TempDir()
-	open := func() *Store {
-		st, err := OpenDir(dir, Options{FallbackPoll: time.Hour})
-		if err != nil {
-			t.Fatal(err)
-		}
-		t.Cleanup(func() { st.Close() })
-		return st
-	}
-	a, b := open(), open()
+	a, b := openPair(t)
 	if a.watch.mode() != "notify" {
 		t.Skipf("filesystem notifications unavailable here (mode %q)", a.watch.mode())
 	}
@@ -43,16 +34,7 @@ func TestCommitRingsOtherStores(t *testing.T) {
 // process would be), not b's and not the room's; a rolled-back
 // transaction rings nothing; closing the store wakes its waiters.
 func TestBellsWakeOnlyWhomTheyConcern(t *testing.T) {
-	dir := t.TempDir()
-	open := func() *Store {
-		st, err := OpenDir(dir, Options{FallbackPoll: time.Hour})
-		if err != nil {
-			t.Fatal(err)
-		}
-		t.Cleanup(func() { st.Close() })
-		return st
-	}
-	writer, waiter := open(), open()
+	writer, waiter := openPair(t)
 	a, b, room := waiter.Rung("room_1", "a"), waiter.Rung("room_1", "b"), waiter.Rung("room_1", "")
 	if a == nil || b == nil || room == nil {
 		t.Skip("bells cannot be watched here")
@@ -88,4 +70,20 @@ func TestBellsWakeOnlyWhomTheyConcern(t *testing.T) {
 	waiter.Close()
 	waitClosed(t, b, "b's bell at close")
 	waitClosed(t, room, "the room's bell at close")
+}
+
+// openPair opens two stores on one new database, as two processes would,
+// with the fallback poll an hour away so that only notifications wake.
+func openPair(t *testing.T) (*Store, *Store) {
+	t.Helper()
+	dir := t.TempDir()
+	open := func() *Store {
+		st, err := OpenDir(dir, Options{FallbackPoll: time.Hour})
+		if err != nil {
+			t.Fatal(err)
+		}
+		t.Cleanup(func() { st.Close() })
+		return st
+	}
+	return open(), open()
 }

@@ -84,6 +84,7 @@ and whether it was met. With no arguments it runs every scenario
 			if asJSON {
 				enc := json.NewEncoder(stdout)
 				enc.SetIndent("", "  ")
+				enc.SetEscapeHTML(false) // targets say "<=" and ">=
 				if err := enc.Encode(results); err != nil {
 					return err
 				}

@@ -1,6 +1,7 @@
 package bench
 
 import (
+	"bytes"
 	"encoding/json"
 	"fmt"
 	"io"
@@ -37,12 +38,16 @@ type Result struct {
 // MarshalJSON writes latencies as milliseconds.
 func (r Result) MarshalJSON() ([]byte, error) {
 	type plain Result
-	return json.Marshal(struct {
+	var b bytes.Buffer
+	enc := json.NewEncoder(&b)
+	enc.SetEscapeHTML(false) // targets say "<=" and ">="
+	err := enc.Encode(struct {
 		plain
 		P50 float64 `json:"p50_ms"`
 		P99 float64 `json:"p99_ms"`
 		Max float64 `json:"max_ms"`
 	}{plain(r), ms(r.P50), ms(r.P99), ms(r.Max)})
+	return bytes.TrimSpace(b.Bytes()), err
 }
 
 func ms(d time.Duration) float64 { return float64(d.Microseconds()) / 1000 }
