@@ -27,12 +27,16 @@ const bellsSuffix = "-bells"
 // for the caller to fall back on Changed.
 type bells struct {
 	dir string
-	fsw *fsnotify.Watcher // nil when files cannot be watched
 
-	mu     sync.Mutex
+	mu sync.Mutex
+	// fsw is created by the first rung, so that a process that never
+	// waits on a bell spends no inotify instance on it (they are limited
+	// per user); nil until then, or when files cannot be watched (broken).
+	fsw    *fsnotify.Watcher
+	broken bool
 	m      map[string]*bell
 	closed bool
-	done   chan struct{} // closed when the event loop returns
+	done   chan struct{} // closed when the event loop returns, if it ran
 }
 
 // bell is one bell as this process sees it.
@@ -42,20 +46,28 @@ type bell struct {
 	watched bool
 }
 
-// openBells creates the bells directory and starts watching; a watch that
-// cannot be set up leaves every bell unwatchable, not an error.
+// openBells creates the bells directory.
 func openBells(dbPath string) (*bells, error) {
 	b := &bells{dir: dbPath + bellsSuffix, m: make(map[string]*bell), done: make(chan struct{})}
 	if err := os.Mkdir(b.dir, 0o700); err != nil && !errors.Is(err, os.ErrExist) {
 		return nil, err
 	}
-	if fsw, err := fsnotify.NewWatcher(); err == nil {
-		b.fsw = fsw
-		go b.run()
-	} else {
-		close(b.done)
-	}
 	return b, nil
+}
+
+// watcher returns the file watcher, starting it on first use; nil when
+// it cannot be had. b.mu must be held.
+func (b *bells) watcher() *fsnotify.Watcher {
+	if b.fsw == nil && !b.broken {
+		fsw, err := fsnotify.NewWatcher()
+		if err != nil {
+			b.broken = true
+			return nil
+		}
+		b.fsw = fsw
+		go b.run(fsw)
+	}
+	return b.fsw
 }
 
 // bellName is the file name of agent's bell in room ("" for the room's).
@@ -70,7 +82,11 @@ func (b *bells) rung(room, agent string) <-chan struct{} {
 	name := bellName(room, agent)
 	b.mu.Lock()
 	defer b.mu.Unlock()
-	if b.closed || b.fsw == nil {
+	if b.closed {
+		return nil
+	}
+	fsw := b.watcher()
+	if fsw == nil {
 		return nil
 	}
 	bl := b.m[name]
@@ -85,7 +101,7 @@ func (b *bells) rung(room, agent string) <-chan struct{} {
 			return nil
 		}
 		f.Close()
-		if err := b.fsw.Add(path); err != nil {
+		if err := fsw.Add(path); err != nil {
 			return nil
 		}
 		bl.watched = true
@@ -129,18 +145,18 @@ func (b *bells) wakeAll() {
 	}
 }
 
-func (b *bells) run() {
+func (b *bells) run(fsw *fsnotify.Watcher) {
 	defer close(b.done)
 	for {
 		select {
-		case ev, ok := <-b.fsw.Events:
+		case ev, ok := <-fsw.Events:
 			if !ok {
 				return
 			}
 			if ev.Op&(fsnotify.Write|fsnotify.Create) != 0 {
 				b.wake(filepath.Base(ev.Name))
 			}
-		case _, ok := <-b.fsw.Errors:
+		case _, ok := <-fsw.Errors:
 			if !ok {
 				return
 			}
@@ -157,12 +173,13 @@ func (b *bells) close() error {
 		return nil
 	}
 	b.closed = true
+	fsw := b.fsw
 	b.mu.Unlock()
 	var err error
-	if b.fsw != nil {
-		err = b.fsw.Close()
+	if fsw != nil {
+		err = fsw.Close()
+		<-b.done
 	}
-	<-b.done
 	b.wakeAll()
 	return err
 }
