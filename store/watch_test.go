@@ -169,12 +169,12 @@ func TestWatcherNotifyWakesAtOnce(t *testing.T) {
 	if !isClosed(ch) {
 		t.Fatal("notify did not close the channel synchronously")
 	}
-	next := w.changed()
-	if next == ch {
+	// The fresh channel may still close once for the same commit: the
+	// watcher goroutine may read data_version for it (or for the
+	// filesystem event) after this changed(), the one spurious wake-up
+	// that notify documents. It must be a new channel.
+	if next := w.changed(); next == ch {
 		t.Fatal("changed returned the fired channel again")
-	}
-	if isClosed(next) {
-		t.Fatal("fresh channel already closed")
 	}
 }
 
