@@ -183,7 +183,7 @@ func TestBinaryBadValues(t *testing.T) {
 	env := append(append([]string(nil), b.env...), "TALKING_STICK_DATA_DIR="+file)
 	for _, c := range []string{"list", "join", "state"} {
 		r := runBin(t, b.repo, env, c)
-		checkFailure(t, c+" with a data file", r, 1, `stick: data_dir_unusable: data directory unusable: "`+file+`" exists but is not a directory`,
+		checkFailure(t, c+" with a data file", r, 1, `stick: data_dir_unusable: cannot use the data directory: "`+file+`" exists but is not a directory`,
 			"make "+file+" a writable directory, or set TALKING_STICK_DATA_DIR to one")
 	}
 	if r := runBin(t, b.repo, env, "where"); r.code != 0 || r.stdout != filepath.Join(file, "rooms.sqlite")+"\n" {

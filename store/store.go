@@ -72,11 +72,18 @@ func OpenDefault() (*Store, error) {
 	return OpenDir(dir, Options{})
 }
 
+// dataDirDetail is what EnsureDataDir's error says beyond its ErrDataDir
+// prefix and its advice, which the coded error's code and hint carry.
+func dataDirDetail(err error) string {
+	msg := strings.TrimPrefix(err.Error(), ErrDataDir.Error()+": ")
+	return strings.TrimSuffix(msg, " (set "+DataDirEnv+" to a writable directory)")
+}
+
 // OpenDir opens (creating if needed) the database rooms.sqlite in dir. dir is
 // created with owner-only permissions and must be on a local filesystem.
 func OpenDir(dir string, opts Options) (*Store, error) {
 	if err := EnsureDataDir(dir); err != nil {
-		return nil, stick.Errorf(stick.CodeDataDir, "%v", err).Wrap(err).With("path", dir).
+		return nil, stick.Errorf(stick.CodeDataDir, "cannot use the data directory: %s", dataDirDetail(err)).Wrap(err).With("path", dir).
 			WithHint("make %s a writable directory, or set %s to one", dir, DataDirEnv)
 	}
 	if err := CheckLocalFS(dir); err != nil {
