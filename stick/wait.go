@@ -131,7 +131,7 @@ func (w *waiter) block(ctx context.Context, res WaitResult, maxWait time.Duratio
 	defer ex.stop()
 	full, touch := false, false
 	for {
-		changed, mine, room, refresh, stopRefresh := w.subscribe()
+		changed, mine, room := w.subscribe()
 		// After a commit alone, the room is re-read only if its log moved;
 		// heartbeats and presence refreshes append no event.
 		full = full || (!w.wakeAt.IsZero() && !s.clock.Now().Before(w.wakeAt))
@@ -144,9 +144,15 @@ func (w *waiter) block(ctx context.Context, res WaitResult, maxWait time.Duratio
 				return res, nil
 			}
 		}
-		w.paceRefresh(skipped)
 		full, touch = false, false
 		ex.follow(ctx, w)
+		var refresh <-chan time.Time
+		stopRefresh := func() {}
+		if mine != nil {
+			// Started after the look, at the pace that look calls for.
+			w.paceRefresh(skipped)
+			refresh, stopRefresh = s.clock.Timer(w.refreshEvery)
+		}
 		var expiry, presence <-chan time.Time
 		stopExpiry, stopPresence := func() {}, func() {}
 		if !w.wakeAt.IsZero() {
@@ -203,7 +209,10 @@ const (
 )
 
 // paceRefresh sets the next refresh interval: back to the fastest after a
-// look that found the log moved, slower after one that did not.
+// look that found the log moved, slower after one that did not, and never
+// slower than a quarter of the room's claim and lease TTLs, so that a
+// deadline this waiter has not heard of (a reservation for another member)
+// reaches it soon after it passes.
 func (w *waiter) paceRefresh(unmoved bool) {
 	switch {
 	case !unmoved || w.refreshEvery == 0:
@@ -211,22 +220,27 @@ func (w *waiter) paceRefresh(unmoved bool) {
 	default:
 		w.refreshEvery = min(2*w.refreshEvery, bellRefreshMax)
 	}
+	for _, ttl := range []time.Duration{w.policy.ClaimTTL, w.policy.OwnerLeaseTTL} {
+		if ttl > 0 {
+			w.refreshEvery = min(w.refreshEvery, max(ttl/4, 25*time.Millisecond))
+		}
+	}
 }
 
-// subscribe returns what wakes the waiter for commits: with a cursor every
-// commit (changed), as the log moving past the cursor ends the call;
-// otherwise the caller's own bell and the room's (mine, room), plus a
-// periodic refresh. A store that cannot ring bells gives changed instead.
-func (w *waiter) subscribe() (changed, mine, room <-chan struct{}, refresh <-chan time.Time, stop func()) {
+// subscribe returns what wakes the waiter for commits, before it looks at
+// the room: with a cursor every commit (changed), as the log moving past
+// the cursor ends the call; otherwise the caller's own bell and the room's
+// (mine, room), to which block adds a periodic refresh. A store that
+// cannot ring bells gives changed instead.
+func (w *waiter) subscribe() (changed, mine, room <-chan struct{}) {
 	s := w.s
 	if w.cursor < 0 {
 		mine, room = s.store.Rung(w.roomID, w.c.AgentID), s.store.Rung(w.roomID, "")
 		if mine != nil && room != nil {
-			refresh, stop = s.clock.Timer(w.refreshEvery)
-			return nil, mine, room, refresh, stop
+			return nil, mine, room
 		}
 	}
-	return s.store.Changed(), nil, nil, nil, func() {}
+	return s.store.Changed(), nil, nil
 }
 
 // done reports whether res ends the call: a terminal status, or a log that
