@@ -3,6 +3,8 @@ package store
 import (
 	"context"
 	"errors"
+	"os"
+	"path/filepath"
 	"testing"
 	"time"
 
@@ -86,4 +88,36 @@ func openPair(t *testing.T) (*Store, *Store) {
 		return st
 	}
 	return open(), open()
+}
+
+// TestDeletedBellIsWatchedAgain: a bell file removed from under a waiter
+// wakes it, and the next wait watches the new file, so later rings still
+// arrive; a ring of a bell nobody ever waited on creates no file.
+func TestDeletedBellIsWatchedAgain(t *testing.T) {
+	writer, waiter := openPair(t)
+	ch := waiter.Rung("room_1", "a")
+	if ch == nil {
+		t.Skip("bells cannot be watched here")
+	}
+	entries, err := os.ReadDir(waiter.bells.dir)
+	if err != nil || len(entries) != 1 {
+		t.Fatalf("bells before: %v %v", entries, err)
+	}
+	if err := os.Remove(filepath.Join(waiter.bells.dir, entries[0].Name())); err != nil {
+		t.Fatal(err)
+	}
+	waitClosed(t, ch, "removal of the bell's file")
+	ch = waiter.Rung("room_1", "a")
+	ctx := context.Background()
+	if err := writer.Update(ctx, func(tx stick.Tx) error {
+		tx.Ring("room_1", "a")
+		tx.Ring("room_1", "nobody")
+		return nil
+	}); err != nil {
+		t.Fatal(err)
+	}
+	waitClosed(t, ch, "a ring after the file came back")
+	if entries, _ := os.ReadDir(waiter.bells.dir); len(entries) != 1 {
+		t.Fatalf("%d bell files, want 1: a ring must not create the file of a bell nobody waits on", len(entries))
+	}
 }

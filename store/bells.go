@@ -77,45 +77,55 @@ func bellName(room, agent string) string {
 }
 
 // rung returns a channel closed at the next ring of the bell, or nil when
-// the bell cannot be watched.
+// the bell cannot be watched. The bell's file exists and is watched before
+// it returns, so a ring after the caller's next read cannot be missed.
 func (b *bells) rung(room, agent string) <-chan struct{} {
 	name := bellName(room, agent)
 	b.mu.Lock()
-	defer b.mu.Unlock()
 	if b.closed {
+		b.mu.Unlock()
 		return nil
 	}
 	fsw := b.watcher()
-	if fsw == nil {
-		return nil
-	}
 	bl := b.m[name]
-	if bl == nil {
-		bl = &bell{ch: make(chan struct{})}
-		b.m[name] = bl
-	}
-	if !bl.watched {
-		path := filepath.Join(b.dir, name)
-		f, err := os.OpenFile(path, os.O_WRONLY|os.O_CREATE, 0o600)
-		if err != nil {
+	if fsw == nil || bl == nil || !bl.watched {
+		b.mu.Unlock()
+		// Added without the lock: on some platforms Add waits for the
+		// goroutine that delivers events, which may be waiting for it.
+		if fsw == nil || !b.watch(fsw, name) {
 			return nil
 		}
-		f.Close()
-		if err := fsw.Add(path); err != nil {
-			return nil
+		b.mu.Lock()
+		if bl = b.m[name]; bl == nil {
+			bl = &bell{ch: make(chan struct{})}
+			b.m[name] = bl
 		}
 		bl.watched = true
 	}
+	defer b.mu.Unlock()
 	bl.handed = true
 	return bl.ch
 }
 
+// watch creates the bell's file if needed and watches it.
+func (b *bells) watch(fsw *fsnotify.Watcher, name string) bool {
+	path := filepath.Join(b.dir, name)
+	f, err := os.OpenFile(path, os.O_WRONLY|os.O_CREATE, 0o600)
+	if err != nil {
+		return false
+	}
+	f.Close()
+	return fsw.Add(path) == nil
+}
+
 // ring rings the named bells: this process's waiters at once, other
-// processes' through their watches. A bell that cannot be written only
-// costs its waiters latency.
+// processes' through their watches. A bell whose file does not exist has
+// no waiter anywhere (waiters create it before they look at the room), so
+// it is not created. A bell that cannot be written only costs its waiters
+// latency.
 func (b *bells) ring(names []string) {
 	for _, name := range names {
-		if f, err := os.OpenFile(filepath.Join(b.dir, name), os.O_WRONLY|os.O_CREATE, 0o600); err == nil {
+		if f, err := os.OpenFile(filepath.Join(b.dir, name), os.O_WRONLY, 0); err == nil {
 			_, _ = f.WriteAt([]byte{1}, 0)
 			f.Close()
 		}
@@ -153,8 +163,18 @@ func (b *bells) run(fsw *fsnotify.Watcher) {
 			if !ok {
 				return
 			}
-			if ev.Op&(fsnotify.Write|fsnotify.Create) != 0 {
-				b.wake(filepath.Base(ev.Name))
+			name := filepath.Base(ev.Name)
+			if ev.Op&(fsnotify.Remove|fsnotify.Rename) != 0 {
+				// The watch went with the file: watch it anew next time,
+				// and let its waiters look now.
+				b.mu.Lock()
+				if bl := b.m[name]; bl != nil {
+					bl.watched = false
+				}
+				b.mu.Unlock()
+			}
+			if ev.Op&(fsnotify.Write|fsnotify.Create|fsnotify.Remove|fsnotify.Rename) != 0 {
+				b.wake(name)
 			}
 		case _, ok := <-fsw.Errors:
 			if !ok {
