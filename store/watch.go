@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"runtime"
 	"strings"
 	"sync"
 	"sync/atomic"
@@ -290,26 +291,34 @@ func (w *watcher) run(events <-chan fsnotify.Event, errs <-chan error, ready cha
 	// is then not read (nobody would be woken), but the next waiter gets a
 	// check, which wakes it at worst once for nothing.
 	stale := false
-	// The directory is watched only while someone waits, so that a process
-	// whose waiters all wait on bells (or that waits for nothing) is not
-	// woken by every commit on the machine. Commits made while it is not
-	// watched are found by the check when it is watched again.
+	// Where adding and removing a watch are plain system calls (Linux), the
+	// directory is watched only while someone waits, or did within the
+	// fallback interval, so that a process whose waiters all wait on bells
+	// (or that waits for nothing) is not woken by every commit on the
+	// machine. Commits made while it is not watched are found by the check
+	// when it is watched again; if the watch cannot be added back, the
+	// fallback poll serves that wait and the next one tries again.
 	watching := events != nil
+	lazy := watching && runtime.GOOS == "linux"
+	idle := time.NewTimer(w.fallback)
+	idle.Stop()
+	defer idle.Stop()
+	var idleC <-chan time.Time // non-nil while an unwatch is pending
 	for {
-		if events != nil {
+		if lazy && events != nil {
 			switch want := w.waiting(); {
 			case want && !watching:
-				if err := w.fsw.Add(w.dir); err != nil {
-					stopWatching()
+				if w.fsw.Add(w.dir) == nil {
+					watching = true
 				}
-				watching = true
 				stale = false
 				w.check()
-			case !want && watching:
-				_ = w.fsw.Remove(w.dir)
-				watching = false
-				recheck.Stop()
-				recheckC = nil
+			case want && idleC != nil:
+				idle.Stop()
+				idleC = nil
+			case !want && watching && idleC == nil:
+				idle.Reset(w.fallback)
+				idleC = idle.C
 			}
 		}
 		if pollC == nil && w.waiting() {
@@ -319,6 +328,14 @@ func (w *watcher) run(events <-chan fsnotify.Event, errs <-chan error, ready cha
 		select {
 		case <-w.quit:
 			return
+		case <-idleC:
+			idleC = nil
+			if !w.waiting() {
+				_ = w.fsw.Remove(w.dir)
+				watching = false
+				recheck.Stop()
+				recheckC = nil
+			}
 		case <-w.arm:
 			// A waiter arrived; the top of the loop starts the poll.
 			if stale {
