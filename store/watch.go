@@ -304,9 +304,12 @@ func (w *watcher) run(events <-chan fsnotify.Event, errs <-chan error, ready cha
 	idle.Stop()
 	defer idle.Stop()
 	var idleC <-chan time.Time // non-nil while an unwatch is pending
+	waited := false            // someone has waited since the start
 	for {
 		if lazy && events != nil {
-			switch want := w.waiting(); {
+			want := w.waiting()
+			waited = waited || want
+			switch {
 			case want && !watching:
 				if w.fsw.Add(w.dir) == nil {
 					watching = true
@@ -316,6 +319,10 @@ func (w *watcher) run(events <-chan fsnotify.Event, errs <-chan error, ready cha
 			case want && idleC != nil:
 				idle.Stop()
 				idleC = nil
+			case !want && watching && !waited:
+				// Watched at the start only to learn that watching works.
+				_ = w.fsw.Remove(w.dir)
+				watching = false
 			case !want && watching && idleC == nil:
 				idle.Reset(w.fallback)
 				idleC = idle.C
