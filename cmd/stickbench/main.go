@@ -29,6 +29,10 @@ func main() {
 	os.Exit(code)
 }
 
+// minCount is the fewest operations --count accepts: fewer give no
+// meaningful 99th percentile.
+const minCount = 100
+
 // errMissed makes the command exit 1 without printing more.
 var errMissed = errors.New("a target was missed")
 
@@ -56,7 +60,10 @@ func newRoot(stdout, stderr io.Writer) *cobra.Command {
 processes and prints one table: scenario, count, p50, p99, max, throughput,
 CPU (all processes of the scenario, in percent of one core), the target
 and whether it was met. With no arguments it runs every scenario
-(about two minutes); name scenarios to run only those.`,
+(about three minutes); name scenarios to run only those. A scenario that
+finds a problem (a turn granted twice, a fencing violation, db_busy, an
+error no caller should see) says so under the table and misses its
+target, however fast it was.`,
 		Example: `  stickbench                       # every scenario, full size
   stickbench handoff-library cycle # only these
   stickbench --quick               # every scenario, small: does it work?
@@ -74,11 +81,18 @@ and whether it was met. With no arguments it runs every scenario
 				}
 				return nil
 			}
+			if o.Count < 0 || o.Count > 0 && o.Count < minCount {
+				return fmt.Errorf("--count %d is too small to give percentiles; give at least %d, or leave it out for the target's size", o.Count, minCount)
+			}
 			if !asJSON {
 				o.Log = func(format string, args ...any) { fmt.Fprintf(stderr, "# "+format+"\n", args...) }
 			}
 			results, err := bench.Run(cmd.Context(), names, o)
 			if err != nil {
+				if len(results) > 0 && !asJSON {
+					// What finished is still worth seeing.
+					_ = bench.WriteTable(stdout, results)
+				}
 				return err
 			}
 			if asJSON {

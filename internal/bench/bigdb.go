@@ -15,12 +15,9 @@ import (
 // calls an agent makes on a busy machine: joining a room, reading its
 // state, and reading a page of its log from an arbitrary point.
 func bigDatabase(ctx context.Context, e *env) ([]Result, error) {
-	rooms, events := e.size(10_000, 500), 1_000_000
+	rooms, events := 10_000, 1_000_000
 	if e.o.Quick {
-		events = 20_000
-	}
-	if e.o.Count > 0 {
-		events = rooms * 100
+		rooms, events = 500, 20_000
 	}
 	a, err := joinAs(ctx, e.data, e.repo, "bench")
 	if err != nil {

@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"io/fs"
 	"maps"
 	"os"
 	"path/filepath"
@@ -51,8 +52,13 @@ func contend(args []string) error {
 		}
 	}
 	h := stick.Handoff{Status: "contended turn done", NextAction: "take the next turn"}
-	for deadline := time.Now().Add(time.Duration(secs * float64(time.Second))); time.Now().Before(deadline); {
-		w, err := a.wait(ctx, min(time.Until(deadline), time.Second))
+	deadline := time.Now().Add(time.Duration(secs * float64(time.Second)))
+	for {
+		left := time.Until(deadline)
+		if left <= 0 {
+			break
+		}
+		w, err := a.wait(ctx, min(left, time.Second))
 		if err != nil {
 			seen(err)
 			continue
@@ -61,13 +67,21 @@ func contend(args []string) error {
 			continue
 		}
 		grants++
+		// The file exists for the whole turn, across a write of the
+		// holder's own (a heartbeat), so an overlapping holder finds it.
 		f, err := os.OpenFile(check, os.O_CREATE|os.O_EXCL|os.O_WRONLY, 0o600)
-		if err != nil {
+		switch {
+		case errors.Is(err, fs.ErrExist):
 			violations++
-		} else {
+		case err != nil:
+			return err
+		default:
 			f.Close()
 		}
-		if err := os.Remove(check); err != nil && !errors.Is(err, os.ErrNotExist) {
+		if _, err := a.svc.Heartbeat(ctx, a.me, w.Lease()); err != nil {
+			seen(err)
+		}
+		if err := os.Remove(check); err != nil && !errors.Is(err, fs.ErrNotExist) {
 			return err
 		}
 		if _, err := a.svc.Release(ctx, a.me, w.Lease(), h); err != nil {
@@ -149,14 +163,17 @@ func contention(ctx context.Context, e *env) ([]Result, error) {
 		return nil, err
 	}
 	busy := codes[string(stick.CodeDBBusy)]
-	r.Met = r.Throughput >= 1000 && violations == 0 && busy == 0 && len(problems) == 0
+	r.Met = r.Throughput >= 1000
 	r.note("%d processes, %d fencing violations, %d db_busy", procs, violations, busy)
+	if violations > 0 {
+		r.problem("%d fencing violations", violations)
+	}
 	if len(codes) > 0 {
-		r.note("errors seen: %v", codes)
+		// Every turn is taken and given back by its holder in time:
+		// no caller should see any error at all.
+		r.problem("errors seen: %v", codes)
 	}
-	if len(problems) > 0 {
-		r.note("log problems: %v", problems)
-	}
+	r.Problems = append(r.Problems, problems...)
 	return []Result{r}, nil
 }
 

@@ -114,6 +114,7 @@ func crashDetection(ctx context.Context, e *env) ([]Result, error) {
 		}
 		samples = append(samples, res.at.Sub(t0))
 		c.kill()
+		m.addReaped(c)
 		t, err := me.svc.Takeover(ctx, me.me, me.room, res.w.TurnID, "holder killed by the benchmark")
 		if err != nil {
 			return nil, err

@@ -138,10 +138,9 @@ func roundRobin(ctx context.Context, e *env, name string, procs, last int) (Resu
 	if err != nil {
 		return r, err
 	}
-	r.Met = len(problems) == 0
-	if len(problems) > 0 {
-		r.note("log problems: %v", problems)
-	} else {
+	r.Met = true
+	r.Problems = append(r.Problems, problems...)
+	if len(problems) == 0 {
 		r.note("%d turns, each granted once, in order, to the reserved member", last+procs)
 	}
 	return r, nil

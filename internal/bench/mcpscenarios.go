@@ -3,6 +3,7 @@ package bench
 import (
 	"context"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"os/exec"
 	"strconv"
@@ -57,10 +58,9 @@ func handoffMCP(ctx context.Context, e *env) ([]Result, error) {
 	if err != nil {
 		return nil, err
 	}
-	r.Met = r.P50 <= 3*time.Millisecond && r.P99 <= 10*time.Millisecond && len(problems) == 0
-	if len(problems) > 0 {
-		r.note("log problems: %v", problems)
-	} else {
+	r.Met = r.P50 <= 3*time.Millisecond && r.P99 <= 10*time.Millisecond
+	r.Problems = append(r.Problems, problems...)
+	if len(problems) == 0 {
 		r.note("%d turns, each granted once, in order, to the reserved member", last+int64(len(sessions)))
 	}
 	return []Result{r}, nil
@@ -151,11 +151,8 @@ func idleWaiters(ctx context.Context, e *env) ([]Result, error) {
 	}
 	// Give the last waiters time to block before measuring.
 	time.Sleep(e.span(2*time.Second, 500*time.Millisecond))
-	m := meter{wall: time.Now()}
-	for _, k := range kids {
-		m.pids = append(m.pids, k.pid())
-	}
-	m.cpu = cpuOf(m.pids)
+	m := startMeter(kids...)
+	m.childrenOnly = true
 	select {
 	case err := <-waiting:
 		return nil, err
@@ -179,7 +176,7 @@ func startUp(ctx context.Context, e *env) ([]Result, error) {
 	var peak uint64
 	m := startMeter()
 	for i := -1; i < n; i++ { // the first start creates the database and is not counted
-		d, hwm, err := e.startOnce(ctx)
+		d, hwm, err := e.startOnce(ctx, m)
 		if err != nil {
 			return nil, err
 		}
@@ -200,7 +197,7 @@ func startUp(ctx context.Context, e *env) ([]Result, error) {
 // startOnce times one start of 'stick mcp' to its initialize response
 // over raw JSON-RPC lines, then calls join_path and reads the server's
 // peak resident memory.
-func (e *env) startOnce(ctx context.Context) (time.Duration, uint64, error) {
+func (e *env) startOnce(ctx context.Context, m *meter) (time.Duration, uint64, error) {
 	cmd, err := e.stickCommand(ctx, "mcp")
 	if err != nil {
 		return 0, 0, err
@@ -220,7 +217,7 @@ func (e *env) startOnce(ctx context.Context) (time.Duration, uint64, error) {
 	took := time.Since(c.started)
 	join, _ := json.Marshal(map[string]any{"jsonrpc": "2.0", "id": 2, "method": "tools/call",
 		"params": map[string]any{"name": "join_path", "arguments": map[string]any{"context_path": e.repo}}})
-	if err := errOf(send(`{"jsonrpc":"2.0","method":"notifications/initialized"}`), send(string(join))); err != nil {
+	if err := errors.Join(send(`{"jsonrpc":"2.0","method":"notifications/initialized"}`), send(string(join))); err != nil {
 		return 0, 0, err
 	}
 	res, err := c.response(ctx, 2)
@@ -234,7 +231,9 @@ func (e *env) startOnce(ctx context.Context) (time.Duration, uint64, error) {
 	if err != nil {
 		return 0, 0, err
 	}
-	return took, hwm, c.finish(10 * time.Second)
+	err = c.finish(10 * time.Second)
+	m.addReaped(c.child)
+	return took, hwm, err
 }
 
 // timedChild is a child whose start time is taken just before it starts.

@@ -1,43 +1,58 @@
 package bench
 
 import (
-	"os"
 	"time"
 
 	"github.com/shirou/gopsutil/v4/process"
 )
 
 // meter measures the wall time of a scenario's measured part and the
-// processor time that this process and the given children used in it.
-// The children must still run when stop is called.
+// processor time that this process and its children used in it: the
+// given children, which must still run when stop is called, and those
+// started and reaped meanwhile, added with reaped.
 type meter struct {
-	wall time.Time
-	pids []int
-	cpu  time.Duration
+	wall   time.Time
+	pids   []int
+	self   time.Duration
+	kids   time.Duration
+	reaped time.Duration
+	// childrenOnly leaves this process out (it only watches).
+	childrenOnly bool
 }
 
-func startMeter(cs ...*child) meter {
-	m := meter{pids: []int{os.Getpid()}}
+func startMeter(cs ...*child) *meter {
+	m := &meter{}
 	for _, c := range cs {
 		m.pids = append(m.pids, c.pid())
 	}
-	m.cpu = cpuOf(m.pids)
+	m.self, m.kids = selfCPU(), cpuOf(m.pids)
 	m.wall = time.Now()
 	return m
 }
 
+// addReaped counts the processor time of a child that has exited.
+func (m *meter) addReaped(c *child) {
+	if st := c.cmd.ProcessState; st != nil {
+		m.reaped += st.UserTime() + st.SystemTime()
+	}
+}
+
 // stop fills r's throughput (count operations per second) and CPU, and
 // returns the wall time.
-func (m meter) stop(r *Result, count int) time.Duration {
+func (m *meter) stop(r *Result, count int) time.Duration {
 	wall := time.Since(m.wall)
-	cpu := cpuOf(m.pids) - m.cpu
+	cpu := cpuOf(m.pids) - m.kids + m.reaped
+	if !m.childrenOnly {
+		cpu += selfCPU() - m.self
+	}
 	r.Throughput = float64(count) / wall.Seconds()
 	r.CPU = 100 * cpu.Seconds() / wall.Seconds()
 	return wall
 }
 
-// cpuOf sums the user and system time of the processes; one that cannot
-// be read counts as zero.
+// cpuOf sums the user and system time of running processes, in the
+// system's clock ticks (10 ms on Linux); one that cannot be read counts
+// as zero.
 func cpuOf(pids []int) time.Duration {
 	var total float64
 	for _, pid := range pids {

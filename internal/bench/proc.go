@@ -3,11 +3,11 @@ package bench
 import (
 	"bufio"
 	"context"
-	"errors"
 	"fmt"
 	"io"
 	"os"
 	"os/exec"
+	"path/filepath"
 	"strings"
 	"sync"
 	"syscall"
@@ -20,6 +20,7 @@ import (
 // in lines: it reads commands on stdin and writes results on stdout; its
 // stderr is kept for error messages.
 type child struct {
+	name  string // the role and member, for messages
 	cmd   *exec.Cmd
 	stdin io.WriteCloser
 	lines chan string
@@ -36,12 +37,20 @@ func start(ctx context.Context, env []string, role string, args ...string) (*chi
 		return nil, err
 	}
 	cmd.Env = append(cmd.Env, env...)
-	return startCmd(cmd)
+	c, err := startCmd(cmd)
+	if err == nil {
+		c.name = role
+		if len(args) > 2 {
+			c.name += " " + args[2] // the member id of the library roles
+		}
+	}
+	return c, err
 }
 
 // startCmd starts cmd as a child.
 func startCmd(cmd *exec.Cmd) (*child, error) {
-	c := &child{cmd: cmd, lines: make(chan string, 64), done: make(chan struct{})}
+	c := &child{name: strings.Join(append([]string{filepath.Base(cmd.Path)}, cmd.Args[1:]...), " "),
+		cmd: cmd, lines: make(chan string, 64), done: make(chan struct{})}
 	dieWithParent(cmd)
 	cmd.WaitDelay = time.Second
 	stdin, err := cmd.StdinPipe()
@@ -100,18 +109,37 @@ func (c *child) expect(ctx context.Context, prefix string, timeout time.Duration
 	case line, ok := <-c.lines:
 		if !ok {
 			<-c.done
-			return "", fmt.Errorf("child %d ended (%v) before %q: %s", c.pid(), c.err, prefix, c.stderr())
+			return "", fmt.Errorf("%s exited (%v) before it answered%s", c, exitStatus(c.err), c.stderrNote())
 		}
 		rest, found := strings.CutPrefix(line, prefix)
 		if !found {
-			return "", fmt.Errorf("child %d said %q, want %q...: %s", c.pid(), line, prefix, c.stderr())
+			return "", fmt.Errorf("%s said %q, expected %q%s", c, line, prefix, c.stderrNote())
 		}
 		return strings.TrimSpace(rest), nil
 	case <-t.C:
-		return "", fmt.Errorf("child %d said nothing for %v, want %q: %s", c.pid(), timeout, prefix, c.stderr())
+		return "", fmt.Errorf("%s said nothing for %v%s", c, timeout, c.stderrNote())
 	case <-ctx.Done():
 		return "", ctx.Err()
 	}
+}
+
+// String names the child in messages.
+func (c *child) String() string { return fmt.Sprintf("%s (pid %d)", c.name, c.pid()) }
+
+// stderrNote is the child's stderr, prefixed for a message, or "".
+func (c *child) stderrNote() string {
+	if s := c.stderr(); s != "" {
+		return "; it wrote: " + s
+	}
+	return ""
+}
+
+// exitStatus says how a child ended.
+func exitStatus(err error) string {
+	if err == nil {
+		return "status 0"
+	}
+	return err.Error()
 }
 
 // send writes one line to the child's stdin.
@@ -126,12 +154,12 @@ func (c *child) finish(timeout time.Duration) error {
 	select {
 	case <-c.done:
 		if c.err != nil {
-			return fmt.Errorf("child %d: %v: %s", c.pid(), c.err, c.stderr())
+			return fmt.Errorf("%s: %v%s", c, c.err, c.stderrNote())
 		}
 		return nil
 	case <-time.After(timeout):
 		c.kill()
-		return fmt.Errorf("child %d did not exit within %v after its input closed", c.pid(), timeout)
+		return fmt.Errorf("%s did not exit within %v after its input closed", c, timeout)
 	}
 }
 
@@ -162,9 +190,6 @@ func killAll(cs []*child) {
 		}
 	}
 }
-
-// errOf returns the first non-nil error.
-func errOf(errs ...error) error { return errors.Join(errs...) }
 
 // roleMain wraps a role's body: errors go to stderr with exit code 1.
 func roleMain(name string, fn func(args []string) error) func([]string) int {

@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"io"
+	"math"
 	"slices"
 	"strings"
 	"text/tabwriter"
@@ -28,9 +29,14 @@ type Result struct {
 	// CPU is the processor time all processes of the scenario used, in
 	// percent of one core over the measured wall time.
 	CPU float64 `json:"cpu_percent"`
-	// Target states what the scenario must show; Met whether it did.
+	// Target states what the scenario must show; Met whether it did. A
+	// result that measured nothing, or found a problem, never meets it.
 	Target string `json:"target"`
 	Met    bool   `json:"met"`
+	// Problems are what the scenario found wrong besides speed: turns
+	// granted twice or out of order, fencing violations, db_busy, errors
+	// no caller should see.
+	Problems []string `json:"problems,omitempty"`
 	// Notes are extra facts: memory, violations, errors seen.
 	Notes []string `json:"notes,omitempty"`
 }
@@ -70,10 +76,16 @@ func (r *Result) latencies(samples []time.Duration) {
 	r.Max = s[len(s)-1]
 }
 
-// quantile returns the q-quantile of sorted samples (nearest rank).
+// quantile returns the q-quantile of sorted samples: the nearest-rank
+// value, the smallest one with at least q of the samples at or below it.
 func quantile(sorted []time.Duration, q float64) time.Duration {
-	i := int(q*float64(len(sorted))+0.5) - 1
+	i := int(math.Ceil(q*float64(len(sorted)))) - 1
 	return sorted[min(max(i, 0), len(sorted)-1)]
+}
+
+// problem records something the scenario found wrong.
+func (r *Result) problem(format string, args ...any) {
+	r.Problems = append(r.Problems, fmt.Sprintf(format, args...))
 }
 
 // WriteTable prints results as an aligned table, then each result's notes.
@@ -94,6 +106,11 @@ func WriteTable(w io.Writer, results []Result) error {
 	for _, r := range results {
 		if len(r.Notes) > 0 {
 			if _, err := fmt.Fprintf(w, "%s: %s\n", r.Scenario, strings.Join(r.Notes, "; ")); err != nil {
+				return err
+			}
+		}
+		if len(r.Problems) > 0 {
+			if _, err := fmt.Fprintf(w, "%s: PROBLEMS: %s\n", r.Scenario, strings.Join(r.Problems, "; ")); err != nil {
 				return err
 			}
 		}
