@@ -60,7 +60,7 @@ func newRoot(stdout, stderr io.Writer) *cobra.Command {
 processes and prints one table: scenario, count, p50, p99, max, throughput,
 CPU (all processes of the scenario, in percent of one core), the target
 and whether it was met. With no arguments it runs every scenario
-(about three minutes); name scenarios to run only those. A scenario that
+(one to three minutes); name scenarios to run only those. A scenario that
 finds a problem (a turn granted twice, a fencing violation, db_busy, an
 error no caller should see) says so under the table and misses its
 target, however fast it was.`,
