@@ -40,7 +40,12 @@ type Event struct {
 	Reason string `json:"reason,omitempty"`
 	// Text is a note's text or a close event's conclusion.
 	Text string `json:"text,omitempty"`
-	// Ref points at a related event: for a claim, the handoff it received; for a takeover, the handoff pending at the time.
+	// MessageType is a note's kind: free text, by convention note, question, answer or decision.
+	MessageType NoteType `json:"message_type,omitempty"`
+	// ClientMessageID is the sender's idempotency key of a note, if it gave one.
+	ClientMessageID string `json:"client_message_id,omitempty"`
+	// Ref points at a related event: for a claim, the handoff it received; for a takeover, the handoff
+	// pending at the time; for a note, the event it replies to.
 	Ref int64 `json:"ref_event_seq,omitempty"`
 	// Data carries structured details: the new policy, the new member order, join flags,
 	// why takeover was open (takeover_reason) for a takeover.

@@ -3,26 +3,135 @@ package stick
 import (
 	"context"
 	"encoding/json"
+	"strings"
 	"time"
 
 	"github.com/stickhq/stick/procid"
 )
 
-// AppendNote adds a note to the room's log. Any member may post, with or
-// without the stick; a note never changes who holds it.
+// AppendNote adds a plain note to the room's log: Post with only a text.
 //
 // Errors: invalid_argument (text), room_not_found, room_closed, unknown_member.
 func (s *Service) AppendNote(ctx context.Context, c Caller, roomID, text string) (Event, error) {
-	if err := checkFreeText("text", text, MaxNoteLen, true); err != nil {
-		return Event{}, err
+	res, err := s.Post(ctx, c, roomID, Note{Text: text})
+	return res.Event, err
+}
+
+// Note is a message to the room's log.
+type Note struct {
+	// Text is the message (required).
+	Text string
+	// Type is its kind, free text; by convention note (the default),
+	// question, answer or decision.
+	Type NoteType
+	// ReplyTo is the event_seq of an event of the same room it answers; 0 for none.
+	ReplyTo int64
+	// Metadata is an optional JSON object for tools; stick stores it as given.
+	Metadata json.RawMessage
+	// ClientMessageID makes the send idempotent: sending again with the same
+	// id (per room and sender) returns the first event, flagged Duplicate.
+	ClientMessageID string
+}
+
+// PostResult is what Post returns.
+type PostResult struct {
+	Event Event `json:"event"`
+	// Duplicate is true when ClientMessageID matched an earlier send, whose
+	// event is returned; nothing new was posted.
+	Duplicate bool `json:"duplicate"`
+}
+
+// Limits on notes.
+const (
+	MaxMessageTypeLen = 64
+	MaxMetadataLen    = 16 << 10
+)
+
+// NoteType is a note's kind: free text, one line. The constants are the
+// conventional ones; any other word is allowed too.
+type NoteType string
+
+// The conventional note types.
+const (
+	// DefaultNoteType is a note's type when the sender gives none.
+	DefaultNoteType NoteType = "note"
+	// NoteQuestion asks something that should be answered.
+	NoteQuestion NoteType = "question"
+	// NoteAnswer answers a question; its ReplyTo names the question.
+	NoteAnswer NoteType = "answer"
+	// NoteDecision records a decision the room made.
+	NoteDecision NoteType = "decision"
+)
+
+// Post adds a note to the room's log. Any member may post, with or without
+// the stick; a note never changes who holds it, and wakes only waiters that
+// follow the log with a cursor.
+//
+// Errors: invalid_argument (text, message_type, reply_to, metadata,
+// client_message_id), room_not_found, room_closed, unknown_member.
+func (s *Service) Post(ctx context.Context, c Caller, roomID string, n Note) (PostResult, error) {
+	if err := n.validate(); err != nil {
+		return PostResult{}, err
 	}
-	var out Event
+	if n.Type == "" {
+		n.Type = DefaultNoteType
+	}
+	var out PostResult
 	err := s.memberUpdate(ctx, c, roomID, func(tx Tx, sn *snapshot) error {
-		var err error
-		out, err = tx.AppendEvent(Event{RoomID: roomID, TurnID: sn.room.TurnID, Type: EventNote, From: c.AgentID, Text: text, CreatedAt: sn.now})
+		if n.ClientMessageID != "" {
+			ev, ok, err := tx.SentEvent(roomID, c.AgentID, n.ClientMessageID)
+			if err != nil || ok {
+				out = PostResult{Event: ev, Duplicate: ok}
+				return err
+			}
+		}
+		if n.ReplyTo != 0 {
+			if _, ok, err := tx.Event(roomID, n.ReplyTo); err != nil {
+				return err
+			} else if !ok {
+				return invalidArg("reply_to", "reply_to %d is not an event of room %s", n.ReplyTo, roomID).
+					WithHint("give the event_seq of an event of this room (see get_room_events), or leave reply_to out")
+			}
+		}
+		ev, err := tx.AppendEvent(Event{RoomID: roomID, TurnID: sn.room.TurnID, Type: EventNote, From: c.AgentID, Text: n.Text,
+			MessageType: n.Type, Ref: n.ReplyTo, Data: n.Metadata, ClientMessageID: n.ClientMessageID, CreatedAt: sn.now})
+		out = PostResult{Event: ev}
 		return err
 	})
 	return out, err
+}
+
+// validate checks a note's fields before anything is read or written.
+func (n Note) validate() error {
+	if err := checkFreeText("text", n.Text, MaxNoteLen, true); err != nil {
+		return err
+	}
+	if n.Type != "" {
+		if err := checkFreeText("message_type", string(n.Type), MaxMessageTypeLen, false); err != nil {
+			return err
+		}
+		if strings.ContainsAny(string(n.Type), "\n\r\t") {
+			return invalidArg("message_type", "message_type must be one line without tabs")
+		}
+	}
+	if n.ReplyTo < 0 {
+		return invalidArg("reply_to", "reply_to must be an event_seq (positive), got %d", n.ReplyTo)
+	}
+	if len(n.Metadata) > 0 {
+		if len(n.Metadata) > MaxMetadataLen {
+			return invalidArg("metadata", "metadata is %d bytes; at most %d are allowed", len(n.Metadata), MaxMetadataLen)
+		}
+		var obj map[string]json.RawMessage
+		if err := json.Unmarshal(n.Metadata, &obj); err != nil || obj == nil {
+			return invalidArg("metadata", "metadata must be a JSON object, for example {\"pr\": 42}")
+		}
+	}
+	if n.ClientMessageID != "" {
+		if err := validateAgentID("client_message_id", n.ClientMessageID); err != nil {
+			return err
+		}
+	}
+	return nil
 }
 
 // Leave removes the caller from the room's sequence. A holder must release or

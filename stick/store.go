@@ -65,6 +65,9 @@ type Tx interface {
 	LastEvent(roomID string, types ...EventType) (e Event, ok bool, err error)
 	// LastSeq returns the Seq of the room's newest event, 0 if it has none.
 	LastSeq(roomID string) (int64, error)
+	// SentEvent returns the event that member from appended to the room
+	// with the given client message id, if any.
+	SentEvent(roomID, from, clientMessageID string) (e Event, ok bool, err error)
 
 	// Ring asks for the bell of agent in room (agent "" for the room's own
 	// bell) to ring once the transaction commits; nothing rings if it

@@ -133,6 +133,14 @@ CREATE INDEX events_room_seq_idx ON events (room_id, event_seq);
 CREATE TRIGGER events_no_update BEFORE UPDATE ON events BEGIN SELECT RAISE(ABORT, 'events are append-only'); END;
 CREATE TRIGGER events_no_delete BEFORE DELETE ON events BEGIN SELECT RAISE(ABORT, 'events are append-only'); END;
 `,
+	// 3: notes as messages: a message type and the sender's idempotency
+	// key, unique per room and sender, so a retried send finds the original.
+	`
+ALTER TABLE events ADD COLUMN message_type TEXT;
+ALTER TABLE events ADD COLUMN client_message_id TEXT;
+CREATE UNIQUE INDEX events_client_message_idx ON events (room_id, from_agent_id, client_message_id)
+	WHERE client_message_id IS NOT NULL;
+`,
 }
 
 // SchemaVersion is the schema version this build writes.

@@ -203,7 +203,7 @@ func (t *tx) DeleteMember(roomID, agentID string) error {
 }
 
 const eventCols = `event_seq, event_id, room_id, turn_id, event_type, from_agent_id, to_agent_id,
-	handoff_json, reason, text, ref_event_seq, data_json, created_at`
+	handoff_json, reason, text, ref_event_seq, data_json, created_at, message_type, client_message_id`
 
 // AppendEvent implements stick.Tx.AppendEvent.
 func (t *tx) AppendEvent(e stick.Event) (stick.Event, error) {
@@ -225,10 +225,11 @@ func (t *tx) AppendEvent(e stick.Event) (stick.Event, error) {
 	if len(e.Data) > 0 {
 		data = string(e.Data)
 	}
-	err := sqlitex.Execute(t.conn, "INSERT INTO events ("+eventCols[len("event_seq, "):]+") VALUES (?,?,?,?,?,?,?,?,?,?,?,?)",
+	err := sqlitex.Execute(t.conn, "INSERT INTO events ("+eventCols[len("event_seq, "):]+") VALUES (?,?,?,?,?,?,?,?,?,?,?,?,?,?)",
 		&sqlitex.ExecOptions{Args: []any{
 			e.ID, e.RoomID, e.TurnID, string(e.Type), nullText(e.From), nullText(e.To), handoff,
 			nullText(e.Reason), nullText(e.Text), nullInt(e.Ref), data, ms(e.CreatedAt),
+			nullText(string(e.MessageType)), nullText(e.ClientMessageID),
 		}})
 	if err != nil {
 		return e, err
@@ -274,6 +275,16 @@ func (t *tx) LastEvent(roomID string, types ...stick.EventType) (stick.Event, bo
 	return evs[0], true, nil
 }
 
+// SentEvent implements stick.Tx.SentEvent.
+func (t *tx) SentEvent(roomID, from, clientMessageID string) (stick.Event, bool, error) {
+	evs, err := t.events("SELECT "+eventCols+" FROM events WHERE room_id = ? AND from_agent_id = ? AND client_message_id = ?",
+		roomID, from, clientMessageID)
+	if err != nil || len(evs) == 0 {
+		return stick.Event{}, false, err
+	}
+	return evs[0], true, nil
+}
+
 // LastSeq implements stick.Tx.LastSeq.
 func (t *tx) LastSeq(roomID string) (int64, error) {
 	var seq int64
@@ -292,6 +303,7 @@ func (t *tx) events(q string, args ...any) ([]stick.Event, error) {
 			Seq: st.ColumnInt64(0), ID: st.ColumnText(1), RoomID: st.ColumnText(2), TurnID: st.ColumnInt64(3),
 			Type: stick.EventType(st.ColumnText(4)), From: st.ColumnText(5), To: st.ColumnText(6),
 			Reason: st.ColumnText(8), Text: st.ColumnText(9), Ref: st.ColumnInt64(10), CreatedAt: colTime(st, 12),
+			MessageType: stick.NoteType(st.ColumnText(13)), ClientMessageID: st.ColumnText(14),
 		}
 		if h := st.ColumnText(7); h != "" {
 			e.Handoff = new(stick.Handoff)
