@@ -3,6 +3,7 @@ package cli
 import (
 	"encoding/json"
 	"reflect"
+	"strconv"
 	"strings"
 	"testing"
 	"time"
@@ -287,12 +288,30 @@ func TestJSONNote(t *testing.T) {
 	s.join("human:ana", s.repo, false)
 	room := s.roomID(s.repo)
 	s.clock.Advance(time.Minute)
-	var e stick.Event
-	s.decodeJSON(&e, "note", s.repo, "CI is red on main")
-	if e.Type != stick.EventNote || e.RoomID != room || e.Seq != 2 || e.From != "human:ana" || e.Text != "CI is red on main" || e.TurnID != 0 || e.Handoff != nil {
-		t.Errorf("note: %+v", e)
+	var res stick.PostResult
+	s.decodeJSON(&res, "note", s.repo, "CI is red on main")
+	e := res.Event
+	if res.Duplicate || e.Type != stick.EventNote || e.MessageType != "note" || e.RoomID != room || e.Seq != 2 || e.From != "human:ana" ||
+		e.Text != "CI is red on main" || e.TurnID != 0 || e.Handoff != nil {
+		t.Errorf("note: %+v", res)
 	}
 	checkTime(t, "note created_at", e.CreatedAt, goldenStart.Add(time.Minute))
+
+	// A question, its answer, and a retried send.
+	var q, a, again stick.PostResult
+	s.decodeJSON(&q, "note", s.repo, "--type", "question", "--id", "q1", "--metadata", `{"pr": 42}`, "keep the old flag?")
+	s.decodeJSON(&a, "note", s.repo, "--type", "answer", "--reply-to", strconv.FormatInt(q.Event.Seq, 10), "yes")
+	s.decodeJSON(&again, "note", s.repo, "--id", "q1", "keep the old flag? (retry)")
+	var meta struct{ PR int }
+	if q.Event.MessageType != "question" || json.Unmarshal(q.Event.Data, &meta) != nil || meta.PR != 42 || q.Event.ClientMessageID != "q1" {
+		t.Errorf("question: %+v", q.Event)
+	}
+	if a.Event.MessageType != "answer" || a.Event.Ref != q.Event.Seq {
+		t.Errorf("answer: %+v", a.Event)
+	}
+	if !again.Duplicate || again.Event.Seq != q.Event.Seq || again.Event.Text != "keep the old flag?" {
+		t.Errorf("retry: %+v", again)
+	}
 }
 
 func TestJSONLeave(t *testing.T) {

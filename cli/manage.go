@@ -1,6 +1,7 @@
 package cli
 
 import (
+	"encoding/json"
 	"fmt"
 	"io"
 	"os"
@@ -38,11 +39,17 @@ func fileArg(cmd *cobra.Command, v, field string) (string, error) {
 
 func newNote(agent *string) *cobra.Command {
 	var asJSON bool
+	var n stick.Note
+	var meta string
 	cmd := &cobra.Command{
-		Use:     "note [path] TEXT|-",
-		Short:   "Post a note to the room (no stick needed; it never changes who holds it)",
-		Example: "  stick note \"CI is red on main, looking into it\"\n  git log -1 --format=%B | stick note -",
-		Args:    cobra.RangeArgs(1, 2),
+		Use:   "note [path] TEXT|-",
+		Short: "Post a note to the room (no stick needed; it never changes who holds it)",
+		Example: "  stick note \"CI is red on main, looking into it\"\n" +
+			"  git log -1 --format=%B | stick note -\n" +
+			"  stick note --type question \"keep the old flag?\"\n" +
+			"  stick note --type answer --reply-to 12 \"yes, until v2\"\n" +
+			"  stick note --id deploy-417 --metadata '{\"build\": 417}' \"deployed\"   # safe to retry",
+		Args: cobra.RangeArgs(1, 2),
 		RunE: func(cmd *cobra.Command, args []string) error {
 			path, text := pathArg(nil), args[len(args)-1]
 			if len(args) == 2 {
@@ -52,21 +59,34 @@ func newNote(agent *string) *cobra.Command {
 			if err != nil {
 				return err
 			}
+			n.Text = text
+			if meta != "" {
+				n.Metadata = json.RawMessage(meta)
+			}
 			return inRoom(cmd.Context(), *agent, path, false, func(s *session, r stick.RoomSummary) error {
-				ev, err := s.svc.AppendNote(cmd.Context(), s.caller, r.RoomID, text)
+				res, err := s.svc.Post(cmd.Context(), s.caller, r.RoomID, n)
 				if err != nil {
 					return err
 				}
 				p := newPrinter(cmd.OutOrStdout(), asJSON)
 				if asJSON {
-					return p.JSON(ev)
+					return p.JSON(res)
 				}
-				fmt.Fprintf(p.w, "note #%d posted to room %s as %s\n", ev.Seq, r.RoomID, ev.From)
+				if res.Duplicate {
+					fmt.Fprintf(p.w, "already posted as #%d (--id %s); nothing new was posted\n", res.Event.Seq, n.ClientMessageID)
+					return nil
+				}
+				fmt.Fprintf(p.w, "%s #%d posted to room %s as %s\n", res.Event.MessageType, res.Event.Seq, r.RoomID, res.Event.From)
 				return nil
 			})
 		},
 	}
 	addJSON(cmd, &asJSON)
+	f := cmd.Flags()
+	f.StringVar((*string)(&n.Type), "type", "", "kind of note: note (default), question, answer, decision, or your own word")
+	f.Int64Var(&n.ReplyTo, "reply-to", 0, "the event number (#N in 'stick events') this note answers")
+	f.StringVar(&meta, "metadata", "", "a JSON object stored with the note, for tools")
+	f.StringVar(&n.ClientMessageID, "id", "", "an id of your own for this note: sending again with it posts nothing new")
 	return cmd
 }
 

@@ -34,9 +34,9 @@ func TestNotePolicyLeaveClose(t *testing.T) {
 	if code, out, _ := runIn(t, "from stdin\nsecond line\n", "note", repo, "-", "--json"); code != 0 {
 		t.Fatalf("note -: %d %q", code, out)
 	} else {
-		var ev stick.Event
-		if err := json.Unmarshal([]byte(out), &ev); err != nil || ev.Text != "from stdin\nsecond line" || ev.From != "human:ana" {
-			t.Fatalf("note - --json: %v %+v", err, ev)
+		var res stick.PostResult
+		if err := json.Unmarshal([]byte(out), &res); err != nil || res.Event.Text != "from stdin\nsecond line" || res.Event.From != "human:ana" {
+			t.Fatalf("note - --json: %v %+v", err, res)
 		}
 	}
 	if code, _, errOut := run(t, "note", repo, "   "); code != 1 || !strings.Contains(errOut, "invalid_argument") {

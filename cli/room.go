@@ -368,6 +368,18 @@ func printEvent(p *printer, e stick.Event) {
 	if reason != "" {
 		line += p.dim(" (" + reason + ")")
 	}
+	if e.Type == stick.EventNote {
+		var kind []string
+		if e.MessageType != "" && e.MessageType != stick.DefaultNoteType {
+			kind = append(kind, string(e.MessageType))
+		}
+		if e.Ref != 0 {
+			kind = append(kind, fmt.Sprintf("re #%d", e.Ref))
+		}
+		if len(kind) > 0 {
+			line += p.dim(" (" + strings.Join(kind, ", ") + ")")
+		}
+	}
 	if e.Text != "" {
 		line += ": " + indent(e.Text)
 	}

@@ -7,6 +7,7 @@ import (
 	"io"
 	"os"
 	"regexp"
+	"strings"
 
 	"github.com/spf13/cobra"
 	"github.com/stickhq/stick/stick"
@@ -55,21 +56,40 @@ var toolWords = map[string]string{
 	"pass_stick": "'stick pass'", "takeover_stick": "'stick takeover'", "leave_path": "'stick leave'",
 	"close_room": "'stick close'", "set_room_policy": "'stick policy'", "get_room_state": "'stick state'",
 	"get_room_events": "'stick events'", "append_note": "'stick note'", "context_path": "path",
+	"reply_to": "--reply-to", "message_type": "--type", "client_message_id": "--id",
 }
 
-// toolWord matches a word of toolWords standing alone: not inside a path,
-// file name or identifier.
-var toolWord = regexp.MustCompile(`(^|[\s(,;"'])([a-z_]+)($|[\s),;:."'])`)
+// toolWord matches a run of lower-case letters and underscores; cliWords
+// translates it only when it stands alone: not inside a path, file name or
+// identifier.
+var toolWord = regexp.MustCompile(`[a-z_]+`)
 
-// cliWords applies toolWords to s.
+// cliWords applies toolWords to s. Delimiters are checked around each word
+// rather than matched, so two words separated by one space both count.
 func cliWords(s string) string {
-	return toolWord.ReplaceAllStringFunc(s, func(m string) string {
-		sub := toolWord.FindStringSubmatch(m)
-		if w, ok := toolWords[sub[2]]; ok {
-			return sub[1] + w + sub[3]
+	var b strings.Builder
+	last := 0
+	for _, loc := range toolWord.FindAllStringIndex(s, -1) {
+		w, ok := toolWords[s[loc[0]:loc[1]]]
+		if !ok || !wordEdge(s, loc[0]-1, `(,;"'`) || !wordEdge(s, loc[1], `),;:."'`) {
+			continue
 		}
-		return m
-	})
+		b.WriteString(s[last:loc[0]])
+		b.WriteString(w)
+		last = loc[1]
+	}
+	b.WriteString(s[last:])
+	return b.String()
+}
+
+// wordEdge reports whether position i of s is outside s, white space, or
+// one of the delimiters.
+func wordEdge(s string, i int, delims string) bool {
+	if i < 0 || i >= len(s) {
+		return true
+	}
+	c := s[i]
+	return c == ' ' || c == '\t' || c == '\n' || c == '\r' || strings.IndexByte(delims, c) >= 0
 }
 
 func newRoot(version string) *cobra.Command {

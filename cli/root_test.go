@@ -43,6 +43,9 @@ func TestCLIWords(t *testing.T) {
 		`context_path "/tmp/exp/close_room_list_rooms" does not exist`:                      `path "/tmp/exp/close_room_list_rooms" does not exist`,
 		"wait with wait_for_turn; you may take over":                                        "wait with 'stick wait'; you may take over",
 		"agent my_join_path_bot left":                                                       "agent my_join_path_bot left",
+		"(see get_room_events), or leave reply_to out":                                      "(see 'stick events'), or leave --reply-to out",
+		"list_rooms join_path":                                                              "'stick list' 'stick join'",
+		"/data/join_path x-join_path join_path2":                                            "/data/join_path x-join_path join_path2",
 	} {
 		if got := cliWords(in); got != want {
 			t.Errorf("cliWords(%q) = %q, want %q", in, got, want)

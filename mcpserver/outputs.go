@@ -57,4 +57,6 @@ type membersOut struct {
 
 type noteOut struct {
 	Event stick.Event `json:"event"`
+	// Duplicate is true when client_message_id matched an earlier send.
+	Duplicate bool `json:"duplicate"`
 }

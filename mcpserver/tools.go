@@ -2,6 +2,7 @@ package mcpserver
 
 import (
 	"context"
+	"encoding/json"
 	"math"
 	"os"
 	"time"
@@ -80,8 +81,12 @@ type reorderIn struct {
 }
 
 type noteIn struct {
-	RoomID string `json:"room_id" jsonschema:"The room to post in."`
-	Text   string `json:"text" jsonschema:"The note. Any member may post; it never changes who holds the stick."`
+	RoomID          string          `json:"room_id" jsonschema:"The room to post in."`
+	Text            string          `json:"text" jsonschema:"The note. Any member may post; it never changes who holds the stick."`
+	MessageType     string          `json:"message_type,omitempty" jsonschema:"Optional kind of note, free text: note (the default), question, answer or decision."`
+	ReplyTo         int64           `json:"reply_to,omitempty" jsonschema:"Optional event_seq of an event of this room that this note answers."`
+	Metadata        json.RawMessage `json:"metadata,omitempty" jsonschema:"Optional JSON object for tools, stored with the note as its data."`
+	ClientMessageID string          `json:"client_message_id,omitempty" jsonschema:"Optional idempotency key: a retry with the same key returns the first note, flagged duplicate, instead of posting again."`
 }
 
 // maxMS is the largest millisecond value a time.Duration holds.
@@ -254,10 +259,20 @@ func (s *Server) register() error {
 		},
 		func() error {
 			return addTool(s, &mcp.Tool{Name: "append_note", Title: "Post a note to the room", Annotations: write,
-				Description: "Post a note to the room's log without holding the stick (progress, a warning, a question). It never changes who holds the stick."},
+				Description: "Post a note to the room's log without holding the stick (progress, a warning, a question, an answer, a decision). It never changes who holds the stick. Give client_message_id to make a retried send safe."},
 				func(ctx context.Context, c stick.Caller, _ *mcp.CallToolRequest, in noteIn) (noteOut, string, error) {
-					ev, err := svc.AppendNote(ctx, c, in.RoomID, in.Text)
-					return noteOut{Event: ev}, "note posted as event " + itoa(ev.Seq) + " in room " + in.RoomID, err
+					meta := in.Metadata
+					if string(meta) == "null" {
+						meta = nil
+					}
+					res, err := svc.Post(ctx, c, in.RoomID, stick.Note{Text: in.Text, Type: stick.NoteType(in.MessageType), ReplyTo: in.ReplyTo,
+						Metadata: meta, ClientMessageID: in.ClientMessageID})
+					text := string(res.Event.MessageType) + " posted as event " + itoa(res.Event.Seq) + " in room " + in.RoomID
+					if res.Duplicate {
+						text = "duplicate: client_message_id " + in.ClientMessageID + " was already posted as event " +
+							itoa(res.Event.Seq) + " in room " + in.RoomID + "; nothing new was posted"
+					}
+					return noteOut{Event: res.Event, Duplicate: res.Duplicate}, text, err
 				})
 		},
 	}
