@@ -70,64 +70,72 @@ const (
 // Errors: invalid_argument (text, message_type, reply_to, metadata,
 // client_message_id), room_not_found, room_closed, unknown_member.
 func (s *Service) Post(ctx context.Context, c Caller, roomID string, n Note) (PostResult, error) {
-	if err := n.validate(); err != nil {
+	if err := n.validate(""); err != nil {
 		return PostResult{}, err
-	}
-	if n.Type == "" {
-		n.Type = DefaultNoteType
 	}
 	var out PostResult
 	err := s.memberUpdate(ctx, c, roomID, func(tx Tx, sn *snapshot) error {
-		if n.ClientMessageID != "" {
-			ev, ok, err := tx.SentEvent(roomID, c.AgentID, n.ClientMessageID)
-			if err != nil || ok {
-				out = PostResult{Event: ev, Duplicate: ok}
-				return err
-			}
-		}
-		if n.ReplyTo != 0 {
-			if _, ok, err := tx.Event(roomID, n.ReplyTo); err != nil {
-				return err
-			} else if !ok {
-				return invalidArg("reply_to", "reply_to %d is not an event of room %s", n.ReplyTo, roomID).
-					WithHint("give the event_seq of an event of this room (see get_room_events), or leave reply_to out")
-			}
-		}
-		ev, err := tx.AppendEvent(Event{RoomID: roomID, TurnID: sn.room.TurnID, Type: EventNote, From: c.AgentID, Text: n.Text,
-			MessageType: n.Type, Ref: n.ReplyTo, Data: n.Metadata, ClientMessageID: n.ClientMessageID, CreatedAt: sn.now})
-		out = PostResult{Event: ev}
+		var err error
+		out, err = post(tx, sn, c, n, "")
 		return err
 	})
 	return out, err
 }
 
-// validate checks a note's fields before anything is read or written.
-func (n Note) validate() error {
-	if err := checkFreeText("text", n.Text, MaxNoteLen, true); err != nil {
-		return err
+// post appends a validated note inside tx, or finds the one sent earlier
+// with its client message id. field prefixes the names of bad fields.
+func post(tx Tx, sn *snapshot, c Caller, n Note, field string) (PostResult, error) {
+	roomID := sn.room.ID
+	if n.Type == "" {
+		n.Type = DefaultNoteType
+	}
+	if n.ClientMessageID != "" {
+		ev, ok, err := tx.SentEvent(roomID, c.AgentID, n.ClientMessageID)
+		if err != nil || ok {
+			return PostResult{Event: ev, Duplicate: ok}, err
+		}
+	}
+	if n.ReplyTo != 0 {
+		if _, ok, err := tx.Event(roomID, n.ReplyTo); err != nil {
+			return PostResult{}, err
+		} else if !ok {
+			return PostResult{}, invalidArg(field+"reply_to", "%sreply_to %d is not an event of room %s", field, n.ReplyTo, roomID).
+				WithHint("give the event_seq of an event of this room (see get_room_events), or leave reply_to out")
+		}
+	}
+	ev, err := tx.AppendEvent(Event{RoomID: roomID, TurnID: sn.room.TurnID, Type: EventNote, From: c.AgentID, Text: n.Text,
+		MessageType: n.Type, Ref: n.ReplyTo, Data: n.Metadata, ClientMessageID: n.ClientMessageID, CreatedAt: sn.now})
+	return PostResult{Event: ev}, err
+}
+
+// validate checks a note's fields before anything is read or written;
+// field prefixes the names of bad fields (outbox[2]. in a Sync).
+func (n Note) validate(field string) error {
+	if problem := textProblem(n.Text, MaxNoteLen, true); problem != "" {
+		return invalidArg(field+"text", "%stext %s", field, problem)
 	}
 	if n.Type != "" {
-		if err := checkFreeText("message_type", string(n.Type), MaxMessageTypeLen, false); err != nil {
-			return err
+		if problem := textProblem(string(n.Type), MaxMessageTypeLen, false); problem != "" {
+			return invalidArg(field+"message_type", "%smessage_type %s", field, problem)
 		}
 		if strings.ContainsAny(string(n.Type), "\n\r\t") {
-			return invalidArg("message_type", "message_type must be one line without tabs")
+			return invalidArg(field+"message_type", "%smessage_type must be one line without tabs", field)
 		}
 	}
 	if n.ReplyTo < 0 {
-		return invalidArg("reply_to", "reply_to must be an event_seq (positive), got %d", n.ReplyTo)
+		return invalidArg(field+"reply_to", "%sreply_to must be an event_seq (positive), got %d", field, n.ReplyTo)
 	}
 	if len(n.Metadata) > 0 {
 		if len(n.Metadata) > MaxMetadataLen {
-			return invalidArg("metadata", "metadata is %d bytes; at most %d are allowed", len(n.Metadata), MaxMetadataLen)
+			return invalidArg(field+"metadata", "%smetadata is %d bytes; at most %d are allowed", field, len(n.Metadata), MaxMetadataLen)
 		}
 		var obj map[string]json.RawMessage
 		if err := json.Unmarshal(n.Metadata, &obj); err != nil || obj == nil {
-			return invalidArg("metadata", "metadata must be a JSON object, for example {\"pr\": 42}")
+			return invalidArg(field+"metadata", "%smetadata must be a JSON object, for example {\"pr\": 42}", field)
 		}
 	}
 	if n.ClientMessageID != "" {
-		if err := validateAgentID("client_message_id", n.ClientMessageID); err != nil {
+		if err := validateAgentID(field+"client_message_id", n.ClientMessageID); err != nil {
 			return err
 		}
 	}

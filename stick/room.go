@@ -83,4 +83,6 @@ type Member struct {
 	DisplayName string
 	// Process identifies the process whose life stands for the member; zero when unknown.
 	Process Process
+	// SyncCursor is the last event Sync has given the member (see Sync).
+	SyncCursor int64
 }

@@ -61,6 +61,9 @@ type Tx interface {
 	Event(roomID string, seq int64) (e Event, ok bool, err error)
 	// Events returns up to limit events of the room with Seq > after, oldest first.
 	Events(roomID string, after int64, limit int) ([]Event, error)
+	// EventsFor is Events without the events member skipFrom appended
+	// ("" skips none).
+	EventsFor(roomID string, after int64, limit int, skipFrom string) ([]Event, error)
 	// LastEvent returns the room's newest event of one of the given types (any type if none).
 	LastEvent(roomID string, types ...EventType) (e Event, ok bool, err error)
 	// LastSeq returns the Seq of the room's newest event, 0 if it has none.

@@ -141,6 +141,10 @@ ALTER TABLE events ADD COLUMN client_message_id TEXT;
 CREATE UNIQUE INDEX events_client_message_idx ON events (room_id, from_agent_id, client_message_id)
 	WHERE client_message_id IS NOT NULL;
 `,
+	// 4: each member's sync cursor: the last event it has been given.
+	`
+ALTER TABLE members ADD COLUMN sync_cursor INTEGER NOT NULL DEFAULT 0;
+`,
 }
 
 // SchemaVersion is the schema version this build writes.

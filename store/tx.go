@@ -146,7 +146,7 @@ func (t *tx) SaveRoom(r stick.Room) error {
 }
 
 const memberCols = `room_id, agent_id, ordinal, joined_at, last_seen_at, session_kind, display_name,
-	host_id, boot_id, pid, process_started_at`
+	host_id, boot_id, pid, process_started_at, sync_cursor`
 
 // Members implements stick.Tx.Members.
 func (t *tx) Members(roomID string) ([]stick.Member, error) {
@@ -162,6 +162,7 @@ func (t *tx) Members(roomID string) ([]stick.Member, error) {
 			}
 			m.Process.HostID, m.Process.BootID, m.Process.PID = st.ColumnText(7), st.ColumnText(8), st.ColumnInt(9)
 			m.Process.StartedAt = colTime(st, 10)
+			m.SyncCursor = st.ColumnInt64(11)
 			out = append(out, m)
 			return nil
 		}})
@@ -183,13 +184,14 @@ func (t *tx) SaveMember(m stick.Member) error {
 	}
 	// An upsert updates the row in place; INSERT OR REPLACE would delete and
 	// re-insert it, with a statement journal and foreign-key checks.
-	return sqlitex.Execute(t.conn, "INSERT INTO members ("+memberCols+") VALUES (?,?,?,?,?,?,?,?,?,?,?)"+
+	return sqlitex.Execute(t.conn, "INSERT INTO members ("+memberCols+") VALUES (?,?,?,?,?,?,?,?,?,?,?,?)"+
 		" ON CONFLICT (room_id, agent_id) DO UPDATE SET ordinal = excluded.ordinal, joined_at = excluded.joined_at,"+
 		" last_seen_at = excluded.last_seen_at, session_kind = excluded.session_kind, display_name = excluded.display_name,"+
-		" host_id = excluded.host_id, boot_id = excluded.boot_id, pid = excluded.pid, process_started_at = excluded.process_started_at",
+		" host_id = excluded.host_id, boot_id = excluded.boot_id, pid = excluded.pid, process_started_at = excluded.process_started_at,"+
+		" sync_cursor = excluded.sync_cursor",
 		&sqlitex.ExecOptions{Args: []any{
 			m.RoomID, m.AgentID, m.Ordinal, ms(m.JoinedAt), ms(m.LastSeenAt), string(m.Kind), nullText(m.DisplayName),
-			nullText(p.HostID), nullText(p.BootID), pid, nullTime(p.StartedAt),
+			nullText(p.HostID), nullText(p.BootID), pid, nullTime(p.StartedAt), m.SyncCursor,
 		}})
 }
 
@@ -245,6 +247,15 @@ func (t *tx) Event(roomID string, seq int64) (stick.Event, bool, error) {
 		return stick.Event{}, false, err
 	}
 	return evs[0], true, nil
+}
+
+// EventsFor implements stick.Tx.EventsFor.
+func (t *tx) EventsFor(roomID string, after int64, limit int, skipFrom string) ([]stick.Event, error) {
+	if skipFrom == "" {
+		return t.Events(roomID, after, limit)
+	}
+	return t.events("SELECT "+eventCols+" FROM events WHERE room_id = ? AND event_seq > ?"+
+		" AND (from_agent_id IS NULL OR from_agent_id <> ?) ORDER BY event_seq LIMIT ?", roomID, after, skipFrom, limit)
 }
 
 // Events implements stick.Tx.Events.
