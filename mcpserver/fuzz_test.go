@@ -28,8 +28,8 @@ import (
 // name the offending field, and a rejected call (or any call of a read-only
 // tool) writes nothing to the database.
 //
-// The selector byte picks the tool (sel % 14, in toolNames order) and the
-// scene the room is brought to before the call (sel / 14 % 4, see scene).
+// The selector byte picks the tool (sel % 15, in toolNames order) and the
+// scene the room is brought to before the call (sel / 15 % 4, see scene).
 // In the arguments, $ROOM, $LEASE, $TURN, $AGENT, $PEER and $PATH are
 // replaced by the fuzz room's current values (and $LONG by a text over the
 // length limits), so the committed corpus
@@ -191,8 +191,11 @@ func (fw *fuzzWorld) run(t *testing.T, sel byte, raw []byte) fuzzOutcome {
 	if !json.Valid(args) {
 		return out // the client cannot even encode such a request
 	}
-	if tool == "wait_for_turn" {
-		args = nonBlocking(args)
+	switch tool {
+	case "wait_for_turn":
+		args = nonBlocking(args, "max_wait_ms", math.MaxInt64/float64(time.Millisecond))
+	case "sync":
+		args = nonBlocking(args, "wait_seconds", 600)
 	}
 	out.sent = true
 	before := fw.version(t)
@@ -325,28 +328,29 @@ func (fw *fuzzWorld) substitute(args []byte) []byte {
 	).Replace(string(args)))
 }
 
-// nonBlocking makes a wait_for_turn call one attempt: a missing, null or
-// positive max_wait_ms becomes 0 (the clock is manual, so a blocking wait
-// would never end). Anything the server must reject (a negative, fractional,
-// huge or mistyped value, arguments that are not an object) is kept.
-func nonBlocking(args []byte) []byte {
+// nonBlocking makes a wait_for_turn or sync call one attempt: a missing,
+// null or positive wait (the field key, up to limit) becomes 0 (the clock
+// is manual, so a blocking wait would never end). Anything the server must
+// reject (a negative, fractional, too large or mistyped value, arguments
+// that are not an object) is kept.
+func nonBlocking(args []byte, key string, limit float64) []byte {
 	dec := json.NewDecoder(bytes.NewReader(args))
 	dec.UseNumber()
 	var m map[string]any
 	if dec.Decode(&m) != nil || m == nil {
 		return args
 	}
-	switch v := m["max_wait_ms"].(type) {
+	switch v := m[key].(type) {
 	case nil:
 	case json.Number:
 		f, err := v.Float64()
-		if err != nil || f <= 0 || f != math.Trunc(f) || f > math.MaxInt64/float64(time.Millisecond) {
+		if err != nil || f <= 0 || f != math.Trunc(f) || f > limit {
 			return args
 		}
 	default:
 		return args
 	}
-	m["max_wait_ms"] = 0
+	m[key] = 0
 	out, err := json.Marshal(m)
 	if err != nil {
 		return args

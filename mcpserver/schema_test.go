@@ -13,7 +13,7 @@ import (
 
 var toolNames = []string{
 	"append_note", "close_room", "get_room_events", "get_room_state", "heartbeat", "join_path", "leave_path",
-	"list_rooms", "pass_stick", "release_stick", "reorder_members", "set_room_policy", "takeover_stick", "wait_for_turn",
+	"list_rooms", "pass_stick", "release_stick", "reorder_members", "set_room_policy", "sync", "takeover_stick", "wait_for_turn",
 }
 
 // Every tool has a description, an input schema that is a valid JSON Schema

@@ -262,28 +262,54 @@ func textEvents(p stick.EventPage) string {
 	if p.HasMore {
 		b.WriteString(" (more: call again with after = cursor)")
 	}
-	for _, e := range p.Events {
-		fmt.Fprintf(&b, "\n#%d %s turn %d %s", e.Seq, stamp(e.CreatedAt), e.TurnID, e.Type)
-		if e.From != "" {
-			fmt.Fprintf(&b, " by %s", e.From)
-		}
-		if e.To != "" {
-			fmt.Fprintf(&b, " to %s", e.To)
-		}
-		if e.Reason != "" {
-			fmt.Fprintf(&b, " (%s)", e.Reason)
-		}
-		if e.Ref != 0 {
-			fmt.Fprintf(&b, " [ref #%d]", e.Ref)
-		}
-		if e.Text != "" {
-			fmt.Fprintf(&b, ": %s", indent(e.Text))
-		}
-		if e.Handoff != nil {
-			fmt.Fprintf(&b, "\n%s", textHandoff(*e.Handoff))
+	writeEvents(&b, p.Events)
+	return b.String()
+}
+
+// textSync summarises a sync: what was sent, what arrived, the cursor.
+func textSync(r stick.SyncResult) string {
+	var b strings.Builder
+	for _, s := range r.Sent {
+		if s.Duplicate {
+			fmt.Fprintf(&b, "already sent as event %d (client_message_id %s)\n", s.Event.Seq, s.Event.ClientMessageID)
+		} else {
+			fmt.Fprintf(&b, "sent %s as event %d\n", s.Event.MessageType, s.Event.Seq)
 		}
 	}
+	fmt.Fprintf(&b, "%s: %d new event(s) in room_id %s, cursor %d", r.Status, len(r.Received), r.RoomID, r.Cursor)
+	if r.HasMore {
+		b.WriteString(" (more: call sync again)")
+	}
+	writeEvents(&b, r.Received)
 	return b.String()
+}
+
+// writeEvents writes one line per event, and its handoff under it.
+func writeEvents(b *strings.Builder, evs []stick.Event) {
+	for _, e := range evs {
+		fmt.Fprintf(b, "\n#%d %s turn %d %s", e.Seq, stamp(e.CreatedAt), e.TurnID, e.Type)
+		if e.From != "" {
+			fmt.Fprintf(b, " by %s", e.From)
+		}
+		if e.To != "" {
+			fmt.Fprintf(b, " to %s", e.To)
+		}
+		if e.Reason != "" {
+			fmt.Fprintf(b, " (%s)", e.Reason)
+		}
+		if e.MessageType != "" && e.MessageType != stick.DefaultNoteType {
+			fmt.Fprintf(b, " (%s)", e.MessageType)
+		}
+		if e.Ref != 0 {
+			fmt.Fprintf(b, " [ref #%d]", e.Ref)
+		}
+		if e.Text != "" {
+			fmt.Fprintf(b, ": %s", indent(e.Text))
+		}
+		if e.Handoff != nil {
+			fmt.Fprintf(b, "\n%s", textHandoff(*e.Handoff))
+		}
+	}
 }
 
 func textClose(r stick.CloseResult) string {

@@ -89,6 +89,33 @@ type noteIn struct {
 	ClientMessageID string          `json:"client_message_id,omitempty" jsonschema:"Optional idempotency key: a retry with the same key returns the first note, flagged duplicate, instead of posting again."`
 }
 
+type outNote struct {
+	Text            string          `json:"text" jsonschema:"The note."`
+	MessageType     string          `json:"message_type,omitempty" jsonschema:"Optional kind of note, free text: note (the default), question, answer or decision."`
+	ReplyTo         int64           `json:"reply_to,omitempty" jsonschema:"Optional event_seq of an event of this room that this note answers."`
+	Metadata        json.RawMessage `json:"metadata,omitempty" jsonschema:"Optional JSON object for tools, stored with the note as its data."`
+	ClientMessageID string          `json:"client_message_id,omitempty" jsonschema:"Optional idempotency key: a retry with the same key returns the first note, flagged duplicate."`
+}
+
+func (n outNote) note() stick.Note {
+	meta := n.Metadata
+	if string(meta) == "null" {
+		meta = nil
+	}
+	return stick.Note{Text: n.Text, Type: stick.NoteType(n.MessageType), ReplyTo: n.ReplyTo, Metadata: meta, ClientMessageID: n.ClientMessageID}
+}
+
+type syncIn struct {
+	RoomID      string    `json:"room_id" jsonschema:"The room to sync with."`
+	Outbox      []outNote `json:"outbox,omitempty" jsonschema:"Optional notes to post first, in order."`
+	MaxItems    int       `json:"max_items,omitempty" jsonschema:"At most this many events back; default 50, at most 1000."`
+	IncludeSelf bool      `json:"include_self,omitempty" jsonschema:"Also return your own events. Default false."`
+	WaitSeconds int       `json:"wait_seconds,omitempty" jsonschema:"When nothing is new, wait up to this many seconds for the next event; default 0 (return at once), at most 600. Stay below your client's tool-call timeout."`
+	AutoAdvance *bool     `json:"auto_advance,omitempty" jsonschema:"Default true: the server-side cursor moves past what is returned. With false it moves only by ack_through."`
+	AckThrough  *int64    `json:"ack_through,omitempty" jsonschema:"With auto_advance false: the event_seq of the last event you processed."`
+	CursorReset bool      `json:"cursor_reset,omitempty" jsonschema:"Start again from the beginning of the log (replay everything). Default false."`
+}
+
 // maxMS is the largest millisecond value a time.Duration holds.
 const maxMS = math.MaxInt64 / int64(time.Millisecond)
 
@@ -258,15 +285,28 @@ func (s *Server) register() error {
 				})
 		},
 		func() error {
+			return addTool(s, &mcp.Tool{Name: "sync", Title: "Catch up with the room's log, and post", Annotations: write,
+				Description: "Post the outbox's notes, then get every event of the room you have not been given yet (claims, handoffs, takeovers, notes, ...), oldest first, from a cursor the server keeps for you: after a restart or a long task, sync until has_more is false to catch up. Optionally wait for the next event. Refreshes your presence."},
+				func(ctx context.Context, c stick.Caller, _ *mcp.CallToolRequest, in syncIn) (stick.SyncResult, string, error) {
+					if in.WaitSeconds < 0 || in.WaitSeconds > int(stick.MaxWaitLimit/time.Second) {
+						return stick.SyncResult{}, "", stick.Errorf(stick.CodeInvalidArgument, "wait_seconds must be 0 to %d, got %d",
+							int(stick.MaxWaitLimit/time.Second), in.WaitSeconds).With("field", "wait_seconds")
+					}
+					req := stick.SyncRequest{MaxItems: in.MaxItems, IncludeSelf: in.IncludeSelf, Wait: time.Duration(in.WaitSeconds) * time.Second,
+						ManualAck: in.AutoAdvance != nil && !*in.AutoAdvance, AckThrough: in.AckThrough, CursorReset: in.CursorReset}
+					for _, n := range in.Outbox {
+						req.Outbox = append(req.Outbox, n.note())
+					}
+					res, err := svc.Sync(ctx, c, in.RoomID, req)
+					return res, textSync(res), err
+				})
+		},
+		func() error {
 			return addTool(s, &mcp.Tool{Name: "append_note", Title: "Post a note to the room", Annotations: write,
 				Description: "Post a note to the room's log without holding the stick (progress, a warning, a question, an answer, a decision). It never changes who holds the stick. Give client_message_id to make a retried send safe."},
 				func(ctx context.Context, c stick.Caller, _ *mcp.CallToolRequest, in noteIn) (noteOut, string, error) {
-					meta := in.Metadata
-					if string(meta) == "null" {
-						meta = nil
-					}
-					res, err := svc.Post(ctx, c, in.RoomID, stick.Note{Text: in.Text, Type: stick.NoteType(in.MessageType), ReplyTo: in.ReplyTo,
-						Metadata: meta, ClientMessageID: in.ClientMessageID})
+					res, err := svc.Post(ctx, c, in.RoomID, outNote{Text: in.Text, MessageType: in.MessageType, ReplyTo: in.ReplyTo,
+						Metadata: in.Metadata, ClientMessageID: in.ClientMessageID}.note())
 					text := string(res.Event.MessageType) + " posted as event " + itoa(res.Event.Seq) + " in room " + in.RoomID
 					if res.Duplicate {
 						text = "duplicate: client_message_id " + in.ClientMessageID + " was already posted as event " +
