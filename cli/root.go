@@ -57,6 +57,7 @@ var toolWords = map[string]string{
 	"close_room": "'stick close'", "set_room_policy": "'stick policy'", "get_room_state": "'stick state'",
 	"get_room_events": "'stick events'", "append_note": "'stick note'", "context_path": "path",
 	"reply_to": "--reply-to", "message_type": "--type", "client_message_id": "--id",
+	"max_items": "--max", "wait_seconds": "--wait", "ack_through": "--ack",
 }
 
 // toolWord matches a run of lower-case letters and underscores; cliWords
@@ -111,7 +112,7 @@ Agents use it through the MCP server, 'stick mcp', which their harness starts
 	agent := root.PersistentFlags().String("agent", "", "act as this agent id (default: see 'stick whoami --explain')")
 	root.AddCommand(
 		newWait(agent), newTry(agent), newHold(agent), newRelease(agent), newPass(agent), newTakeover(agent), newHeartbeat(agent),
-		newWhoami(agent), newStatus(agent), newList(agent), newJoin(agent), newState(agent), newEvents(agent),
+		newWhoami(agent), newStatus(agent), newList(agent), newJoin(agent), newState(agent), newEvents(agent), newSync(agent),
 		newNote(agent), newPolicy(agent), newLeave(agent), newClose(agent),
 		newDemo(), newInstall(), newUninstall(), newInstallSkill(), newUninstallSkill(), newPrompt(), newDoctor(), newMCP(version),
 		newVersion(version), newWhere(), newGuardian())
@@ -126,7 +127,7 @@ var commandGroups = []struct {
 	names     []string
 }{
 	{"turn", "Take turns:", []string{"wait", "try", "hold", "release", "pass", "takeover", "heartbeat"}},
-	{"room", "Watch and manage a room:", []string{"whoami", "status", "list", "join", "state", "events", "note", "policy", "leave", "close"}},
+	{"room", "Watch and manage a room:", []string{"whoami", "status", "list", "join", "state", "events", "sync", "note", "policy", "leave", "close"}},
 	{"setup", "Set up:", []string{"demo", "install", "uninstall", "install-skill", "uninstall-skill", "prompt", "doctor", "mcp"}},
 }
 

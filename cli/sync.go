@@ -1,0 +1,72 @@
+package cli
+
+import (
+	"fmt"
+	"time"
+
+	"github.com/spf13/cobra"
+	"github.com/stickhq/stick/stick"
+)
+
+// newSync is 'stick sync': what happened in the room since this identity
+// last looked, from the cursor the store keeps for it.
+func newSync(agent *string) *cobra.Command {
+	var asJSON, includeSelf, noAdvance, reset bool
+	var maxItems int
+	var wait time.Duration
+	var ack int64
+	cmd := &cobra.Command{
+		Use:   "sync [path]",
+		Short: "Show what happened in the room since you last synced (a cursor kept for you)",
+		Long: `sync prints the events of the room you have not been shown yet, oldest first:
+claims, handoffs in full, takeovers, notes (your own are left out unless
+--include-self). The room keeps a cursor for your identity, so the next
+sync goes on where this one stopped, from any terminal or after a restart.
+A page holds at most --max events; run it again while it says there is more.`,
+		Example: "  stick sync                 # what is new since last time\n" +
+			"  stick sync --wait 5m       # wait for the next event if nothing is new\n" +
+			"  stick sync --reset         # from the beginning of the log\n" +
+			"  stick sync --no-advance    # look without moving the cursor; --ack N moves it later",
+		Args: cobra.MaximumNArgs(1),
+		RunE: func(cmd *cobra.Command, args []string) error {
+			req := stick.SyncRequest{MaxItems: maxItems, IncludeSelf: includeSelf, Wait: wait, ManualAck: noAdvance, CursorReset: reset}
+			if cmd.Flags().Changed("ack") {
+				if !noAdvance {
+					return fmt.Errorf("--ack moves the cursor only with --no-advance; without it the cursor moves by itself")
+				}
+				req.AckThrough = &ack
+			}
+			return inRoom(cmd.Context(), *agent, pathArg(args), true, func(s *session, r stick.RoomSummary) error {
+				res, err := s.svc.Sync(cmd.Context(), s.caller, r.RoomID, req)
+				if err != nil {
+					return err
+				}
+				p := newPrinter(cmd.OutOrStdout(), asJSON)
+				if asJSON {
+					return p.JSON(res)
+				}
+				for _, e := range res.Received {
+					printEvent(p, e)
+				}
+				switch {
+				case res.HasMore:
+					fmt.Fprintf(p.w, "%s\n", p.dim(fmt.Sprintf("more: run 'stick sync' again (cursor %d)", res.Cursor)))
+				case len(res.Received) == 0 && res.Status == "timeout":
+					fmt.Fprintf(p.w, "nothing new in %v (cursor %d)\n", wait, res.Cursor)
+				case len(res.Received) == 0:
+					fmt.Fprintf(p.w, "nothing new (cursor %d)\n", res.Cursor)
+				}
+				return nil
+			})
+		},
+	}
+	addJSON(cmd, &asJSON)
+	f := cmd.Flags()
+	f.IntVar(&maxItems, "max", 0, "show at most this many events (default 50, at most 1000)")
+	f.DurationVar(&wait, "wait", 0, "when nothing is new, wait this long for the next event (at most 10m)")
+	f.BoolVar(&includeSelf, "include-self", false, "also show your own events")
+	f.BoolVar(&noAdvance, "no-advance", false, "leave the cursor where it is (move it later with --ack)")
+	f.Int64Var(&ack, "ack", 0, "with --no-advance: move the cursor to this event number")
+	f.BoolVar(&reset, "reset", false, "start from the beginning of the log")
+	return cmd
+}
