@@ -20,6 +20,7 @@ func BenchmarkIdleWaiters(b *testing.B)    { benchScenario(b, "idle-waiters", tr
 func BenchmarkCrashDetection(b *testing.B) { benchScenario(b, "crash-detection", false) }
 func BenchmarkStartUp(b *testing.B)        { benchScenario(b, "start-up", false) }
 func BenchmarkBigDatabase(b *testing.B)    { benchScenario(b, "big-database", false) }
+func BenchmarkSyncBacklog(b *testing.B)    { benchScenario(b, "sync-backlog", false) }
 
 func benchScenario(b *testing.B, name string, quick bool) {
 	i := indexOf(Scenarios(), name)

@@ -49,6 +49,7 @@ func Scenarios() []Scenario {
 		{"crash-detection", "holder SIGKILLed until a waiting process sees owner_gone", "p50 <= 100 ms", crashDetection},
 		{"start-up", "spawn 'stick mcp' until its initialize response; resident memory after join_path", "p50 <= 20 ms, RSS <= 25 MB", startUp},
 		{"big-database", "10,000 rooms, 1,000,000 events: join, state, events (limit 100)", "each p99 <= 2 ms", bigDatabase},
+		{"sync-backlog", "a member catches up on 10,000 pending events through Sync, 50 per page", "p99 <= 5 ms per page", syncBacklog},
 	}
 }
 

@@ -1,0 +1,88 @@
+package bench
+
+import (
+	"context"
+	"fmt"
+	"time"
+
+	"github.com/stickhq/stick/stick"
+)
+
+// syncBacklog: a member that has not synced while 10,000 events piled up
+// catches up in pages of 50; each page is timed.
+func syncBacklog(ctx context.Context, e *env) ([]Result, error) {
+	r := Result{Scenario: "sync-backlog", Unit: "pages"}
+	pending := 10_000
+	if e.o.Quick {
+		pending = 1_000
+	}
+	writer, err := joinAs(ctx, e.data, e.repo, "writer")
+	if err != nil {
+		return nil, err
+	}
+	defer writer.close()
+	reader, err := joinAs(ctx, e.data, e.repo, "reader")
+	if err != nil {
+		return nil, err
+	}
+	defer reader.close()
+	if err := fillNotes(ctx, writer, pending); err != nil {
+		return nil, err
+	}
+	rounds := 10 // catch up ten times: 2,000 pages, enough for a stable p99
+	switch {
+	case e.o.Count > 0:
+		rounds = max(1, e.o.Count/(pending/50))
+	case e.o.Quick:
+		rounds = 2
+	}
+	var samples []time.Duration
+	got := 0
+	m := startMeter()
+	for round := range rounds {
+		req := stick.SyncRequest{MaxItems: 50, CursorReset: round > 0}
+		for {
+			t0 := time.Now()
+			res, err := reader.svc.Sync(ctx, reader.me, reader.room, req)
+			if err != nil {
+				return nil, err
+			}
+			samples = append(samples, time.Since(t0))
+			got += len(res.Received)
+			req.CursorReset = false
+			if !res.HasMore {
+				break
+			}
+		}
+	}
+	m.stop(&r, len(samples))
+	r.latencies(samples)
+	if want := rounds * (pending + 1); got != want { // the writer's join too
+		r.problem("received %d events over %d catch-ups, want %d", got, rounds, want)
+	}
+	r.Met = r.P99 <= 5*time.Millisecond
+	r.note("%d events pending, pages of 50, caught up %d time(s)", pending, rounds)
+	return []Result{r}, nil
+}
+
+// fillNotes appends n notes from a's member in large transactions.
+func fillNotes(ctx context.Context, a *agent, n int) error {
+	const batch = 5_000
+	now := time.Now()
+	for done := 0; done < n; done += batch {
+		err := a.st.Update(ctx, func(tx stick.Tx) error {
+			for i := done; i < min(done+batch, n); i++ {
+				_, err := tx.AppendEvent(stick.Event{RoomID: a.room, Type: stick.EventNote, From: a.me.AgentID, MessageType: stick.DefaultNoteType,
+					Text: fmt.Sprintf("progress %d: tests pass up to parse_test.go:%d", i, i%400), CreatedAt: now})
+				if err != nil {
+					return err
+				}
+			}
+			return nil
+		})
+		if err != nil {
+			return err
+		}
+	}
+	return nil
+}
