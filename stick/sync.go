@@ -103,6 +103,7 @@ func (s *Service) Sync(ctx context.Context, c Caller, roomID string, req SyncReq
 		err := s.update(ctx, c, roomID, true, func(tx Tx, sn *snapshot) error {
 			m := sn.member(c.AgentID)
 			if first {
+				out.Sent = out.Sent[:0] // a retried transaction posts afresh
 				if len(req.Outbox) > 0 && sn.room.State == StateClosed {
 					return sn.closedErr()
 				}
