@@ -125,27 +125,8 @@ func readNotes(st stick.Store) ([]string, error) {
 // open, so the notes are only in the -wal file, as after a crash.
 func seed(t *testing.T, wal bool) string {
 	t.Helper()
-	dir := filepath.Join(t.TempDir(), "data")
-	st, err := store.OpenDir(dir, store.Options{})
-	if err != nil {
-		t.Fatal(err)
-	}
+	dir, st, _, _, _ := openSeeded(t)
 	defer st.Close()
-	svc, err := stick.New(st)
-	if err != nil {
-		t.Fatal(err)
-	}
-	ctx := context.Background()
-	ana := stick.Caller{AgentID: "human:ana", Kind: stick.KindOneShot}
-	j, err := svc.JoinPath(ctx, ana, stick.JoinRequest{Path: testkit.Repo(t)})
-	if err != nil {
-		t.Fatal(err)
-	}
-	for _, n := range seededNotes {
-		if _, err := svc.AppendNote(ctx, ana, j.RoomID, n); err != nil {
-			t.Fatal(err)
-		}
-	}
 	if !wal {
 		return dir
 	}
@@ -163,6 +144,34 @@ func seed(t *testing.T, wal bool) string {
 		}
 	}
 	return crashed
+}
+
+// openSeeded opens a store in a new data directory and posts seededNotes
+// in one room as human:ana; the store stays open (and is closed at the
+// end of the test).
+func openSeeded(t *testing.T) (dir string, st *store.Store, svc *stick.Service, ana stick.Caller, room string) {
+	t.Helper()
+	dir = filepath.Join(t.TempDir(), "data")
+	st, err := store.OpenDir(dir, store.Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { st.Close() })
+	if svc, err = stick.New(st); err != nil {
+		t.Fatal(err)
+	}
+	ctx := context.Background()
+	ana = stick.Caller{AgentID: "human:ana", Kind: stick.KindOneShot}
+	j, err := svc.JoinPath(ctx, ana, stick.JoinRequest{Path: testkit.Repo(t)})
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, n := range seededNotes {
+		if _, err := svc.AppendNote(ctx, ana, j.RoomID, n); err != nil {
+			t.Fatal(err)
+		}
+	}
+	return dir, st, svc, ana, j.RoomID
 }
 
 // hashFiles returns the SHA-256 of every regular file at or below root.

@@ -2,12 +2,10 @@ package store_test
 
 import (
 	"context"
-	"path/filepath"
 	"slices"
 	"strings"
 	"testing"
 
-	"github.com/stickhq/stick/internal/testkit"
 	"github.com/stickhq/stick/stick"
 	"github.com/stickhq/stick/store"
 )
@@ -20,27 +18,8 @@ import (
 // through the same store and through a new reader; and once the database
 // may grow again, the same store writes.
 func TestWriteWhenTheDatabaseCannotGrow(t *testing.T) {
-	dir := filepath.Join(t.TempDir(), "data")
-	st, err := store.OpenDir(dir, store.Options{})
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer st.Close()
-	svc, err := stick.New(st)
-	if err != nil {
-		t.Fatal(err)
-	}
+	dir, st, svc, ana, room := openSeeded(t)
 	ctx := context.Background()
-	ana := stick.Caller{AgentID: "human:ana", Kind: stick.KindOneShot}
-	j, err := svc.JoinPath(ctx, ana, stick.JoinRequest{Path: testkit.Repo(t)})
-	if err != nil {
-		t.Fatal(err)
-	}
-	for _, n := range seededNotes {
-		if _, err := svc.AppendNote(ctx, ana, j.RoomID, n); err != nil {
-			t.Fatal(err)
-		}
-	}
 	readBack := func(notes []string) {
 		t.Helper()
 		got, err := readNotes(st)
@@ -58,14 +37,14 @@ func TestWriteWhenTheDatabaseCannotGrow(t *testing.T) {
 		t.Fatal(err)
 	}
 	big := strings.Repeat("a note longer than the free space of any page. ", stick.MaxNoteLen/64)
-	_, err = svc.AppendNote(ctx, ana, j.RoomID, big)
+	_, err = svc.AppendNote(ctx, ana, room, big)
 	want{code: stick.CodeDataDir, msg: "is full", hint: "free some space"}.check(t, dir, describe(err))
 	readBack(seededNotes)
 
 	if _, err := store.SetMaxPageCount(st, limit); err != nil {
 		t.Fatal(err)
 	}
-	if _, err := svc.AppendNote(ctx, ana, j.RoomID, big); err != nil {
+	if _, err := svc.AppendNote(ctx, ana, room, big); err != nil {
 		t.Fatalf("a write after the database may grow again: %v", err)
 	}
 	readBack(append(slices.Clone(seededNotes), big))
