@@ -12,7 +12,6 @@ import (
 	"slices"
 	"strconv"
 	"strings"
-	"sync"
 	"testing"
 
 	"github.com/stickhq/stick/internal/testkit"
@@ -248,7 +247,7 @@ func probe(t *testing.T, why string, args ...string) {
 // which that user owns the test's files and has no capabilities.
 func unprivileged(t *testing.T, _, _ string) []string {
 	t.Helper()
-	if permissionBitsBind() {
+	if testkit.PermissionBitsBind() {
 		return nil
 	}
 	prefix := []string{"unshare", "--map-user=1000", "--map-group=1000", "--"}
@@ -276,22 +275,6 @@ func onFullDisk(t *testing.T, data, dir string) []string {
 	probe(t, "cannot mount a tmpfs to fill", append(prefix, "true")...)
 	return prefix
 }
-
-// permissionBitsBind reports whether a directory without write permission
-// stops this process from creating a file in it; it does not for root.
-var permissionBitsBind = sync.OnceValue(func() bool {
-	dir, err := os.MkdirTemp("", "stick-perm-probe")
-	if err != nil {
-		return false
-	}
-	defer os.RemoveAll(dir)
-	if err := os.Chmod(dir, 0o500); err != nil {
-		return false
-	}
-	defer os.Chmod(dir, 0o700)
-	err = os.WriteFile(filepath.Join(dir, "probe"), nil, 0o600)
-	return err != nil
-})
 
 // chmodFor sets the mode of rel inside the data directory and restores it
 // when the test ends.

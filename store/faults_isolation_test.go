@@ -1,10 +1,10 @@
 package store_test
 
 import (
-	"os"
 	"path/filepath"
-	"sync"
 	"testing"
+
+	"github.com/stickhq/stick/internal/testkit"
 )
 
 // isolation is a way to run a helper process so that a fault can be made
@@ -39,7 +39,7 @@ func inProcess(_ *testing.T, opener, dir string) outcome { return attempt(opener
 // process when they bind it, else (root, or CAP_DAC_OVERRIDE) in a helper
 // run asUnprivileged.
 func unprivileged(t *testing.T, opener, dir string) outcome {
-	if permissionBitsBind() {
+	if testkit.PermissionBitsBind() {
 		return attempt(opener, dir)
 	}
 	t.Logf("permission bits do not bind this process (root): opening %s", asUnprivileged)
@@ -73,24 +73,3 @@ func openInHelper(t *testing.T, iso isolation, opener, dir, roPath string) outco
 	}
 	return out
 }
-
-// permissionBitsBind reports whether a directory without write permission
-// stops this process from creating a file in it; it does not for root.
-var permissionBitsBind = sync.OnceValue(func() bool {
-	dir, err := os.MkdirTemp("", "stick-perm-probe")
-	if err != nil {
-		return false
-	}
-	defer os.RemoveAll(dir)
-	if err := os.Chmod(dir, 0o500); err != nil {
-		return false
-	}
-	defer os.Chmod(dir, 0o700)
-	f, err := os.CreateTemp(dir, "probe")
-	if err != nil {
-		return true
-	}
-	f.Close()
-	os.Remove(f.Name())
-	return false
-})

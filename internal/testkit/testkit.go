@@ -1,11 +1,13 @@
 // Package testkit holds small helpers the test suites share: a temporary
-// workspace and latency percentiles for benchmarks.
+// workspace, latency percentiles for benchmarks, and whether permission
+// bits bind this process.
 package testkit
 
 import (
 	"os"
 	"path/filepath"
 	"sort"
+	"sync"
 	"testing"
 	"time"
 )
@@ -36,3 +38,19 @@ func ReportHandoffs(b *testing.B, rounds []time.Duration) {
 	b.ReportMetric(pct(0.50), "handoff-p50-µs")
 	b.ReportMetric(pct(0.99), "handoff-p99-µs")
 }
+
+// PermissionBitsBind reports whether a directory without write permission
+// stops this process from creating a file in it; it does not for root, so
+// tests of read-only data directories must make them another way.
+var PermissionBitsBind = sync.OnceValue(func() bool {
+	dir, err := os.MkdirTemp("", "stick-perm-probe")
+	if err != nil {
+		return false
+	}
+	defer os.RemoveAll(dir)
+	if err := os.Chmod(dir, 0o500); err != nil {
+		return false
+	}
+	defer os.Chmod(dir, 0o700)
+	return os.WriteFile(filepath.Join(dir, "probe"), nil, 0o600) != nil
+})
