@@ -96,8 +96,9 @@ func fillRooms(ctx context.Context, a *agent, dir string, n int) (paths, ids []s
 	return paths, ids, nil
 }
 
-// fillEvents appends n notes spread at random over the rooms, in large
-// transactions through the store, and returns the last event sequence.
+// fillEvents appends n notes from a's member, spread at random over the
+// rooms, in large transactions through the store, and returns the last
+// event sequence.
 func fillEvents(ctx context.Context, a *agent, ids []string, n int) (int64, error) {
 	rnd := rand.New(rand.NewPCG(3, 4))
 	const batch = 50_000
@@ -107,8 +108,8 @@ func fillEvents(ctx context.Context, a *agent, ids []string, n int) (int64, erro
 		err := a.st.Update(ctx, func(tx stick.Tx) error {
 			for i := done; i < min(done+batch, n); i++ {
 				ev, err := tx.AppendEvent(stick.Event{
-					RoomID: ids[rnd.IntN(len(ids))], Type: stick.EventNote, From: "bench",
-					Text: fmt.Sprintf("note %d: the parser fails on nested brackets; see parse.go:120", i), CreatedAt: now,
+					RoomID: ids[rnd.IntN(len(ids))], Type: stick.EventNote, From: a.me.AgentID, MessageType: stick.DefaultNoteType,
+					Text: fmt.Sprintf("note %d: the parser fails on nested brackets; see parse.go:%d", i, i%400), CreatedAt: now,
 				})
 				if err != nil {
 					return err

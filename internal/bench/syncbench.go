@@ -2,7 +2,6 @@ package bench
 
 import (
 	"context"
-	"fmt"
 	"time"
 
 	"github.com/stickhq/stick/stick"
@@ -26,7 +25,7 @@ func syncBacklog(ctx context.Context, e *env) ([]Result, error) {
 		return nil, err
 	}
 	defer reader.close()
-	if err := fillNotes(ctx, writer, pending); err != nil {
+	if _, err := fillEvents(ctx, writer, []string{writer.room}, pending); err != nil {
 		return nil, err
 	}
 	rounds := 10 // catch up ten times: 2,000 pages, enough for a stable p99
@@ -63,26 +62,4 @@ func syncBacklog(ctx context.Context, e *env) ([]Result, error) {
 	r.Met = r.P99 <= 5*time.Millisecond
 	r.note("%d events pending, pages of 50, caught up %d time(s)", pending, rounds)
 	return []Result{r}, nil
-}
-
-// fillNotes appends n notes from a's member in large transactions.
-func fillNotes(ctx context.Context, a *agent, n int) error {
-	const batch = 5_000
-	now := time.Now()
-	for done := 0; done < n; done += batch {
-		err := a.st.Update(ctx, func(tx stick.Tx) error {
-			for i := done; i < min(done+batch, n); i++ {
-				_, err := tx.AppendEvent(stick.Event{RoomID: a.room, Type: stick.EventNote, From: a.me.AgentID, MessageType: stick.DefaultNoteType,
-					Text: fmt.Sprintf("progress %d: tests pass up to parse_test.go:%d", i, i%400), CreatedAt: now})
-				if err != nil {
-					return err
-				}
-			}
-			return nil
-		})
-		if err != nil {
-			return err
-		}
-	}
-	return nil
 }
