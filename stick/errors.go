@@ -33,6 +33,14 @@ const (
 	CodeTakeoverIneligible Code = "takeover_ineligible"
 	// CodeStickHeld: the operation needs the stick to be free (or held by the caller), and another member holds it.
 	CodeStickHeld Code = "stick_held"
+	// CodeVersionConflict: the room document changed since the version the
+	// caller read; details["current_version"] is the version to merge with.
+	CodeVersionConflict Code = "version_conflict"
+	// CodeAgentIDInUse: the agent id names a member of the room that only
+	// its reclaim_token may act as.
+	CodeAgentIDInUse Code = "agent_id_in_use"
+	// CodeSearchUnavailable: this build's SQLite has no full-text search (FTS5).
+	CodeSearchUnavailable Code = "search_unavailable"
 	// CodeDBBusy: the database stayed locked by other processes for longer than the busy timeout.
 	CodeDBBusy Code = "db_busy"
 	// CodeDBSchemaMismatch: the database was written by a newer or unknown version of stick.

@@ -20,6 +20,9 @@ const (
 	EventNote     EventType = "note"
 	EventPolicy   EventType = "policy"
 	EventReorder  EventType = "reorder"
+	// EventDoc records a write to the room document; Data holds its
+	// version, op and size, Text the appended text of an append.
+	EventDoc EventType = "doc"
 )
 
 // Event is one entry of a room's append-only log.

@@ -2,10 +2,12 @@ package stick
 
 import (
 	"context"
+	"crypto/subtle"
 	"encoding/json"
 	"errors"
 	"io/fs"
 
+	"github.com/stickhq/stick/procid"
 	"github.com/stickhq/stick/workspace"
 )
 
@@ -16,7 +18,12 @@ type JoinRequest struct {
 	// ForceNew creates a nested room at Path itself even when an ancestor room exists.
 	ForceNew bool
 	// AgentIDOverride replaces the caller's derived identity (tests and debugging); it is flagged in the join event.
+	// An id that names a member of the room also needs that member's ReclaimToken.
 	AgentIDOverride string
+	// ReclaimToken, from an earlier JoinResult, makes the caller that member
+	// again, from a new process: same agent id, sync cursor and place in the
+	// sequence.
+	ReclaimToken string
 }
 
 // JoinResult is what a member needs after joining.
@@ -33,6 +40,11 @@ type JoinResult struct {
 	Created bool `json:"created"`
 	// NewMember is true when the caller was added to the member sequence.
 	NewMember bool `json:"new_member"`
+	// ReclaimToken lets a restarted process join as this member again
+	// (JoinRequest.ReclaimToken); keep it, and show it to no one else.
+	ReclaimToken string `json:"reclaim_token"`
+	// Reclaimed is true when the join presented a reclaim token.
+	Reclaimed bool `json:"reclaimed,omitempty"`
 	// Warning is set when a nested room was created below an existing room.
 	Warning string `json:"warning,omitempty"`
 	// Policy is the room's effective policy, including the heartbeat cadence.
@@ -56,7 +68,14 @@ type JoinResult struct {
 // Other members' process facts are replaced by the caller's, except that a
 // one-shot caller never records any.
 //
-// Errors: invalid_argument (path, agent id).
+// A member's name is reserved: joining under an agent id override that
+// names a member of the room needs the member's reclaim token, unless the
+// caller is the very process the member recorded. A reclaim by a new
+// process moves the member's process facts to it, and so does a reclaim by
+// the holder or reserved recipient whose recorded process is proven gone:
+// the restarted member keeps its turn.
+//
+// Errors: invalid_argument (path, agent id, reclaim_token), agent_id_in_use.
 func (s *Service) JoinPath(ctx context.Context, c Caller, req JoinRequest) (JoinResult, error) {
 	override := req.AgentIDOverride != ""
 	if override {
@@ -107,7 +126,13 @@ func (s *Service) JoinPath(ctx context.Context, c Caller, req JoinRequest) (Join
 		if err != nil {
 			return err
 		}
-		if err := s.enrol(tx, sn, c, override, req.ForceNew, &out.NewMember); err != nil {
+		if req.ReclaimToken != "" || override {
+			if c.AgentID, err = sn.claimName(c, req); err != nil {
+				return err
+			}
+			out.AgentID, out.Reclaimed = c.AgentID, req.ReclaimToken != ""
+		}
+		if out.ReclaimToken, err = s.enrol(tx, sn, c, enrolment{override: override, forceNew: req.ForceNew, reclaimed: out.Reclaimed}, &out.NewMember); err != nil {
 			return err
 		}
 		out.RoomID, out.CanonicalPath, out.Policy, out.HandoffTemplate = room.ID, room.Path, sn.policy, NewHandoffTemplate()
@@ -117,9 +142,14 @@ func (s *Service) JoinPath(ctx context.Context, c Caller, req JoinRequest) (Join
 	return out, err
 }
 
-// enrol adds the caller to the room or refreshes it, and appends a join event
-// for a new member.
-func (s *Service) enrol(tx Tx, sn *snapshot, c Caller, override, forceNew bool, added *bool) error {
+// enrolment says how a caller joins.
+type enrolment struct {
+	override, forceNew, reclaimed bool
+}
+
+// enrol adds the caller to the room or refreshes it, appends a join event
+// for a new or reclaimed member, and returns the member's reclaim token.
+func (s *Service) enrol(tx Tx, sn *snapshot, c Caller, how enrolment, added *bool) (string, error) {
 	m := sn.member(c.AgentID)
 	if m == nil {
 		ord := 1
@@ -132,11 +162,23 @@ func (s *Service) enrol(tx Tx, sn *snapshot, c Caller, override, forceNew bool, 
 		m = &sn.members[len(sn.members)-1]
 		*added = true
 	}
-	holder := (sn.room.State == StateOwned && sn.room.Owner == c.AgentID) ||
-		(sn.room.State == StateReserved && sn.room.ReservedFor == c.AgentID)
-	if !holder && c.Kind != KindOneShot {
+	if m.ReclaimToken == "" {
+		m.ReclaimToken = newID("rt_", 16)
+	}
+	owner := sn.room.State == StateOwned && sn.room.Owner == c.AgentID
+	recipient := sn.room.State == StateReserved && sn.room.ReservedFor == c.AgentID
+	switch {
+	case (owner || recipient) && how.reclaimed && c.Kind != KindOneShot && s.check(m.Process) == procid.Gone:
+		// The member came back in a new process: its turn follows it.
 		m.Process, m.Kind = c.Process, c.kind()
-	} else if m.Kind == "" {
+		if owner {
+			sn.ownerStatus = s.check(m.Process)
+		} else {
+			sn.recipientStatus = s.check(m.Process)
+		}
+	case !owner && !recipient && c.Kind != KindOneShot:
+		m.Process, m.Kind = c.Process, c.kind()
+	case m.Kind == "":
 		m.Kind = c.kind()
 	}
 	if c.DisplayName != "" {
@@ -144,14 +186,48 @@ func (s *Service) enrol(tx Tx, sn *snapshot, c Caller, override, forceNew bool, 
 	}
 	m.LastSeenAt = sn.now
 	if err := tx.SaveMember(*m); err != nil {
-		return err
+		return "", err
 	}
-	if !*added {
-		return nil
+	if !*added && !how.reclaimed {
+		return m.ReclaimToken, nil
 	}
-	data, _ := json.Marshal(map[string]any{"override": override, "force_new": forceNew, "session_kind": m.Kind, "ordinal": m.Ordinal})
+	fields := map[string]any{"override": how.override, "force_new": how.forceNew, "session_kind": m.Kind, "ordinal": m.Ordinal}
+	if how.reclaimed {
+		fields["reclaimed"] = true
+	}
+	data, _ := json.Marshal(fields)
 	_, err := tx.AppendEvent(Event{RoomID: sn.room.ID, TurnID: sn.room.TurnID, Type: EventJoin, From: c.AgentID, Data: data, CreatedAt: sn.now})
-	return err
+	return m.ReclaimToken, err
+}
+
+// claimName returns the agent id a join with a reclaim token or an agent id
+// override may act as: the token's member, or the override if it names no
+// member, or names one whose token the caller holds or whose recorded
+// process the caller is.
+func (sn *snapshot) claimName(c Caller, req JoinRequest) (string, error) {
+	if req.ReclaimToken != "" {
+		for i := range sn.members {
+			m := &sn.members[i]
+			if m.ReclaimToken == "" || subtle.ConstantTimeCompare([]byte(m.ReclaimToken), []byte(req.ReclaimToken)) != 1 {
+				continue
+			}
+			if req.AgentIDOverride != "" && req.AgentIDOverride != m.AgentID {
+				return "", invalidArg("reclaim_token", "the reclaim_token belongs to %s, not to agent_id_override %s", m.AgentID, req.AgentIDOverride).
+					WithHint("leave agent_id_override out to join as %s", m.AgentID)
+			}
+			return m.AgentID, nil
+		}
+		return "", invalidArg("reclaim_token", "the reclaim_token belongs to no member of room %s", sn.room.ID).
+			With("room_id", sn.room.ID).
+			WithHint("join without reclaim_token to join as a new member; a token works only in the room that gave it, while its member has not left")
+	}
+	m := sn.member(c.AgentID)
+	if m == nil || m.ReclaimToken == "" || (!c.Process.IsZero() && c.Process.Same(m.Process)) {
+		return c.AgentID, nil
+	}
+	return "", sn.describe(Errorf(CodeAgentIDInUse, "%s is a member of room %s; only its reclaim_token may join as it", c.AgentID, sn.room.ID)).
+		With("agent_id", c.AgentID).
+		WithHint("pass the reclaim_token that join_path gave %s, or choose another agent_id_override", c.AgentID)
 }
 
 func resolvePath(path string) (workspace.Resolution, error) {

@@ -183,13 +183,20 @@ type CloseResult struct {
 	ClosedAt time.Time `json:"closed_at"`
 	// Revised is true when the room was already closed and this call revised its conclusion.
 	Revised bool `json:"revised"`
+	// DocVersion is the document version holding the conclusion in its
+	// Conclusion section; 0 when this close wrote none.
+	DocVersion int64 `json:"doc_version,omitempty"`
 }
 
-// Close ends a room for good: no more turns, waiters get closed, the log stays
-// readable and a later join at the path starts a new room. The holder may
-// close; while another member holds the stick (even with an expired lease,
-// since a timeout never revokes) nobody else may, unless its process is
-// proven gone. Closing a closed room records a revised reason and conclusion.
+// Close ends a room for good: no more turns, waiters get closed, the log and
+// the document stay readable (and no longer writable), and a later join at
+// the path starts a new room. A conclusion is also written into the
+// document's "## Conclusion" section, replacing one that exists, in the
+// same transaction. The holder may close; while another member holds the
+// stick (even with an expired lease, since a timeout never revokes) nobody
+// else may, unless its process is proven gone. Closing a closed room
+// records a revised reason and conclusion, and revises the document's
+// Conclusion section.
 //
 // Errors: invalid_argument (reason, conclusion), room_not_found,
 // unknown_member, stick_held.
@@ -211,9 +218,29 @@ func (s *Service) Close(ctx context.Context, c Caller, roomID, reason, conclusio
 			}
 			return e.WithHint("ask the holder to close it, or wait until the stick is free")
 		}
-		ev, err := tx.AppendEvent(Event{RoomID: r.ID, TurnID: r.TurnID, Type: EventClose, From: c.AgentID, Reason: reason, Text: conclusion, CreatedAt: sn.now})
+		ev := Event{RoomID: r.ID, TurnID: r.TurnID, Type: EventClose, From: c.AgentID, Reason: reason, Text: conclusion, CreatedAt: sn.now}
+		var doc *Document
+		if strings.TrimSpace(conclusion) != "" {
+			cur, err := currentDoc(tx, r.ID)
+			if err != nil {
+				return err
+			}
+			if content := replaceSection(cur.Content, ConclusionSection, conclusion); content != cur.Content {
+				doc = &Document{DocVersion: DocVersion{RoomID: r.ID, Version: cur.Version + 1, Author: c.AgentID,
+					Op: DocConclusion, Size: len(content), CreatedAt: sn.now}, Content: content}
+				ev.Data, _ = json.Marshal(map[string]any{"doc_version": doc.Version})
+			}
+		}
+		ev, err := tx.AppendEvent(ev)
 		if err != nil {
 			return err
+		}
+		if doc != nil {
+			doc.EventSeq = ev.Seq
+			if err := tx.SaveDoc(*doc); err != nil {
+				return err
+			}
+			out.DocVersion = doc.Version
 		}
 		if !out.Revised {
 			r.State, r.Owner, r.ReservedFor, r.LeaseID = StateClosed, "", "", ""

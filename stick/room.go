@@ -85,4 +85,7 @@ type Member struct {
 	Process Process
 	// SyncCursor is the last event Sync has given the member (see Sync).
 	SyncCursor int64
+	// ReclaimToken lets a restarted process of this member join as it again
+	// (see JoinRequest.ReclaimToken); secret, never shown to other members.
+	ReclaimToken string
 }

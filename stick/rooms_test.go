@@ -70,13 +70,18 @@ func TestJoinOverrideIsFlaggedAndIdempotent(t *testing.T) {
 	if err != nil || j.AgentID != "tester" || !j.NewMember {
 		t.Fatalf("override: %+v %v", j, err)
 	}
-	again, _ := e.svc.JoinPath(e.ctx, agent("x"), stick.JoinRequest{Path: e.repo, AgentIDOverride: "tester"})
-	if again.NewMember || len(again.Room.Members) != 1 {
+	if j.ReclaimToken == "" {
+		t.Fatalf("a join must return a reclaim token: %+v", j)
+	}
+	_, err = e.svc.JoinPath(e.ctx, agent("x"), stick.JoinRequest{Path: e.repo, AgentIDOverride: "tester"})
+	wantCode(t, err, stick.CodeAgentIDInUse)
+	again, err := e.svc.JoinPath(e.ctx, agent("x"), stick.JoinRequest{Path: e.repo, AgentIDOverride: "tester", ReclaimToken: j.ReclaimToken})
+	if err != nil || again.NewMember || len(again.Room.Members) != 1 || again.ReclaimToken != j.ReclaimToken {
 		t.Fatalf("joining twice must not add a member twice: %+v", again)
 	}
 	page, _ := e.svc.RoomEvents(e.ctx, j.RoomID, 0, 0)
 	var data map[string]any
-	if len(page.Events) != 1 || json.Unmarshal(page.Events[0].Data, &data) != nil || data["override"] != true {
+	if len(page.Events) != 2 || json.Unmarshal(page.Events[0].Data, &data) != nil || data["override"] != true {
 		t.Fatalf("the join event must flag the override: %+v", page.Events)
 	}
 }

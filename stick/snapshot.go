@@ -194,7 +194,7 @@ func sameMember(a, b Member) bool {
 		}
 		return t.UnixMilli()
 	}
-	return a.RoomID == b.RoomID && a.AgentID == b.AgentID && a.Ordinal == b.Ordinal && a.SyncCursor == b.SyncCursor &&
+	return a.RoomID == b.RoomID && a.AgentID == b.AgentID && a.Ordinal == b.Ordinal && a.SyncCursor == b.SyncCursor && a.ReclaimToken == b.ReclaimToken &&
 		ms(a.JoinedAt) == ms(b.JoinedAt) && a.Kind == b.Kind && a.DisplayName == b.DisplayName &&
 		a.Process.HostID == b.Process.HostID && a.Process.BootID == b.Process.BootID &&
 		a.Process.PID == b.Process.PID && ms(a.Process.StartedAt) == ms(b.Process.StartedAt)

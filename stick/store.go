@@ -72,6 +72,20 @@ type Tx interface {
 	// with the given client message id, if any.
 	SentEvent(roomID, from, clientMessageID string) (e Event, ok bool, err error)
 
+	// Doc returns the given version of the room's document, 0 for the
+	// current one; ok is false when there is no such version.
+	Doc(roomID string, version int64) (d Document, ok bool, err error)
+	// SaveDoc stores d as the room's current document and appends it to
+	// the document's history; d.Version must be the next version.
+	SaveDoc(d Document) error
+	// DocHistory returns every version of the room's document, oldest
+	// first, without content.
+	DocHistory(roomID string) ([]DocVersion, error)
+	// Search returns up to q.Limit entries of the search index that match
+	// the FTS5 expression match and q's filters, best first. Errors:
+	// search_unavailable when the store has no full-text index.
+	Search(match string, q SearchQuery) ([]SearchHit, error)
+
 	// Ring asks for the bell of agent in room (agent "" for the room's own
 	// bell) to ring once the transaction commits; nothing rings if it
 	// rolls back.

@@ -102,6 +102,9 @@ func (s *Store) migrate() (err error) {
 			return s.mapErr(err)
 		}
 	}
+	if err := s.ensureSearch(conn); err != nil {
+		return s.mapErr(err)
+	}
 	if version < SchemaVersion {
 		err := sqlitex.Execute(conn, "INSERT INTO meta (key, value) VALUES ('schema_version', ?) ON CONFLICT (key) DO UPDATE SET value = excluded.value",
 			&sqlitex.ExecOptions{Args: []any{strconv.Itoa(SchemaVersion)}})

@@ -145,6 +145,36 @@ CREATE UNIQUE INDEX events_client_message_idx ON events (room_id, from_agent_id,
 	`
 ALTER TABLE members ADD COLUMN sync_cursor INTEGER NOT NULL DEFAULT 0;
 `,
+	// 5: shared working memory: each member's reclaim token, and the room
+	// document: its current version in docs (which the search index
+	// follows) and every version, append-only, in doc_versions. The search
+	// index itself is made by ensureSearch, so a SQLite without FTS5 can
+	// still open the file.
+	`
+ALTER TABLE members ADD COLUMN reclaim_token TEXT;
+
+CREATE TABLE docs (
+	doc_id     INTEGER PRIMARY KEY,
+	room_id    TEXT NOT NULL UNIQUE REFERENCES rooms (room_id),
+	version    INTEGER NOT NULL,
+	content    TEXT NOT NULL,
+	updated_by TEXT NOT NULL,
+	updated_at INTEGER NOT NULL
+) STRICT;
+
+CREATE TABLE doc_versions (
+	room_id    TEXT NOT NULL REFERENCES rooms (room_id),
+	version    INTEGER NOT NULL,
+	content    TEXT NOT NULL,
+	author     TEXT NOT NULL,
+	op         TEXT NOT NULL,
+	event_seq  INTEGER NOT NULL,
+	created_at INTEGER NOT NULL,
+	PRIMARY KEY (room_id, version)
+) STRICT;
+CREATE TRIGGER doc_versions_no_update BEFORE UPDATE ON doc_versions BEGIN SELECT RAISE(ABORT, 'document versions are append-only'); END;
+CREATE TRIGGER doc_versions_no_delete BEFORE DELETE ON doc_versions BEGIN SELECT RAISE(ABORT, 'document versions are append-only'); END;
+`,
 }
 
 // SchemaVersion is the schema version this build writes.

@@ -28,6 +28,8 @@ type Options struct {
 	PoolSize int
 	// FallbackPoll is the slow poll that backs up file notifications (default 1 s).
 	FallbackPoll time.Duration
+	// noFTS makes the store behave as with a SQLite without FTS5 (tests).
+	noFTS bool
 }
 
 // Store is a stick.Store on one SQLite file.
@@ -219,7 +221,7 @@ func (s *Store) update(ctx context.Context, fn func(stick.Tx) error) (err error)
 	if err != nil {
 		return s.mapErr(s.ctxErr(ctx, err))
 	}
-	t := &tx{conn: conn, write: true}
+	t := &tx{conn: conn, write: true, noFTS: s.opts.noFTS}
 	err = fn(t)
 	end(&err)
 	if err != nil {
@@ -253,7 +255,7 @@ func (s *Store) view(ctx context.Context, fn func(stick.Tx) error) (err error) {
 	}
 	defer s.pool.Put(conn)
 	end := sqlitex.Transaction(conn)
-	err = fn(&tx{conn: conn})
+	err = fn(&tx{conn: conn, noFTS: s.opts.noFTS})
 	end(&err)
 	if err != nil {
 		return s.mapErr(s.ctxErr(ctx, err))

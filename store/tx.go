@@ -18,6 +18,8 @@ type tx struct {
 	conn  *sqlite.Conn
 	write bool
 	rings []string // bells to ring after the commit
+	// noFTS makes Search report that full-text search is unavailable.
+	noFTS bool
 }
 
 // Ring implements stick.Tx.Ring.
@@ -146,7 +148,7 @@ func (t *tx) SaveRoom(r stick.Room) error {
 }
 
 const memberCols = `room_id, agent_id, ordinal, joined_at, last_seen_at, session_kind, display_name,
-	host_id, boot_id, pid, process_started_at, sync_cursor`
+	host_id, boot_id, pid, process_started_at, sync_cursor, reclaim_token`
 
 // Members implements stick.Tx.Members.
 func (t *tx) Members(roomID string) ([]stick.Member, error) {
@@ -163,6 +165,7 @@ func (t *tx) Members(roomID string) ([]stick.Member, error) {
 			m.Process.HostID, m.Process.BootID, m.Process.PID = st.ColumnText(7), st.ColumnText(8), st.ColumnInt(9)
 			m.Process.StartedAt = colTime(st, 10)
 			m.SyncCursor = st.ColumnInt64(11)
+			m.ReclaimToken = st.ColumnText(12)
 			out = append(out, m)
 			return nil
 		}})
@@ -184,14 +187,14 @@ func (t *tx) SaveMember(m stick.Member) error {
 	}
 	// An upsert updates the row in place; INSERT OR REPLACE would delete and
 	// re-insert it, with a statement journal and foreign-key checks.
-	return sqlitex.Execute(t.conn, "INSERT INTO members ("+memberCols+") VALUES (?,?,?,?,?,?,?,?,?,?,?,?)"+
+	return sqlitex.Execute(t.conn, "INSERT INTO members ("+memberCols+") VALUES (?,?,?,?,?,?,?,?,?,?,?,?,?)"+
 		" ON CONFLICT (room_id, agent_id) DO UPDATE SET ordinal = excluded.ordinal, joined_at = excluded.joined_at,"+
 		" last_seen_at = excluded.last_seen_at, session_kind = excluded.session_kind, display_name = excluded.display_name,"+
 		" host_id = excluded.host_id, boot_id = excluded.boot_id, pid = excluded.pid, process_started_at = excluded.process_started_at,"+
-		" sync_cursor = excluded.sync_cursor",
+		" sync_cursor = excluded.sync_cursor, reclaim_token = excluded.reclaim_token",
 		&sqlitex.ExecOptions{Args: []any{
 			m.RoomID, m.AgentID, m.Ordinal, ms(m.JoinedAt), ms(m.LastSeenAt), string(m.Kind), nullText(m.DisplayName),
-			nullText(p.HostID), nullText(p.BootID), pid, nullTime(p.StartedAt), m.SyncCursor,
+			nullText(p.HostID), nullText(p.BootID), pid, nullTime(p.StartedAt), m.SyncCursor, nullText(m.ReclaimToken),
 		}})
 }
 

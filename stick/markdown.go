@@ -1,0 +1,187 @@
+package stick
+
+import (
+	"strings"
+	"unicode"
+)
+
+// MaxSectionLen is the longest section title AppendDoc accepts, in bytes.
+const MaxSectionLen = 200
+
+// ConclusionSection is the document section Close writes its conclusion into.
+const ConclusionSection = "Conclusion"
+
+// sectionTitle normalises a section argument: "Plan", "## Plan" and
+// " ## Plan " all name the section headed "## Plan"; "" names none.
+func sectionTitle(section string) (string, error) {
+	if section == "" {
+		return "", nil
+	}
+	title := strings.TrimSpace(strings.TrimLeft(strings.TrimSpace(section), "#"))
+	switch {
+	case title == "":
+		return "", invalidArg("section", "section %q has no title; give the heading's text, for example \"Decisions\"", section)
+	case len(title) > MaxSectionLen:
+		return "", invalidArg("section", "section is %d bytes; at most %d are allowed", len(title), MaxSectionLen)
+	case strings.ContainsFunc(title, unicode.IsControl):
+		return "", invalidArg("section", "section must be one line of text without control characters")
+	}
+	if problem := textProblem(title, MaxSectionLen, true); problem != "" {
+		return "", invalidArg("section", "section %s", problem)
+	}
+	return title, nil
+}
+
+// docLines splits markdown into lines that keep their newline.
+func docLines(s string) []string {
+	if s == "" {
+		return nil
+	}
+	return strings.SplitAfter(strings.TrimSuffix(s, "\n"), "\n")
+}
+
+// headingLevel returns the level of an ATX heading line (1 for "# x", 2 for
+// "## x", ...) and its title, or 0 for any other line.
+func headingLevel(line string) (int, string) {
+	l := strings.TrimRight(line, "\r\n")
+	trimmed := strings.TrimLeft(l, " ")
+	if len(l)-len(trimmed) > 3 {
+		return 0, ""
+	}
+	n := len(trimmed) - len(strings.TrimLeft(trimmed, "#"))
+	if n == 0 || n > 6 {
+		return 0, ""
+	}
+	rest := trimmed[n:]
+	if rest != "" && rest[0] != ' ' && rest[0] != '\t' {
+		return 0, ""
+	}
+	title := strings.TrimSpace(rest)
+	if t := strings.TrimRight(title, "#"); t != title && (t == "" || strings.HasSuffix(t, " ")) {
+		title = strings.TrimSpace(t)
+	}
+	return n, title
+}
+
+// fence returns the fence marker a line opens or closes ("```" or "~~~"), or "".
+func fence(line string) string {
+	t := strings.TrimLeft(line, " ")
+	if len(line)-len(t) > 3 {
+		return ""
+	}
+	for _, m := range []string{"```", "~~~"} {
+		if strings.HasPrefix(t, m) {
+			return m
+		}
+	}
+	return ""
+}
+
+// findSection returns the line index of the "## title" heading (compared
+// without case) and the index just past its section: the next heading of
+// level 1 or 2, or len(lines). Headings in fenced code do not count. start
+// is -1 when there is no such section.
+func findSection(lines []string, title string) (start, end int) {
+	start, end = -1, len(lines)
+	open := ""
+	for i, line := range lines {
+		if m := fence(line); m != "" {
+			switch {
+			case open == "":
+				open = m
+			case m == open:
+				open = ""
+			}
+			continue
+		}
+		if open != "" {
+			continue
+		}
+		level, t := headingLevel(line)
+		if level == 0 || level > 2 {
+			continue
+		}
+		if start >= 0 {
+			return start, i
+		}
+		if level == 2 && strings.EqualFold(t, title) {
+			start = i
+		}
+	}
+	return start, end
+}
+
+// block returns text as lines ending in exactly one newline.
+func block(text string) string {
+	return strings.TrimRight(text, "\n") + "\n"
+}
+
+// appendUnder returns content with text added at the end, or at the end of
+// the section titled title (a new section at the end if there is none).
+func appendUnder(content, title, text string) string {
+	if title == "" {
+		if content == "" {
+			return block(text)
+		}
+		return block(content) + block(text)
+	}
+	lines := docLines(content)
+	start, end := findSection(lines, title)
+	if start < 0 {
+		return newSection(content, title, text)
+	}
+	last := end
+	for last > start+1 && strings.TrimSpace(lines[last-1]) == "" {
+		last--
+	}
+	var b strings.Builder
+	for _, l := range lines[:last] {
+		b.WriteString(l)
+	}
+	out := block(b.String())
+	if last == start+1 {
+		out += "\n"
+	}
+	out += block(text)
+	if end < len(lines) {
+		out += "\n"
+		for _, l := range lines[end:] {
+			out += l
+		}
+		out = block(out)
+	}
+	return out
+}
+
+// replaceSection returns content with the section titled title holding
+// only text (added at the end if there is none).
+func replaceSection(content, title, text string) string {
+	lines := docLines(content)
+	start, end := findSection(lines, title)
+	if start < 0 {
+		return newSection(content, title, text)
+	}
+	var b strings.Builder
+	for _, l := range lines[:start] {
+		b.WriteString(l)
+	}
+	b.WriteString(block(lines[start]))
+	b.WriteString("\n")
+	b.WriteString(block(text))
+	if end < len(lines) {
+		b.WriteString("\n")
+		for _, l := range lines[end:] {
+			b.WriteString(l)
+		}
+	}
+	return block(b.String())
+}
+
+// newSection appends "## title" and text to content, after a blank line.
+func newSection(content, title, text string) string {
+	out := ""
+	if strings.TrimSpace(content) != "" {
+		out = strings.TrimRight(content, "\n") + "\n\n"
+	}
+	return out + "## " + title + "\n\n" + block(text)
+}

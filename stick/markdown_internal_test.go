@@ -1,0 +1,73 @@
+package stick
+
+import "testing"
+
+func TestAppendUnder(t *testing.T) {
+	for _, c := range []struct{ name, content, title, text, want string }{
+		{"empty, no section", "", "", "first", "first\n"},
+		{"end of document", "# Plan\n\nstep one", "", "step two\n\n", "# Plan\n\nstep one\nstep two\n"},
+		{"new section in empty", "", "Decisions", "- keep v1", "## Decisions\n\n- keep v1\n"},
+		{"new section at end", "# Plan\n\nintro\n\n\n", "Decisions", "- keep v1", "# Plan\n\nintro\n\n## Decisions\n\n- keep v1\n"},
+		{"under existing, before next", "## Decisions\n\n- a\n\n## Risks\n\n- r\n", "decisions", "- b",
+			"## Decisions\n\n- a\n- b\n\n## Risks\n\n- r\n"},
+		{"under heading with no body", "## Decisions\n## Risks\n", "Decisions", "- a",
+			"## Decisions\n\n- a\n\n## Risks\n"},
+		{"last section", "# T\n\n## Log\n\none\n", "Log", "two", "# T\n\n## Log\n\none\ntwo\n"},
+		{"level three stays inside", "## Log\n\none\n### detail\n\nmore\n## Next\n", "Log", "two",
+			"## Log\n\none\n### detail\n\nmore\ntwo\n\n## Next\n"},
+		{"heading in a fence is not a section", "```\n## Log\n```\n", "Log", "x", "```\n## Log\n```\n\n## Log\n\nx\n"},
+		{"closing hashes", "## Log ##\n\na\n", "Log", "b", "## Log ##\n\na\nb\n"},
+		{"not a heading without a space", "##Log\n", "Log", "b", "##Log\n\n## Log\n\nb\n"},
+	} {
+		if got := appendUnder(c.content, c.title, c.text); got != c.want {
+			t.Errorf("%s:\ngot  %q\nwant %q", c.name, got, c.want)
+		}
+	}
+}
+
+func TestReplaceSection(t *testing.T) {
+	for _, c := range []struct{ name, content, want string }{
+		{"empty", "", "## Conclusion\n\nshipped\n"},
+		{"appended", "# Plan\n\nx\n", "# Plan\n\nx\n\n## Conclusion\n\nshipped\n"},
+		{"replaced at end", "# Plan\n\n## Conclusion\n\nold\nolder\n", "# Plan\n\n## Conclusion\n\nshipped\n"},
+		{"replaced in the middle", "## Conclusion\n\nold\n\n## Appendix\n\na\n", "## Conclusion\n\nshipped\n\n## Appendix\n\na\n"},
+	} {
+		if got := replaceSection(c.content, ConclusionSection, "shipped"); got != c.want {
+			t.Errorf("%s:\ngot  %q\nwant %q", c.name, got, c.want)
+		}
+	}
+}
+
+func TestSectionTitle(t *testing.T) {
+	for in, want := range map[string]string{"": "", "Plan": "Plan", "## Plan": "Plan", "  ### Plan  ": "Plan"} {
+		if got, err := sectionTitle(in); err != nil || got != want {
+			t.Errorf("sectionTitle(%q) = %q, %v; want %q", in, got, err, want)
+		}
+	}
+	for _, bad := range []string{"##", "a\nb", string(make([]byte, MaxSectionLen+1)), "\xff"} {
+		if _, err := sectionTitle(bad); ErrorCode(err) != CodeInvalidArgument {
+			t.Errorf("sectionTitle(%q) must be invalid_argument, got %v", bad, err)
+		}
+	}
+}
+
+func TestMatchExpr(t *testing.T) {
+	for in, want := range map[string]string{
+		"flaky test":            `"flaky" AND "test"`,
+		`"race condition" lock`: `"race condition" AND "lock"`,
+		"migrat*":               `"migrat"*`,
+		"a OR b c":              `("a" OR "b") AND "c"`,
+		`foo-bar NEAR( x"`:      `"foo-bar" AND "NEAR(" AND "x"""`,
+		"OR leading":            `"leading"`,
+		`"unterminated phrase`:  `"unterminated phrase"`,
+	} {
+		if got, err := matchExpr(in); err != nil || got != want {
+			t.Errorf("matchExpr(%q) = %s, %v; want %s", in, got, err, want)
+		}
+	}
+	for _, bad := range []string{"", "   ", "-- ** ()", `""`} {
+		if _, err := matchExpr(bad); ErrorCode(err) != CodeInvalidArgument {
+			t.Errorf("matchExpr(%q) must be invalid_argument, got %v", bad, err)
+		}
+	}
+}

@@ -1,0 +1,171 @@
+package stick
+
+import (
+	"context"
+	"strings"
+	"time"
+	"unicode"
+)
+
+// Limits on searches.
+const (
+	DefaultSearchLimit = 20
+	MaxSearchLimit     = 200
+	MaxQueryLen        = 1 << 10
+)
+
+// Highlight markers around each match in a SearchHit's Snippet (markdown bold).
+const (
+	HighlightStart = "**"
+	HighlightEnd   = "**"
+)
+
+// DocumentHit is the Type of a search hit in a room's current document.
+const DocumentHit = "document"
+
+// SearchQuery is a full-text search over notes, handoffs (status, next
+// action, open questions), close reasons and conclusions, appended document
+// text and each room's current document.
+type SearchQuery struct {
+	// Query is words to find, all of them: "word" matches word, words and
+	// wording alike (stemmed), "word*" any word it begins, "a phrase" in
+	// double quotes the words in order, and OR between two terms either one.
+	Query string
+	// RoomID limits the search to one room; "" searches every room.
+	RoomID string
+	// Type keeps hits of one kind: a note's message type (note, question,
+	// decision, …), another event type (release, pass, close, doc), or
+	// "document" for rooms' current documents.
+	Type string
+	// From keeps hits written by this member.
+	From string
+	// Limit is the most hits returned (default DefaultSearchLimit, at most MaxSearchLimit).
+	Limit int
+}
+
+// SearchHit is one match, best first.
+type SearchHit struct {
+	RoomID   string `json:"room_id"`
+	RoomPath string `json:"room_path"`
+	// Type is the hit's kind, as SearchQuery.Type filters it.
+	Type string `json:"type"`
+	// EventSeq is the matching event; 0 for a document hit.
+	EventSeq int64 `json:"event_seq,omitempty"`
+	// DocVersion is the document version matched; 0 for an event hit.
+	DocVersion int64 `json:"doc_version,omitempty"`
+	// From is the event's author or the document's last writer.
+	From      string    `json:"from_agent_id,omitempty"`
+	CreatedAt time.Time `json:"created_at"`
+	// Snippet is the best matching passage, each match between HighlightStart and HighlightEnd.
+	Snippet string `json:"snippet"`
+	// Score is the bm25 relevance: higher is better.
+	Score float64 `json:"score"`
+}
+
+// Search finds the entries of the room log and documents that contain the
+// query's words, ranked by bm25. No membership is needed, and closed rooms
+// are searched too.
+//
+// Errors: invalid_argument (query, room_id, type, from, limit),
+// room_not_found, search_unavailable.
+func (s *Service) Search(ctx context.Context, q SearchQuery) ([]SearchHit, error) {
+	match, err := matchExpr(q.Query)
+	if err != nil {
+		return nil, err
+	}
+	switch {
+	case q.Limit < 0 || q.Limit > MaxSearchLimit:
+		return nil, invalidArg("limit", "limit must be between 1 and %d, not %d", MaxSearchLimit, q.Limit)
+	case q.Limit == 0:
+		q.Limit = DefaultSearchLimit
+	}
+	if problem := textProblem(q.Type, MaxMessageTypeLen, false); problem != "" {
+		return nil, invalidArg("type", "type %s", problem)
+	}
+	if q.From != "" {
+		if err := validateAgentID("from", q.From); err != nil {
+			return nil, err
+		}
+	}
+	var out []SearchHit
+	err = s.store.View(ctx, func(tx Tx) error {
+		if q.RoomID != "" {
+			if _, ok, err := tx.Room(q.RoomID); err != nil {
+				return err
+			} else if !ok {
+				return roomNotFound(q.RoomID)
+			}
+		}
+		var err error
+		out, err = tx.Search(match, q)
+		return err
+	})
+	if out == nil {
+		out = []SearchHit{}
+	}
+	return out, err
+}
+
+// matchExpr turns a query into an FTS5 expression in which every word is a
+// quoted string, so no character of the query can be FTS5 syntax: words are
+// ANDed, "…" is a phrase, a trailing * a prefix and OR (in capitals) joins
+// two terms.
+func matchExpr(query string) (string, error) {
+	if problem := textProblem(query, MaxQueryLen, true); problem != "" {
+		return "", invalidArg("query", "query %s", problem)
+	}
+	var terms []string
+	pendingOr := false
+	add := func(term string, prefix bool) {
+		if !strings.ContainsFunc(term, func(r rune) bool { return unicode.IsLetter(r) || unicode.IsDigit(r) }) {
+			return
+		}
+		t := `"` + strings.ReplaceAll(term, `"`, `""`) + `"`
+		if prefix {
+			t += "*"
+		}
+		if pendingOr && len(terms) > 0 {
+			terms[len(terms)-1] += " OR " + t
+		} else {
+			terms = append(terms, t)
+		}
+		pendingOr = false
+	}
+	rest := query
+	for {
+		rest = strings.TrimLeftFunc(rest, unicode.IsSpace)
+		if rest == "" {
+			break
+		}
+		if rest[0] == '"' {
+			end := strings.IndexByte(rest[1:], '"')
+			if end < 0 {
+				end = len(rest) - 1
+			}
+			add(rest[1:1+end], false)
+			rest = rest[min(len(rest), end+2):]
+			continue
+		}
+		word := rest
+		if i := strings.IndexFunc(rest, unicode.IsSpace); i >= 0 {
+			word = rest[:i]
+		}
+		rest = rest[len(word):]
+		if word == "OR" {
+			pendingOr = len(terms) > 0
+			continue
+		}
+		prefix := strings.HasSuffix(word, "*")
+		add(strings.TrimRight(word, "*"), prefix)
+	}
+	if len(terms) == 0 {
+		return "", invalidArg("query", "query %q has no word to search for", query).
+			WithHint("give at least one word of letters or digits")
+	}
+	for i, t := range terms {
+		if strings.Contains(t, " OR ") {
+			terms[i] = "(" + t + ")"
+		}
+	}
+	return strings.Join(terms, " AND "), nil
+}

@@ -1,0 +1,122 @@
+package stick_test
+
+import (
+	"strings"
+	"testing"
+
+	"github.com/stickhq/stick/stick"
+)
+
+// TestSearchRanking: bm25 puts the note that is most about the words
+// first; handoffs, close conclusions and the current document are found,
+// filters narrow, and a document's old versions are not.
+func TestSearchRanking(t *testing.T) {
+	e := newEnv(t)
+	a, b := agent("a"), agent("b")
+	room := e.join(a).RoomID
+	e.join(b)
+	post := func(c stick.Caller, typ stick.NoteType, text string) int64 {
+		t.Helper()
+		res, err := e.svc.Post(e.ctx, c, room, stick.Note{Text: text, Type: typ})
+		if err != nil {
+			t.Fatal(err)
+		}
+		return res.Event.Seq
+	}
+	weak := post(a, "", "Long notes about many things: the build, the docs, the release train, the changelog, "+
+		"and at the very end a flaky test that nobody looked at yet, plus some words about lunch.")
+	strong := post(b, stick.NoteQuestion, "Flaky test again: the flaky cache test is flaky under -race.")
+	post(a, "", "Nothing to see here.")
+	l := e.claim(a, room).Lease()
+	rel, err := e.svc.Release(e.ctx, a, l, stick.Handoff{Status: "Found the deadlock in the watcher.",
+		NextAction: "Fix the lock order.", OpenQuestions: []string{"Does the migration need a backfill?"}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := e.svc.UpdateDoc(e.ctx, b, room, "# Plan\n\nRemove the zeppelin adapter.\n", 0); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := e.svc.UpdateDoc(e.ctx, b, room, "# Plan\n\nKeep the blimp adapter.\n", 1); err != nil {
+		t.Fatal(err)
+	}
+
+	hits := search(t, e, stick.SearchQuery{Query: "flaky test"})
+	if len(hits) != 2 || hits[0].EventSeq != strong || hits[1].EventSeq != weak || hits[0].Score <= hits[1].Score {
+		t.Fatalf("the note about flaky tests must rank first: %+v", hits)
+	}
+	if hits[0].Type != "question" || hits[0].From != "b" || hits[0].RoomPath != e.repo || !strings.Contains(hits[0].Snippet, "**flaky**") {
+		t.Fatalf("a hit says where, what and who, with the match highlighted: %+v", hits[0])
+	}
+	if h := search(t, e, stick.SearchQuery{Query: "deadlock"}); len(h) != 1 || h[0].EventSeq != rel.EventSeq || h[0].Type != "release" {
+		t.Fatalf("a handoff's status is found: %+v", h)
+	}
+	if h := search(t, e, stick.SearchQuery{Query: "backfill migrations"}); len(h) != 1 || h[0].EventSeq != rel.EventSeq {
+		t.Fatalf("open questions are found, with stemming (migrations ~ migration): %+v", h)
+	}
+	if h := search(t, e, stick.SearchQuery{Query: "blimp"}); len(h) != 1 || h[0].Type != stick.DocumentHit || h[0].DocVersion != 2 || h[0].EventSeq != 0 {
+		t.Fatalf("the current document is found: %+v", h)
+	}
+	if h := search(t, e, stick.SearchQuery{Query: "zeppelin"}); len(h) != 0 {
+		t.Fatalf("an overwritten version is not: %+v", h)
+	}
+	if h := search(t, e, stick.SearchQuery{Query: "flak*", From: "a"}); len(h) != 1 || h[0].EventSeq != weak {
+		t.Fatalf("prefix and author filter: %+v", h)
+	}
+	if h := search(t, e, stick.SearchQuery{Query: "flaky", Type: "question"}); len(h) != 1 || h[0].EventSeq != strong {
+		t.Fatalf("type filter: %+v", h)
+	}
+	if h := search(t, e, stick.SearchQuery{Query: "flaky OR deadlock", Limit: 2}); len(h) != 2 {
+		t.Fatalf("OR and limit: %+v", h)
+	}
+	if h := search(t, e, stick.SearchQuery{Query: `"test again"`}); len(h) != 1 || h[0].EventSeq != strong {
+		t.Fatalf("a phrase: %+v", h)
+	}
+
+	other := newEnvAt(t, e)
+	if h := search(t, e, stick.SearchQuery{Query: "flaky", RoomID: other}); len(h) != 0 {
+		t.Fatalf("room filter: %+v", h)
+	}
+	if _, err := e.svc.Close(e.ctx, b, room, "done", "The zeppelin is gone for good."); err != nil {
+		t.Fatal(err)
+	}
+	if h := search(t, e, stick.SearchQuery{Query: "zeppelin"}); len(h) != 2 {
+		t.Fatalf("a closed room's conclusion (event and document) is found: %+v", h)
+	}
+	for _, c := range []struct {
+		q     stick.SearchQuery
+		code  stick.Code
+		field string
+	}{
+		{stick.SearchQuery{}, stick.CodeInvalidArgument, "query"},
+		{stick.SearchQuery{Query: "()"}, stick.CodeInvalidArgument, "query"},
+		{stick.SearchQuery{Query: "x", Limit: stick.MaxSearchLimit + 1}, stick.CodeInvalidArgument, "limit"},
+		{stick.SearchQuery{Query: "x", Limit: -1}, stick.CodeInvalidArgument, "limit"},
+		{stick.SearchQuery{Query: "x", From: "a b"}, stick.CodeInvalidArgument, "from"},
+		{stick.SearchQuery{Query: "x", RoomID: "room_nope"}, stick.CodeRoomNotFound, ""},
+	} {
+		_, err := e.svc.Search(e.ctx, c.q)
+		if se := wantCode(t, err, c.code); c.field != "" && se.Details["field"] != c.field {
+			t.Errorf("%+v must name %s: %+v", c.q, c.field, se)
+		}
+	}
+}
+
+func search(t *testing.T, e *env, q stick.SearchQuery) []stick.SearchHit {
+	t.Helper()
+	hits, err := e.svc.Search(e.ctx, q)
+	if err != nil {
+		t.Fatalf("search %+v: %v", q, err)
+	}
+	return hits
+}
+
+// newEnvAt creates a second room in another workspace of e's store and
+// returns its id.
+func newEnvAt(t *testing.T, e *env) string {
+	t.Helper()
+	res, err := e.svc.JoinPath(e.ctx, agent("z"), stick.JoinRequest{Path: mkRepo(t)})
+	if err != nil {
+		t.Fatal(err)
+	}
+	return res.RoomID
+}

@@ -1,0 +1,153 @@
+package store
+
+import (
+	"fmt"
+	"strings"
+
+	"github.com/stickhq/stick/stick"
+	"zombiezen.com/go/sqlite"
+	"zombiezen.com/go/sqlite/sqlitex"
+)
+
+// The full-text index: one row per event with searchable text (rowid =
+// event_seq) and one per room document (rowid = -doc_id), kept by triggers
+// in the transaction that writes the event or the document. Its state is
+// the meta key search_index: "ready", or "stale" after a SQLite without
+// FTS5 wrote the file (the triggers are dropped then, so it can).
+const (
+	searchTable = "search_index"
+	// eventBody is the searchable text of an event row named new (or events).
+	eventBody = `CASE WHEN %[1]s.handoff_json IS NOT NULL THEN
+		coalesce(json_extract(%[1]s.handoff_json, '$.status'), '') || char(10) ||
+		coalesce(json_extract(%[1]s.handoff_json, '$.next_action'), '') || char(10) ||
+		coalesce((SELECT group_concat(value, char(10)) FROM json_each(%[1]s.handoff_json, '$.open_questions')), '')
+	ELSE coalesce(%[1]s.reason || char(10), '') || coalesce(%[1]s.text, '') END`
+	// searchedTypes are the event types with text worth finding.
+	searchedTypes = `('note', 'release', 'pass', 'close', 'doc')`
+)
+
+var searchSchema = []string{
+	`CREATE VIRTUAL TABLE search_index USING fts5 (body, room_id UNINDEXED, type UNINDEXED, from_agent_id UNINDEXED,
+		tokenize = 'porter unicode61 remove_diacritics 2')`,
+	`CREATE TRIGGER events_search AFTER INSERT ON events WHEN new.event_type IN ` + searchedTypes + ` BEGIN
+		INSERT INTO search_index (rowid, body, room_id, type, from_agent_id) VALUES (new.event_seq, ` + fmt.Sprintf(eventBody, "new") + `,
+			new.room_id, coalesce(new.message_type, new.event_type), new.from_agent_id);
+	END`,
+	`CREATE TRIGGER docs_search_insert AFTER INSERT ON docs BEGIN
+		INSERT INTO search_index (rowid, body, room_id, type, from_agent_id) VALUES (-new.doc_id, new.content, new.room_id, 'document', new.updated_by);
+	END`,
+	`CREATE TRIGGER docs_search_update AFTER UPDATE ON docs BEGIN
+		DELETE FROM search_index WHERE rowid = -old.doc_id;
+		INSERT INTO search_index (rowid, body, room_id, type, from_agent_id) VALUES (-new.doc_id, new.content, new.room_id, 'document', new.updated_by);
+	END`,
+	`INSERT INTO search_index (rowid, body, room_id, type, from_agent_id)
+		SELECT event_seq, ` + fmt.Sprintf(eventBody, "events") + `, room_id, coalesce(message_type, event_type), from_agent_id
+		FROM events WHERE event_type IN ` + searchedTypes,
+	`INSERT INTO search_index (rowid, body, room_id, type, from_agent_id)
+		SELECT -doc_id, content, room_id, 'document', updated_by FROM docs`,
+}
+
+var searchTriggers = []string{"events_search", "docs_search_insert", "docs_search_update"}
+
+// ensureSearch builds the search index when this SQLite has FTS5 and the
+// index is missing or stale, or, without FTS5, drops its triggers (which
+// would fail every write) and marks it stale. It runs inside migrate's
+// write transaction.
+func (s *Store) ensureSearch(conn *sqlite.Conn) error {
+	state, err := metaValue(conn, "search_index")
+	if err != nil {
+		return err
+	}
+	fts, err := pragmaInt(conn, "SELECT sqlite_compileoption_used('ENABLE_FTS5')")
+	if err != nil {
+		return err
+	}
+	if fts == 0 || s.opts.noFTS {
+		if state != "ready" {
+			return nil
+		}
+		for _, t := range searchTriggers {
+			if err := sqlitex.ExecuteTransient(conn, "DROP TRIGGER IF EXISTS "+t, nil); err != nil {
+				return err
+			}
+		}
+		return setMeta(conn, "search_index", "stale")
+	}
+	if state == "ready" {
+		return nil
+	}
+	for _, t := range searchTriggers {
+		if err := sqlitex.ExecuteTransient(conn, "DROP TRIGGER IF EXISTS "+t, nil); err != nil {
+			return err
+		}
+	}
+	if err := sqlitex.ExecuteTransient(conn, "DROP TABLE IF EXISTS "+searchTable, nil); err != nil {
+		return err
+	}
+	for _, q := range searchSchema {
+		if err := sqlitex.ExecuteTransient(conn, q, nil); err != nil {
+			return fmt.Errorf("build the search index: %w", err)
+		}
+	}
+	return setMeta(conn, "search_index", "ready")
+}
+
+func setMeta(conn *sqlite.Conn, key, value string) error {
+	return sqlitex.Execute(conn, "INSERT INTO meta (key, value) VALUES (?, ?) ON CONFLICT (key) DO UPDATE SET value = excluded.value",
+		&sqlitex.ExecOptions{Args: []any{key, value}})
+}
+
+// searchUnavailable is the error of a search that cannot run.
+func searchUnavailable(why string) *stick.Error {
+	return stick.Errorf(stick.CodeSearchUnavailable, "full-text search is not available: %s", why).
+		WithHint("use a stick built with SQLite's FTS5 (the release builds are); meanwhile read the log with get_room_events")
+}
+
+// Search implements stick.Tx.Search.
+func (t *tx) Search(match string, q stick.SearchQuery) ([]stick.SearchHit, error) {
+	if t.noFTS {
+		return nil, searchUnavailable("this stick's SQLite has no FTS5")
+	}
+	state, err := metaValue(t.conn, "search_index")
+	if err != nil {
+		return nil, err
+	}
+	if state != "ready" {
+		return nil, searchUnavailable("the index is out of date, since a stick without FTS5 wrote the database; it is rebuilt the next time a stick with FTS5 opens it")
+	}
+	// Filters on unindexed columns run over the matches only, which the
+	// full-text index finds.
+	where, args := "search_index MATCH ?", []any{match}
+	for _, f := range []struct{ col, val string }{{"s.room_id", q.RoomID}, {"s.type", q.Type}, {"s.from_agent_id", q.From}} {
+		if f.val != "" {
+			where += " AND " + f.col + " = ?"
+			args = append(args, f.val)
+		}
+	}
+	args = append(args, q.Limit)
+	query := `SELECT s.rowid, s.room_id, s.type, s.from_agent_id, s.rank,
+		snippet(search_index, 0, char(2), char(3), '…', 24), r.canonical_path,
+		coalesce(e.created_at, d.updated_at), d.version
+	FROM search_index s
+	JOIN rooms r ON r.room_id = s.room_id
+	LEFT JOIN events e ON s.rowid > 0 AND e.event_seq = s.rowid
+	LEFT JOIN docs d ON s.rowid < 0 AND d.doc_id = -s.rowid
+	WHERE ` + where + ` ORDER BY s.rank LIMIT ?`
+	var out []stick.SearchHit
+	err = sqlitex.Execute(t.conn, query, &sqlitex.ExecOptions{Args: args, ResultFunc: func(st *sqlite.Stmt) error {
+		h := stick.SearchHit{RoomID: st.ColumnText(1), Type: st.ColumnText(2), From: st.ColumnText(3),
+			Score: -st.ColumnFloat(4), RoomPath: st.ColumnText(6), CreatedAt: colTime(st, 7)}
+		if id := st.ColumnInt64(0); id > 0 {
+			h.EventSeq = id
+		} else {
+			h.DocVersion = st.ColumnInt64(8)
+		}
+		h.Snippet = strings.NewReplacer("\x02", stick.HighlightStart, "\x03", stick.HighlightEnd).Replace(st.ColumnText(5))
+		out = append(out, h)
+		return nil
+	}})
+	if err != nil && strings.Contains(err.Error(), "no such module") {
+		return nil, searchUnavailable("this stick's SQLite has no FTS5")
+	}
+	return out, err
+}

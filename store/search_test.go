@@ -1,0 +1,133 @@
+package store
+
+import (
+	"context"
+	"path/filepath"
+	"testing"
+
+	"github.com/stickhq/stick/stick"
+	"zombiezen.com/go/sqlite/sqlitex"
+)
+
+// TestSearchIndexBuiltOnMigration: a database from before the index gets
+// it at its first open, with every searchable event already in it.
+func TestSearchIndexBuiltOnMigration(t *testing.T) {
+	path := writeVersion1(t, `
+INSERT INTO rooms (room_id, canonical_path, state, created_at, updated_at) VALUES ('room_c', '/w', 'idle', 8, 9);
+INSERT INTO events (event_id, room_id, turn_id, event_type, from_agent_id, text, created_at) VALUES ('evt_1', 'room_c', 0, 'note', 'ana', 'the quokka escaped', 2);
+INSERT INTO events (event_id, room_id, turn_id, event_type, from_agent_id, handoff_json, created_at)
+	VALUES ('evt_2', 'room_c', 1, 'release', 'bo', '{"status":"caught the wombat","next_action":"feed it","open_questions":["where is the quokka?"]}', 3);
+INSERT INTO events (event_id, room_id, turn_id, event_type, from_agent_id, created_at) VALUES ('evt_3', 'room_c', 1, 'claim', 'quokka', 4);
+`)
+	st, err := Open(path, Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer st.Close()
+	if got := searchSeqs(t, st, `"quokka"`); len(got) != 2 || got[0]+got[1] != 3 {
+		t.Fatalf("quokka must match the note and the handoff's question only: %v", got)
+	}
+	if got := searchSeqs(t, st, `"wombat"`); len(got) != 1 || got[0] != 2 {
+		t.Fatalf("a handoff's status is indexed: %v", got)
+	}
+}
+
+// TestSearchWithoutFTS5: a SQLite without FTS5 still opens and writes the
+// file, search says it is unavailable, and the next open with FTS5
+// rebuilds the index with what was written meanwhile.
+func TestSearchWithoutFTS5(t *testing.T) {
+	dir := t.TempDir()
+	ctx := context.Background()
+	note := func(st *Store, text string) {
+		t.Helper()
+		err := st.Update(ctx, func(tx stick.Tx) error {
+			if _, ok, _ := tx.Room("room_a"); !ok {
+				if err := tx.CreateRoom(stick.Room{ID: "room_a", Path: "/w", State: stick.StateIdle}); err != nil {
+					return err
+				}
+			}
+			_, err := tx.AppendEvent(stick.Event{RoomID: "room_a", Type: stick.EventNote, Text: text})
+			return err
+		})
+		if err != nil {
+			t.Fatal(err)
+		}
+	}
+	st, err := OpenDir(dir, Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	note(st, "first aardvark")
+	st.Close()
+
+	plain, err := OpenDir(dir, Options{noFTS: true})
+	if err != nil {
+		t.Fatalf("a SQLite without FTS5 must open the file: %v", err)
+	}
+	note(plain, "second aardvark")
+	err = plain.View(ctx, func(tx stick.Tx) error {
+		_, err := tx.Search(`"aardvark"`, stick.SearchQuery{Limit: 10})
+		return err
+	})
+	if se := stick.AsError(err); se.Code != stick.CodeSearchUnavailable || se.Hint == "" {
+		t.Fatalf("want search_unavailable with a hint, got %v", err)
+	}
+	plain.Close()
+	c := rawConn(t, filepath.Join(dir, DBFileName))
+	if v := query(t, c, "SELECT value FROM meta WHERE key = 'search_index'"); v != "stale" {
+		t.Fatalf("the index must be marked stale: %q", v)
+	}
+
+	st, err = OpenDir(dir, Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer st.Close()
+	if got := searchSeqs(t, st, `"aardvark"`); len(got) != 2 {
+		t.Fatalf("the rebuilt index must hold both notes: %v", got)
+	}
+	note(st, "third aardvark")
+	if got := searchSeqs(t, st, `"aardvark"`); len(got) != 3 {
+		t.Fatalf("the rebuilt index must follow new writes: %v", got)
+	}
+}
+
+// TestDocVersionsAppendOnly: history rows cannot change.
+func TestDocVersionsAppendOnly(t *testing.T) {
+	st, err := OpenDir(t.TempDir(), Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer st.Close()
+	err = st.Update(context.Background(), func(tx stick.Tx) error {
+		if err := tx.CreateRoom(stick.Room{ID: "room_a", Path: "/w", State: stick.StateIdle}); err != nil {
+			return err
+		}
+		return tx.SaveDoc(stick.Document{DocVersion: stick.DocVersion{RoomID: "room_a", Version: 1, Author: "ana", Op: stick.DocUpdate}, Content: "x"})
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	c := rawConn(t, st.path)
+	for _, q := range []string{"UPDATE doc_versions SET content = 'y'", "DELETE FROM doc_versions"} {
+		if err := sqlitex.ExecuteTransient(c, q, nil); err == nil {
+			t.Fatalf("%s succeeded", q)
+		}
+	}
+}
+
+func searchSeqs(t *testing.T, st *Store, match string) []int64 {
+	t.Helper()
+	var out []int64
+	err := st.View(context.Background(), func(tx stick.Tx) error {
+		hits, err := tx.Search(match, stick.SearchQuery{Limit: 50})
+		for _, h := range hits {
+			out = append(out, h.EventSeq)
+		}
+		return err
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	return out
+}
