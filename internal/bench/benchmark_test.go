@@ -21,6 +21,7 @@ func BenchmarkCrashDetection(b *testing.B) { benchScenario(b, "crash-detection",
 func BenchmarkStartUp(b *testing.B)        { benchScenario(b, "start-up", false) }
 func BenchmarkBigDatabase(b *testing.B)    { benchScenario(b, "big-database", false) }
 func BenchmarkSyncBacklog(b *testing.B)    { benchScenario(b, "sync-backlog", false) }
+func BenchmarkSearch(b *testing.B)         { benchScenario(b, "search", false) }
 
 func benchScenario(b *testing.B, name string, quick bool) {
 	i := indexOf(Scenarios(), name)

@@ -50,6 +50,7 @@ func Scenarios() []Scenario {
 		{"start-up", "spawn 'stick mcp' until its initialize response; resident memory after join_path", "p50 <= 20 ms, RSS <= 25 MB", startUp},
 		{"big-database", "10,000 rooms, 1,000,000 events: join, state, events (limit 100)", "each p99 <= 2 ms", bigDatabase},
 		{"sync-backlog", "a member catches up on 10,000 pending events through Sync, 50 per page", "p99 <= 5 ms per page", syncBacklog},
+		{"search", "full-text search over 100,000 notes and 100 documents, top 20 by bm25", "p99 <= 20 ms", searchEvents},
 	}
 }
 
