@@ -53,7 +53,9 @@ type SearchHit struct {
 	EventSeq int64 `json:"event_seq,omitempty"`
 	// DocVersion is the document version matched; 0 for an event hit.
 	DocVersion int64 `json:"doc_version,omitempty"`
-	// From is the event's author or the document's last writer.
+	// Section is the heading above the matching paragraph of a document hit.
+	Section string `json:"section,omitempty"`
+	// From is the event's author, or the writer of the document's matching paragraph.
 	From      string    `json:"from_agent_id,omitempty"`
 	CreatedAt time.Time `json:"created_at"`
 	// Snippet is the best matching passage, each match between HighlightStart and HighlightEnd.

@@ -1,6 +1,10 @@
 package store
 
 import (
+	"crypto/sha256"
+	"encoding/hex"
+	"strings"
+
 	"github.com/stickhq/stick/stick"
 	"zombiezen.com/go/sqlite"
 	"zombiezen.com/go/sqlite/sqlitex"
@@ -27,7 +31,10 @@ func (t *tx) Doc(roomID string, version int64) (stick.Document, bool, error) {
 	return d, found, err
 }
 
-// SaveDoc implements stick.Tx.SaveDoc.
+// SaveDoc implements stick.Tx.SaveDoc. Besides the version, it brings the
+// document's paragraphs in doc_chunks up to date: only paragraphs that
+// appeared are added and only those that went are removed, so the search
+// index does work in proportion to the change, not to the document.
 func (t *tx) SaveDoc(d stick.Document) error {
 	if err := t.mustWrite(); err != nil {
 		return err
@@ -39,10 +46,80 @@ func (t *tx) SaveDoc(d stick.Document) error {
 	if err != nil {
 		return err
 	}
-	return sqlitex.Execute(t.conn, `INSERT INTO docs (room_id, version, content, updated_by, updated_at) VALUES (?, ?, ?, ?, ?)
-		ON CONFLICT (room_id) DO UPDATE SET version = excluded.version, content = excluded.content,
-			updated_by = excluded.updated_by, updated_at = excluded.updated_at`,
-		&sqlitex.ExecOptions{Args: []any{d.RoomID, d.Version, d.Content, d.Author, ms(d.CreatedAt)}})
+	err = sqlitex.Execute(t.conn, `INSERT INTO docs (room_id, version, updated_by, updated_at) VALUES (?, ?, ?, ?)
+		ON CONFLICT (room_id) DO UPDATE SET version = excluded.version, updated_by = excluded.updated_by, updated_at = excluded.updated_at`,
+		&sqlitex.ExecOptions{Args: []any{d.RoomID, d.Version, d.Author, ms(d.CreatedAt)}})
+	if err != nil {
+		return err
+	}
+	stored := map[string][]int64{} // hash of section and text -> chunk ids
+	err = sqlitex.Execute(t.conn, "SELECT chunk_id, hash FROM doc_chunks WHERE room_id = ?", &sqlitex.ExecOptions{
+		Args: []any{d.RoomID}, ResultFunc: func(st *sqlite.Stmt) error {
+			h := st.ColumnText(1)
+			stored[h] = append(stored[h], st.ColumnInt64(0))
+			return nil
+		}})
+	if err != nil {
+		return err
+	}
+	for _, c := range chunks(d.Content) {
+		if ids := stored[c.hash]; len(ids) > 0 {
+			stored[c.hash] = ids[1:]
+			continue
+		}
+		err := sqlitex.Execute(t.conn, "INSERT INTO doc_chunks (room_id, hash, section, content, author) VALUES (?, ?, ?, ?, ?)",
+			&sqlitex.ExecOptions{Args: []any{d.RoomID, c.hash, c.section, c.text, d.Author}})
+		if err != nil {
+			return err
+		}
+	}
+	for _, ids := range stored {
+		for _, id := range ids {
+			if err := sqlitex.Execute(t.conn, "DELETE FROM doc_chunks WHERE chunk_id = ?", &sqlitex.ExecOptions{Args: []any{id}}); err != nil {
+				return err
+			}
+		}
+	}
+	return nil
+}
+
+// chunk is one paragraph of a document, with the heading it sits under.
+type chunk struct {
+	section, text, hash string
+}
+
+// chunks splits markdown into paragraphs (runs of lines between blank
+// lines; a heading is a paragraph of its own), each with the nearest
+// heading above it.
+func chunks(content string) []chunk {
+	var out []chunk
+	section := ""
+	var para []string
+	flush := func() {
+		if len(para) == 0 {
+			return
+		}
+		text := strings.Join(para, "\n")
+		sum := sha256.Sum256([]byte(section + "\x00" + text))
+		out = append(out, chunk{section: section, text: text, hash: hex.EncodeToString(sum[:12])})
+		para = para[:0]
+	}
+	for line := range strings.SplitSeq(content, "\n") {
+		trimmed := strings.TrimSpace(line)
+		switch {
+		case trimmed == "":
+			flush()
+		case strings.HasPrefix(trimmed, "#"):
+			flush()
+			section = strings.TrimSpace(strings.Trim(trimmed, "#"))
+			para = append(para, line)
+			flush()
+		default:
+			para = append(para, line)
+		}
+	}
+	flush()
+	return out
 }
 
 // DocHistory implements stick.Tx.DocHistory.

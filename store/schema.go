@@ -146,18 +146,17 @@ CREATE UNIQUE INDEX events_client_message_idx ON events (room_id, from_agent_id,
 ALTER TABLE members ADD COLUMN sync_cursor INTEGER NOT NULL DEFAULT 0;
 `,
 	// 5: shared working memory: each member's reclaim token, and the room
-	// document: its current version in docs (which the search index
-	// follows) and every version, append-only, in doc_versions. The search
-	// index itself is made by ensureSearch, so a SQLite without FTS5 can
-	// still open the file.
+	// document: every version, append-only, in doc_versions; the current
+	// one in docs; its paragraphs in doc_chunks, which the search index
+	// follows, so that a write re-indexes only the paragraphs it changed.
+	// The search index itself is made by ensureSearch, so a SQLite without
+	// FTS5 can still open the file.
 	`
 ALTER TABLE members ADD COLUMN reclaim_token TEXT;
 
 CREATE TABLE docs (
-	doc_id     INTEGER PRIMARY KEY,
-	room_id    TEXT NOT NULL UNIQUE REFERENCES rooms (room_id),
+	room_id    TEXT PRIMARY KEY REFERENCES rooms (room_id),
 	version    INTEGER NOT NULL,
-	content    TEXT NOT NULL,
 	updated_by TEXT NOT NULL,
 	updated_at INTEGER NOT NULL
 ) STRICT;
@@ -172,6 +171,16 @@ CREATE TABLE doc_versions (
 	created_at INTEGER NOT NULL,
 	PRIMARY KEY (room_id, version)
 ) STRICT;
+
+CREATE TABLE doc_chunks (
+	chunk_id INTEGER PRIMARY KEY,
+	room_id  TEXT NOT NULL REFERENCES rooms (room_id),
+	hash     TEXT NOT NULL,
+	section  TEXT NOT NULL,
+	content  TEXT NOT NULL,
+	author   TEXT NOT NULL
+) STRICT;
+CREATE INDEX doc_chunks_room_idx ON doc_chunks (room_id);
 CREATE TRIGGER doc_versions_no_update BEFORE UPDATE ON doc_versions BEGIN SELECT RAISE(ABORT, 'document versions are append-only'); END;
 CREATE TRIGGER doc_versions_no_delete BEFORE DELETE ON doc_versions BEGIN SELECT RAISE(ABORT, 'document versions are append-only'); END;
 `,

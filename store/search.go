@@ -10,7 +10,8 @@ import (
 )
 
 // The full-text index: one row per event with searchable text (rowid =
-// event_seq) and one per room document (rowid = -doc_id), kept by triggers
+// event_seq) and one per paragraph of a room's current document (rowid =
+// -chunk_id), kept by triggers
 // in the transaction that writes the event or the document. Its state is
 // the meta key search_index: "ready", or "stale" after a SQLite without
 // FTS5 wrote the file (the triggers are dropped then, so it can).
@@ -33,21 +34,20 @@ var searchSchema = []string{
 		INSERT INTO search_index (rowid, body, room_id, type, from_agent_id) VALUES (new.event_seq, ` + fmt.Sprintf(eventBody, "new") + `,
 			new.room_id, coalesce(new.message_type, new.event_type), new.from_agent_id);
 	END`,
-	`CREATE TRIGGER docs_search_insert AFTER INSERT ON docs BEGIN
-		INSERT INTO search_index (rowid, body, room_id, type, from_agent_id) VALUES (-new.doc_id, new.content, new.room_id, 'document', new.updated_by);
+	`CREATE TRIGGER doc_chunks_search_insert AFTER INSERT ON doc_chunks BEGIN
+		INSERT INTO search_index (rowid, body, room_id, type, from_agent_id) VALUES (-new.chunk_id, new.content, new.room_id, 'document', new.author);
 	END`,
-	`CREATE TRIGGER docs_search_update AFTER UPDATE ON docs BEGIN
-		DELETE FROM search_index WHERE rowid = -old.doc_id;
-		INSERT INTO search_index (rowid, body, room_id, type, from_agent_id) VALUES (-new.doc_id, new.content, new.room_id, 'document', new.updated_by);
+	`CREATE TRIGGER doc_chunks_search_delete AFTER DELETE ON doc_chunks BEGIN
+		DELETE FROM search_index WHERE rowid = -old.chunk_id;
 	END`,
 	`INSERT INTO search_index (rowid, body, room_id, type, from_agent_id)
 		SELECT event_seq, ` + fmt.Sprintf(eventBody, "events") + `, room_id, coalesce(message_type, event_type), from_agent_id
 		FROM events WHERE event_type IN ` + searchedTypes,
 	`INSERT INTO search_index (rowid, body, room_id, type, from_agent_id)
-		SELECT -doc_id, content, room_id, 'document', updated_by FROM docs`,
+		SELECT -chunk_id, content, room_id, 'document', author FROM doc_chunks`,
 }
 
-var searchTriggers = []string{"events_search", "docs_search_insert", "docs_search_update"}
+var searchTriggers = []string{"events_search", "doc_chunks_search_insert", "doc_chunks_search_delete"}
 
 // ensureSearch builds the search index when this SQLite has FTS5 and the
 // index is missing or stale, or, without FTS5, drops its triggers (which
@@ -144,11 +144,12 @@ func (t *tx) Search(match string, q stick.SearchQuery) ([]stick.SearchHit, error
 		}
 		err = sqlitex.Execute(t.conn, `SELECT s.room_id, s.type, s.from_agent_id,
 			snippet(search_index, 0, char(2), char(3), '…', 24), r.canonical_path,
-			coalesce(e.created_at, d.updated_at), d.version
+			coalesce(e.created_at, d.updated_at), d.version, c.section
 		FROM search_index s
 		JOIN rooms r ON r.room_id = s.room_id
 		LEFT JOIN events e ON ?2 > 0 AND e.event_seq = ?2
-		LEFT JOIN docs d ON ?2 < 0 AND d.doc_id = -?2
+		LEFT JOIN doc_chunks c ON ?2 < 0 AND c.chunk_id = -?2
+		LEFT JOIN docs d ON ?2 < 0 AND d.room_id = s.room_id
 		WHERE search_index MATCH ?1 AND s.rowid = ?2`, &sqlitex.ExecOptions{Args: []any{match, b.id},
 			ResultFunc: func(st *sqlite.Stmt) error {
 				h := stick.SearchHit{RoomID: st.ColumnText(0), Type: st.ColumnText(1), From: st.ColumnText(2),
@@ -156,7 +157,7 @@ func (t *tx) Search(match string, q stick.SearchQuery) ([]stick.SearchHit, error
 				if b.id > 0 {
 					h.EventSeq = b.id
 				} else {
-					h.DocVersion = st.ColumnInt64(6)
+					h.DocVersion, h.Section = st.ColumnInt64(6), st.ColumnText(7)
 				}
 				out = append(out, h)
 				return nil

@@ -131,3 +131,51 @@ func searchSeqs(t *testing.T, st *Store, match string) []int64 {
 	}
 	return out
 }
+
+// TestDocChunks: a document is indexed by paragraph, and a new version
+// re-indexes only the paragraphs that changed.
+func TestDocChunks(t *testing.T) {
+	st, err := OpenDir(t.TempDir(), Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer st.Close()
+	ctx := context.Background()
+	save := func(v int64, content string) {
+		t.Helper()
+		err := st.Update(ctx, func(tx stick.Tx) error {
+			if v == 1 {
+				if err := tx.CreateRoom(stick.Room{ID: "room_a", Path: "/w", State: stick.StateIdle}); err != nil {
+					return err
+				}
+			}
+			return tx.SaveDoc(stick.Document{DocVersion: stick.DocVersion{RoomID: "room_a", Version: v, Author: "ana", Op: stick.DocUpdate}, Content: content})
+		})
+		if err != nil {
+			t.Fatal(err)
+		}
+	}
+	save(1, "# Plan\n\nFirst the parser.\n\n## Risks\n\nThe lexer.\nThe cache.\n\nSame.\n\nSame.\n")
+	c := rawConn(t, st.path)
+	ids := func() string {
+		return query(t, c, "SELECT group_concat(chunk_id || ':' || section || ':' || replace(content, char(10), '|'), ',') FROM (SELECT * FROM doc_chunks ORDER BY chunk_id)")
+	}
+	if got := ids(); got != "1:Plan:# Plan,2:Plan:First the parser.,3:Risks:## Risks,4:Risks:The lexer.|The cache.,5:Risks:Same.,6:Risks:Same." {
+		t.Fatalf("chunks: %s", got)
+	}
+	save(2, "# Plan\n\nFirst the parser.\n\n## Risks\n\nThe lexer.\nThe cache.\nThe clock.\n\nSame.\n")
+	if got := ids(); got != "1:Plan:# Plan,2:Plan:First the parser.,3:Risks:## Risks,5:Risks:Same.,7:Risks:The lexer.|The cache.|The clock." {
+		t.Fatalf("only the changed paragraph is replaced, one duplicate dropped: %s", got)
+	}
+	var hits []stick.SearchHit
+	err = st.View(ctx, func(tx stick.Tx) (err error) {
+		hits, err = tx.Search(`"clock"`, stick.SearchQuery{Limit: 5})
+		return err
+	})
+	if err != nil || len(hits) != 1 || hits[0].Section != "Risks" || hits[0].DocVersion != 2 || hits[0].From != "ana" {
+		t.Fatalf("a document hit names its section and version: %+v %v", hits, err)
+	}
+	if got := searchSeqs(t, st, `"cache"`); len(got) != 1 {
+		t.Fatalf("the replaced paragraph must leave the index: %v", got)
+	}
+}
