@@ -23,6 +23,7 @@ func TestMain(m *testing.M) {
 	cleanup := func() {}
 	testproc.Register("harness", harness)
 	testproc.Register("waiting-harness", waitingHarness)
+	testproc.Register("relay", relay)
 	if os.Getenv("STICK_BIN") == "" && os.Getenv("STICK_TESTPROC_HELPER") == "" {
 		dir, err := os.MkdirTemp("", "stick-bin")
 		if err != nil {

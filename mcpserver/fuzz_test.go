@@ -28,11 +28,12 @@ import (
 // name the offending field, and a rejected call (or any call of a read-only
 // tool) writes nothing to the database.
 //
-// The selector byte picks the tool (sel % 15, in toolNames order) and the
-// scene the room is brought to before the call (sel / 15 % 4, see scene).
-// In the arguments, $ROOM, $LEASE, $TURN, $AGENT, $PEER and $PATH are
-// replaced by the fuzz room's current values (and $LONG by a text over the
-// length limits), so the committed corpus
+// The selector byte picks the tool (sel % 20, in toolNames order) and the
+// scene the room is brought to before the call (sel / 20 % 4, see scene).
+// In the arguments, $ROOM, $LEASE, $TURN, $AGENT, $PEER, $PATH, $TOKEN (the
+// fuzz member's reclaim token) and $DOCVERSION (the room document's
+// current version) are replaced by the fuzz room's current values (and
+// $LONG by a text over the length limits), so the committed corpus
 // (testdata/fuzz/FuzzToolArguments) holds valid calls for every tool that
 // stay valid across runs, and mutations explore the inputs next to them.
 func FuzzToolArguments(f *testing.F) {
@@ -62,13 +63,14 @@ const (
 
 // fuzzCodes are the documented error codes a rejection in the fuzz world may
 // carry. The documented codes left out (db_busy, db_schema_mismatch,
-// db_corrupt, data_dir_unusable, unsupported_filesystem, canceled,
-// internal) report a broken database, a cancelled call or a bug; none can
-// be the right answer to arguments sent to one healthy in-process server.
+// db_corrupt, data_dir_unusable, unsupported_filesystem, search_unavailable,
+// canceled, internal) report a broken database, a SQLite without full-text
+// search, a cancelled call or a bug; none can be the right answer to
+// arguments sent to one healthy in-process server.
 var fuzzCodes = []stick.Code{
 	stick.CodeInvalidArgument, stick.CodeInvalidHandoff, stick.CodeRoomNotFound, stick.CodeRoomClosed,
 	stick.CodeUnknownMember, stick.CodeTurnMismatch, stick.CodeStaleLease, stick.CodeTakeoverNotAvailable,
-	stick.CodeTakeoverIneligible, stick.CodeStickHeld,
+	stick.CodeTakeoverIneligible, stick.CodeStickHeld, stick.CodeVersionConflict, stick.CodeAgentIDInUse,
 }
 
 // callTimeout bounds one fuzzed call. wait_for_turn is made non-blocking and
@@ -324,6 +326,8 @@ func (fw *fuzzWorld) substitute(args []byte) []byte {
 		"$AGENT", fw.meID,
 		"$PEER", fw.peerID,
 		"$PATH", string(path[1:len(path)-1]),
+		"$TOKEN", r.tokens[fw.meID],
+		"$DOCVERSION", strconv.FormatInt(r.docVersion, 10),
 		"$LONG", longText,
 	).Replace(string(args)))
 }
@@ -373,11 +377,15 @@ type fuzzRoom struct {
 	policySet bool
 	// lastSeen holds each member's last-seen time.
 	lastSeen map[string]time.Time
+	// tokens holds each member's reclaim token.
+	tokens map[string]string
+	// docVersion is the room document's current version, 0 if never written.
+	docVersion int64
 }
 
 // readRoom reads the fuzz room through the test's own connection.
 func (fw *fuzzWorld) readRoom() (fuzzRoom, error) {
-	r := fuzzRoom{lastSeen: map[string]time.Time{}}
+	r := fuzzRoom{lastSeen: map[string]time.Time{}, tokens: map[string]string{}}
 	err := sqlitex.Execute(fw.db, `SELECT state, coalesce(owner, ''), coalesce(reserved_for, ''), turn_id, coalesce(lease_id, ''),
 		coalesce(lease_expires_at, 0), coalesce(claim_expires_at, 0), closed_at IS NOT NULL,
 		coalesce(owner_lease_ttl_ms, 0) OR coalesce(claim_ttl_ms, 0) OR coalesce(heartbeat_interval_ms, 0) OR
@@ -394,9 +402,18 @@ func (fw *fuzzWorld) readRoom() (fuzzRoom, error) {
 	if err != nil {
 		return r, err
 	}
-	err = sqlitex.Execute(fw.db, "SELECT agent_id, last_seen_at FROM members WHERE room_id = ?", &sqlitex.ExecOptions{
+	err = sqlitex.Execute(fw.db, "SELECT agent_id, last_seen_at, coalesce(reclaim_token, '') FROM members WHERE room_id = ?", &sqlitex.ExecOptions{
 		Args: []any{fw.room}, ResultFunc: func(st *sqlite.Stmt) error {
 			r.lastSeen[st.ColumnText(0)] = time.UnixMilli(st.ColumnInt64(1))
+			r.tokens[st.ColumnText(0)] = st.ColumnText(2)
+			return nil
+		}})
+	if err != nil {
+		return r, err
+	}
+	err = sqlitex.Execute(fw.db, "SELECT version FROM docs WHERE room_id = ?", &sqlitex.ExecOptions{
+		Args: []any{fw.room}, ResultFunc: func(st *sqlite.Stmt) error {
+			r.docVersion = st.ColumnInt64(0)
 			return nil
 		}})
 	if r.leaseID != "" {
@@ -552,8 +569,8 @@ func (fw *fuzzWorld) version(t *testing.T) int64 {
 }
 
 // snapshot returns the database's content at data_version v, reading it
-// again only when v moved since the last read: every row of every table
-// but events, and of events (append-only, enforced by triggers) the row
+// again only when v moved since the last read: every row of every ordinary
+// table but events, and of events (append-only, enforced by triggers) the row
 // count, the highest event_seq and the newest rows.
 func (fw *fuzzWorld) snapshot(t *testing.T, v int64) string {
 	t.Helper()
@@ -561,7 +578,11 @@ func (fw *fuzzWorld) snapshot(t *testing.T, v int64) string {
 		return fw.rows
 	}
 	var tables []string
-	err := sqlitex.Execute(fw.db, "SELECT name FROM sqlite_schema WHERE type = 'table' ORDER BY name", &sqlitex.ExecOptions{
+	// Ordinary tables only: the full-text index (a virtual table and its
+	// shadow tables) is kept by triggers from events and docs, so it
+	// changes only with them.
+	err := sqlitex.Execute(fw.db, `SELECT s.name FROM sqlite_schema s JOIN pragma_table_list l ON l.schema = 'main' AND l.name = s.name
+		WHERE s.type = 'table' AND l.type = 'table' ORDER BY s.name`, &sqlitex.ExecOptions{
 		ResultFunc: func(st *sqlite.Stmt) error { tables = append(tables, st.ColumnText(0)); return nil }})
 	if err != nil {
 		t.Fatal(err)

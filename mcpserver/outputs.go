@@ -60,3 +60,27 @@ type noteOut struct {
 	// Duplicate is true when client_message_id matched an earlier send.
 	Duplicate bool `json:"duplicate"`
 }
+
+type docOut struct {
+	stick.Document
+	NextStep string `json:"next_step"`
+}
+
+type docVersionOut struct {
+	stick.DocVersion
+	NextStep string `json:"next_step"`
+}
+
+type docHistoryOut struct {
+	RoomID string `json:"room_id"`
+	// Versions are every version of the document, oldest first.
+	Versions []stick.DocVersion `json:"versions"`
+	NextStep string             `json:"next_step"`
+}
+
+type searchOut struct {
+	Query string `json:"query"`
+	// Hits are the matches, best first.
+	Hits     []stick.SearchHit `json:"hits"`
+	NextStep string            `json:"next_step"`
+}

@@ -12,8 +12,9 @@ import (
 )
 
 var toolNames = []string{
-	"append_note", "close_room", "get_room_events", "get_room_state", "heartbeat", "join_path", "leave_path",
-	"list_rooms", "pass_stick", "release_stick", "reorder_members", "set_room_policy", "sync", "takeover_stick", "wait_for_turn",
+	"append_note", "append_room_doc", "close_room", "get_room_events", "get_room_state", "heartbeat", "join_path", "leave_path",
+	"list_rooms", "pass_stick", "read_room_doc", "release_stick", "reorder_members", "room_doc_history", "search_events",
+	"set_room_policy", "sync", "takeover_stick", "update_room_doc", "wait_for_turn",
 }
 
 // Every tool has a description, an input schema that is a valid JSON Schema
@@ -116,7 +117,8 @@ func TestInstructions(t *testing.T) {
 	w := newWorld(t, self(t))
 	cs := w.connect("x", nil)
 	in := cs.InitializeResult().Instructions
-	for _, want := range []string{"join_path", "wait_for_turn", "your_turn", "heartbeat", "release_stick", "handoff", "takeover_stick", "get_room_events"} {
+	for _, want := range []string{"join_path", "wait_for_turn", "your_turn", "heartbeat", "release_stick", "handoff", "takeover_stick", "get_room_events",
+		"reclaim_token", "sync", "read_room_doc", "append_room_doc", "update_room_doc", "version_conflict", "search_events"} {
 		if !strings.Contains(in, want) {
 			t.Errorf("instructions do not mention %s", want)
 		}

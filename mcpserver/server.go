@@ -44,11 +44,19 @@ type Server struct {
 
 // conn is one client connection's identity: derived once from the client's
 // name at its first call, so later requests cannot change it, and replaced
-// by join_path.agent_id_override for the rest of the connection.
+// by join_path (an agent_id_override, or a reclaim_token that names a
+// member) for the rest of the connection.
 type conn struct {
-	mu       sync.Mutex
-	caller   stick.Caller
-	override string
+	mu     sync.Mutex
+	caller stick.Caller
+	// agentID replaces caller.AgentID once a join replaced it; "" before.
+	agentID string
+	// override is true when agentID came from agent_id_override, so later
+	// joins stay flagged as overridden; a reclaimed identity is not.
+	override bool
+	// tokens holds the reclaim token of the identity in force, by room_id,
+	// from every join of this connection.
+	tokens map[string]string
 }
 
 // New builds the server and registers every tool.
@@ -111,21 +119,54 @@ func (s *Server) conn(req *mcp.CallToolRequest) *conn {
 	return actual.(*conn)
 }
 
-// identity returns the caller to act as, and the override in force ("" if none).
-func (c *conn) identity() (stick.Caller, string) {
+// identity returns the caller to act as.
+func (c *conn) identity() stick.Caller {
 	c.mu.Lock()
 	defer c.mu.Unlock()
 	caller := c.caller
-	if c.override != "" {
-		caller.AgentID = c.override
+	if c.agentID != "" {
+		caller.AgentID = c.agentID
 	}
-	return caller, c.override
+	return caller
 }
 
-func (c *conn) setOverride(id string) {
+// overridden returns the agent_id_override in force, "" if none.
+func (c *conn) overridden() string {
 	c.mu.Lock()
 	defer c.mu.Unlock()
-	c.override = id
+	if c.override {
+		return c.agentID
+	}
+	return ""
+}
+
+// token returns the reclaim token the identity in force holds in room, "" if none.
+func (c *conn) token(room string) string {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	return c.tokens[room]
+}
+
+// joined records a successful join: its agent id becomes the connection's
+// identity when the join overrode or reclaimed it, and its reclaim token is
+// kept for the room. Tokens of an identity the connection no longer has
+// are dropped.
+func (c *conn) joined(res stick.JoinResult, override bool) {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	current := c.caller.AgentID
+	if c.agentID != "" {
+		current = c.agentID
+	}
+	if override || res.Reclaimed {
+		c.agentID, c.override = res.AgentID, override
+	}
+	if res.AgentID != current || c.tokens == nil {
+		c.tokens = map[string]string{}
+	}
+	if res.ReclaimToken != "" {
+		c.tokens[res.RoomID] = res.ReclaimToken
+	}
 }
 
 // addTool registers a tool whose input decoding, errors and output stick
@@ -155,7 +196,7 @@ func addTool[In, Out any](s *Server, t *mcp.Tool, h func(context.Context, stick.
 		if err := decode(req.Params.Arguments, &v); err != nil {
 			return errorResult(err), nil
 		}
-		caller, _ := s.conn(req).identity()
+		caller := s.conn(req).identity()
 		o, text, err := h(ctx, caller, req, v)
 		if err != nil {
 			return errorResult(err), nil

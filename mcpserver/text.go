@@ -1,6 +1,7 @@
 package mcpserver
 
 import (
+	"encoding/json"
 	"fmt"
 	"strconv"
 	"strings"
@@ -49,6 +50,9 @@ func until(now, t time.Time) string {
 }
 
 func nextAfterJoin(r stick.JoinResult) string {
+	if r.Reclaimed {
+		return fmt.Sprintf("catch up: call sync with room_id %s until has_more is false (it goes on from your cursor), and read_room_doc; then call wait_for_turn with room_id %s; work only when it says your_turn", r.RoomID, r.RoomID)
+	}
 	return fmt.Sprintf("call wait_for_turn with room_id %s; work only when it says your_turn", r.RoomID)
 }
 
@@ -110,6 +114,13 @@ func textJoin(o joinOut) string {
 	var b strings.Builder
 	fmt.Fprintf(&b, "joined room_id %s at %s as agent_id %s (room %s, turn %d, %s).",
 		o.RoomID, o.CanonicalPath, o.AgentID, o.Room.State, o.Room.TurnID, plural(len(o.Room.Members), "member"))
+	if o.Reclaimed {
+		fmt.Fprintf(&b, "\nreclaimed: you are member %s again, with its place in the sequence and its sync cursor.", o.AgentID)
+	}
+	if o.ReclaimToken != "" {
+		fmt.Fprintf(&b, "\nreclaim_token=%s (keep it, and show it to no one: after a restart, join_path with this reclaim_token makes you agent_id %s again, with your place and sync cursor)",
+			o.ReclaimToken, o.AgentID)
+	}
 	if o.Warning != "" {
 		fmt.Fprintf(&b, "\nwarning: %s", o.Warning)
 	}
@@ -300,6 +311,9 @@ func writeEvents(b *strings.Builder, evs []stick.Event) {
 		if e.MessageType != "" && e.MessageType != stick.DefaultNoteType {
 			fmt.Fprintf(b, " (%s)", e.MessageType)
 		}
+		if d := docChange(e); d != "" {
+			fmt.Fprintf(b, " (%s)", d)
+		}
 		if e.Ref != 0 {
 			fmt.Fprintf(b, " [ref #%d]", e.Ref)
 		}
@@ -317,5 +331,122 @@ func textClose(r stick.CloseResult) string {
 	if r.Revised {
 		verb = "revised the conclusion of"
 	}
-	return fmt.Sprintf("%s room_id %s (event %d, closed at %s); the log stays readable", verb, r.RoomID, r.EventSeq, stamp(r.ClosedAt))
+	text := fmt.Sprintf("%s room_id %s (event %d, closed at %s); the log stays readable", verb, r.RoomID, r.EventSeq, stamp(r.ClosedAt))
+	if r.DocVersion != 0 {
+		text += fmt.Sprintf("\nthe conclusion was written to the document's %s section, version %d (read_room_doc)", stick.ConclusionSection, r.DocVersion)
+	}
+	return text
+}
+
+// docChange describes the document write an event recorded: a doc event's
+// version, op and section, or the version a close wrote its conclusion
+// into; "" for other events.
+func docChange(e stick.Event) string {
+	if e.Type != stick.EventDoc && e.Type != stick.EventClose || len(e.Data) == 0 {
+		return ""
+	}
+	var d struct {
+		Version    int64  `json:"version"`
+		Op         string `json:"op"`
+		Section    string `json:"section"`
+		DocVersion int64  `json:"doc_version"`
+	}
+	if json.Unmarshal(e.Data, &d) != nil {
+		return ""
+	}
+	switch {
+	case e.Type == stick.EventClose && d.DocVersion != 0:
+		return fmt.Sprintf("conclusion written to document version %d", d.DocVersion)
+	case e.Type == stick.EventDoc && d.Section != "":
+		return fmt.Sprintf("document version %d, %s under %s", d.Version, d.Op, d.Section)
+	case e.Type == stick.EventDoc:
+		return fmt.Sprintf("document version %d, %s", d.Version, d.Op)
+	}
+	return ""
+}
+
+func nextAfterReadDoc(d stick.Document, asked int64) string {
+	switch {
+	case asked != 0:
+		return fmt.Sprintf("this is version %d as asked; before update_room_doc, read the current one (read_room_doc without version) and pass its version as expected_version", d.Version)
+	case d.Version == 0:
+		return fmt.Sprintf("nobody has written it yet: start it with update_room_doc(room_id %s, content, expected_version 0), or add a part with append_room_doc(room_id %s, text, section)", d.RoomID, d.RoomID)
+	}
+	return fmt.Sprintf("to rewrite it, edit this content and call update_room_doc(room_id %s, content, expected_version %d); to record a decision or finding, append_room_doc(room_id %s, text, section \"Decisions\")",
+		d.RoomID, d.Version, d.RoomID)
+}
+
+func nextAfterDocWrite(v stick.DocVersion) string {
+	return fmt.Sprintf("the document is at version %d; an update_room_doc based on what you know now passes expected_version %d, or read_room_doc again first", v.Version, v.Version)
+}
+
+// docLine describes one document version in a line: op, author, time, size and event.
+func docLine(v stick.DocVersion) string {
+	s := fmt.Sprintf("version %d: %s by %s at %s, %s", v.Version, v.Op, v.Author, stamp(v.CreatedAt), plural(v.Size, "byte"))
+	if v.EventSeq != 0 {
+		s += fmt.Sprintf(", event %d", v.EventSeq)
+	}
+	return s
+}
+
+func textReadDoc(o docOut) string {
+	var b strings.Builder
+	if o.Version == 0 {
+		fmt.Fprintf(&b, "room_id %s has no document yet (version 0, empty).", o.RoomID)
+	} else {
+		fmt.Fprintf(&b, "room_id %s document %s.\n--- content ---\n%s", o.RoomID, docLine(o.DocVersion), o.Content)
+		if !strings.HasSuffix(o.Content, "\n") {
+			b.WriteString("\n")
+		}
+		fmt.Fprintf(&b, "--- end of version %d ---", o.Version)
+	}
+	fmt.Fprintf(&b, "\nnext: %s", o.NextStep)
+	return b.String()
+}
+
+func textDocWrite(o docVersionOut, unchanged bool) string {
+	if unchanged {
+		return fmt.Sprintf("the document of room_id %s is unchanged: the content equals version %d, so nothing was written.\nnext: %s", o.RoomID, o.Version, o.NextStep)
+	}
+	return fmt.Sprintf("the document of room_id %s is now %s.\nnext: %s", o.RoomID, docLine(o.DocVersion), o.NextStep)
+}
+
+func textDocHistory(o docHistoryOut) string {
+	var b strings.Builder
+	if len(o.Versions) == 0 {
+		fmt.Fprintf(&b, "the document of room_id %s was never written (version 0).", o.RoomID)
+	} else {
+		fmt.Fprintf(&b, "the document of room_id %s has %s, oldest first:", o.RoomID, plural(len(o.Versions), "version"))
+		for _, v := range o.Versions {
+			fmt.Fprintf(&b, "\n  %s", docLine(v))
+		}
+	}
+	fmt.Fprintf(&b, "\nnext: %s", o.NextStep)
+	return b.String()
+}
+
+func textSearch(o searchOut) string {
+	var b strings.Builder
+	if len(o.Hits) == 0 {
+		fmt.Fprintf(&b, "no hits for %q.", o.Query)
+	} else {
+		fmt.Fprintf(&b, "%s for %q, best first:", plural(len(o.Hits), "hit"), o.Query)
+	}
+	for i, h := range o.Hits {
+		fmt.Fprintf(&b, "\n%d. room_id %s (%s): ", i+1, h.RoomID, h.RoomPath)
+		if h.EventSeq != 0 {
+			fmt.Fprintf(&b, "event %d, %s", h.EventSeq, h.Type)
+		} else {
+			fmt.Fprintf(&b, "%s version %d", h.Type, h.DocVersion)
+			if h.Section != "" {
+				fmt.Fprintf(&b, ", section %s", h.Section)
+			}
+		}
+		if h.From != "" {
+			fmt.Fprintf(&b, " by %s", h.From)
+		}
+		fmt.Fprintf(&b, " at %s, score %.2f:\n    %s", stamp(h.CreatedAt), h.Score, strings.ReplaceAll(h.Snippet, "\n", "\n    "))
+	}
+	fmt.Fprintf(&b, "\nnext: %s", o.NextStep)
+	return b.String()
 }

@@ -18,7 +18,8 @@ type listRoomsIn struct {
 type joinPathIn struct {
 	ContextPath     string `json:"context_path" jsonschema:"A file or directory in the workspace, usually your working directory. The room may resolve to the workspace root."`
 	ForceNew        bool   `json:"force_new,omitempty" jsonschema:"Create a nested room at context_path even though an ancestor room exists. Default false."`
-	AgentIDOverride string `json:"agent_id_override,omitempty" jsonschema:"Tests and debugging only: use this agent id for the rest of this connection."`
+	AgentIDOverride string `json:"agent_id_override,omitempty" jsonschema:"Tests and debugging only: use this agent id for the rest of this connection. An agent id that is already a member of the room also needs its reclaim_token."`
+	ReclaimToken    string `json:"reclaim_token,omitempty" jsonschema:"The reclaim_token an earlier join_path gave you, after a restart: you become that member again (same agent_id, place in the sequence and sync cursor) for the rest of this connection."`
 }
 
 type waitIn struct {
@@ -156,22 +157,8 @@ func (s *Server) register() error {
 		},
 		func() error {
 			return addTool(s, &mcp.Tool{Name: "join_path", Title: "Join the room of a path", Annotations: &mcp.ToolAnnotations{IdempotentHint: true, DestructiveHint: hint(false), OpenWorldHint: hint(false)},
-				Description: "Join the coordination room for a workspace path (created at the workspace root if none exists) and learn your agent_id, the room_id, the room's policy (heartbeat_interval_ms) and the handoff template. Next: wait_for_turn."},
-				func(ctx context.Context, c stick.Caller, req *mcp.CallToolRequest, in joinPathIn) (joinOut, string, error) {
-					conn := s.conn(req)
-					if _, current := conn.identity(); in.AgentIDOverride == "" {
-						in.AgentIDOverride = current // a later join stays flagged as overridden
-					}
-					res, err := svc.JoinPath(ctx, c, stick.JoinRequest{Path: in.ContextPath, ForceNew: in.ForceNew, AgentIDOverride: in.AgentIDOverride})
-					if err != nil {
-						return joinOut{}, "", err
-					}
-					if in.AgentIDOverride != "" {
-						conn.setOverride(res.AgentID)
-					}
-					out := joinOut{JoinResult: res, NextStep: nextAfterJoin(res)}
-					return out, textJoin(out), nil
-				})
+				Description: "Join the coordination room for a workspace path (created at the workspace root if none exists) and learn your agent_id, the room_id, the room's policy (heartbeat_interval_ms), the handoff template and your reclaim_token. Keep the reclaim_token: after a restart (a new session or server process), join_path with it to be the same member again, with your place in the sequence and your sync cursor, then sync to catch up. Next: wait_for_turn."},
+				s.joinPath)
 		},
 		func() error {
 			return addTool(s, &mcp.Tool{Name: "wait_for_turn", Title: "Wait for your turn", Annotations: write,
@@ -242,7 +229,7 @@ func (s *Server) register() error {
 		},
 		func() error {
 			return addTool(s, &mcp.Tool{Name: "close_room", Title: "Close a room", Annotations: &mcp.ToolAnnotations{DestructiveHint: hint(true), OpenWorldHint: hint(false)},
-				Description: "Close the room for good: no more turns, waiters get closed, the log stays readable. Only when the work of the room is finished. Closing again revises the conclusion."},
+				Description: "Close the room for good: no more turns, waiters get closed, the log and the document stay readable. Only when the work of the room is finished. A conclusion is also written into the room document's Conclusion section. Closing again revises the conclusion."},
 				func(ctx context.Context, c stick.Caller, _ *mcp.CallToolRequest, in closeIn) (stick.CloseResult, string, error) {
 					res, err := svc.Close(ctx, c, in.RoomID, in.Reason, in.Conclusion)
 					return res, textClose(res), err
@@ -315,6 +302,31 @@ func (s *Server) register() error {
 					return noteOut{Event: res.Event, Duplicate: res.Duplicate}, text, err
 				})
 		},
+		func() error {
+			return addTool(s, &mcp.Tool{Name: "read_room_doc", Title: "Read the room's document", Annotations: readOnly,
+				Description: "Read the room's shared markdown document, where members keep what outlives a turn (plan, decisions, findings, the conclusion): its content and version (0 while nobody has written it), who wrote it, when and how. No membership needed; closed rooms stay readable. To catch up after a restart or a long task: sync until has_more is false, then read_room_doc. Before rewriting the document, read it and pass its version to update_room_doc. Give version to read an older one (see room_doc_history)."},
+				s.readRoomDoc)
+		},
+		func() error {
+			return addTool(s, &mcp.Tool{Name: "update_room_doc", Title: "Rewrite the room's document", Annotations: write,
+				Description: "Replace the room's whole document with content (markdown), if it is still at expected_version: the version you read with read_room_doc just before (0 for a document never written). Any member may write, with or without the stick. On version_conflict someone wrote in between (details.current_version): read_room_doc again, merge your change into the new content, and retry with the new version. To add a decision or finding, append_room_doc is simpler and never conflicts."},
+				s.updateRoomDoc)
+		},
+		func() error {
+			return addTool(s, &mcp.Tool{Name: "append_room_doc", Title: "Add to the room's document", Annotations: write,
+				Description: "Add text (markdown) to the end of the room's document, or to the end of a section (\"## section\", made at the end if missing), without reading it first: concurrent appends never conflict. Record a decision with section \"Decisions\"; any member may append, with or without the stick."},
+				s.appendRoomDoc)
+		},
+		func() error {
+			return addTool(s, &mcp.Tool{Name: "room_doc_history", Title: "List the document's versions", Annotations: readOnly,
+				Description: "List every version of the room's document, oldest first: version, author, op (update, append or conclusion), size, time and the event_seq that recorded it. Read one with read_room_doc(room_id, version)."},
+				s.roomDocHistory)
+		},
+		func() error {
+			return addTool(s, &mcp.Tool{Name: "search_events", Title: "Search the rooms' logs and documents", Annotations: readOnly,
+				Description: "Full-text search, best match first, over notes, handoffs (status, next_action, open questions), close reasons and conclusions, appended document text and the rooms' current documents, in every room unless room_id is given. No membership needed. Use it to find an earlier decision, finding or handoff (who did what, and where) before asking or redoing work. Snippets mark matches with **."},
+				s.searchEvents)
+		},
 	}
 	for _, r := range regs {
 		if err := r(); err != nil {
@@ -326,4 +338,31 @@ func (s *Server) register() error {
 
 func (l leaseIn) lease() stick.Lease {
 	return stick.Lease{RoomID: l.RoomID, LeaseID: l.LeaseID, TurnID: l.ExpectedTurnID}
+}
+
+// joinPath joins the room of a path. A later join on a connection whose
+// identity came from agent_id_override stays flagged as overridden; one
+// whose identity came from a reclaim_token joins as that member. Should
+// the service refuse the connection its own identity in a room (another
+// process joined as it since), the reclaim token this connection holds for
+// that room proves it.
+func (s *Server) joinPath(ctx context.Context, c stick.Caller, req *mcp.CallToolRequest, in joinPathIn) (joinOut, string, error) {
+	conn := s.conn(req)
+	jr := stick.JoinRequest{Path: in.ContextPath, ForceNew: in.ForceNew, AgentIDOverride: in.AgentIDOverride, ReclaimToken: in.ReclaimToken}
+	if jr.AgentIDOverride == "" && jr.ReclaimToken == "" {
+		jr.AgentIDOverride = conn.overridden()
+	}
+	res, err := s.cfg.Service.JoinPath(ctx, c, jr)
+	if e := stick.AsError(err); e != nil && e.Code == stick.CodeAgentIDInUse && jr.ReclaimToken == "" && jr.AgentIDOverride == c.AgentID {
+		room, _ := e.Details["room_id"].(string)
+		if jr.ReclaimToken = conn.token(room); jr.ReclaimToken != "" {
+			res, err = s.cfg.Service.JoinPath(ctx, c, jr)
+		}
+	}
+	if err != nil {
+		return joinOut{}, "", err
+	}
+	conn.joined(res, jr.AgentIDOverride != "")
+	out := joinOut{JoinResult: res, NextStep: nextAfterJoin(res)}
+	return out, textJoin(out), nil
 }

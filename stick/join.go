@@ -165,6 +165,9 @@ func (s *Service) enrol(tx Tx, sn *snapshot, c Caller, how enrolment, added *boo
 	if m.ReclaimToken == "" {
 		m.ReclaimToken = newID("rt_", 16)
 	}
+	// A reclaim is worth a join event only when the member came back in
+	// another process.
+	moved := how.reclaimed && !c.Process.Same(m.Process)
 	owner := sn.room.State == StateOwned && sn.room.Owner == c.AgentID
 	recipient := sn.room.State == StateReserved && sn.room.ReservedFor == c.AgentID
 	switch {
@@ -188,11 +191,11 @@ func (s *Service) enrol(tx Tx, sn *snapshot, c Caller, how enrolment, added *boo
 	if err := tx.SaveMember(*m); err != nil {
 		return "", err
 	}
-	if !*added && !how.reclaimed {
+	if !*added && !moved {
 		return m.ReclaimToken, nil
 	}
 	fields := map[string]any{"override": how.override, "force_new": how.forceNew, "session_kind": m.Kind, "ordinal": m.Ordinal}
-	if how.reclaimed {
+	if moved {
 		fields["reclaimed"] = true
 	}
 	data, _ := json.Marshal(fields)

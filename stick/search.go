@@ -68,7 +68,7 @@ type SearchHit struct {
 // query's words, ranked by bm25. No membership is needed, and closed rooms
 // are searched too.
 //
-// Errors: invalid_argument (query, room_id, type, from, limit),
+// Errors: invalid_argument (query, room_id, type, from_agent_id, limit),
 // room_not_found, search_unavailable.
 func (s *Service) Search(ctx context.Context, q SearchQuery) ([]SearchHit, error) {
 	match, err := matchExpr(q.Query)
@@ -85,7 +85,7 @@ func (s *Service) Search(ctx context.Context, q SearchQuery) ([]SearchHit, error
 		return nil, invalidArg("type", "type %s", problem)
 	}
 	if q.From != "" {
-		if err := validateAgentID("from", q.From); err != nil {
+		if err := validateAgentID("from_agent_id", q.From); err != nil {
 			return nil, err
 		}
 	}

@@ -91,7 +91,7 @@ func TestSearchRanking(t *testing.T) {
 		{stick.SearchQuery{Query: "()"}, stick.CodeInvalidArgument, "query"},
 		{stick.SearchQuery{Query: "x", Limit: stick.MaxSearchLimit + 1}, stick.CodeInvalidArgument, "limit"},
 		{stick.SearchQuery{Query: "x", Limit: -1}, stick.CodeInvalidArgument, "limit"},
-		{stick.SearchQuery{Query: "x", From: "a b"}, stick.CodeInvalidArgument, "from"},
+		{stick.SearchQuery{Query: "x", From: "a b"}, stick.CodeInvalidArgument, "from_agent_id"},
 		{stick.SearchQuery{Query: "x", RoomID: "room_nope"}, stick.CodeRoomNotFound, ""},
 	} {
 		_, err := e.svc.Search(e.ctx, c.q)

@@ -1,0 +1,101 @@
+package mcpserver
+
+import (
+	"context"
+
+	"github.com/modelcontextprotocol/go-sdk/mcp"
+	"github.com/stickhq/stick/stick"
+)
+
+// The room's shared working memory: its versioned document and the search
+// over every room's log and documents.
+
+type readDocIn struct {
+	RoomID  string `json:"room_id" jsonschema:"The room_id from join_path or list_rooms."`
+	Version int64  `json:"version,omitempty" jsonschema:"Optional version to read (see room_doc_history); default 0, the current one."`
+}
+
+type updateDocIn struct {
+	RoomID          string  `json:"room_id" jsonschema:"The room whose document to replace."`
+	Content         *string `json:"content" jsonschema:"The whole new document, markdown (at most 1 MiB); \"\" empties it. Required."`
+	ExpectedVersion *int64  `json:"expected_version" jsonschema:"The version you read with read_room_doc (0 for a document never written). Required: the update is refused with version_conflict if someone wrote since."`
+}
+
+type appendDocIn struct {
+	RoomID  string `json:"room_id" jsonschema:"The room whose document to add to."`
+	Text    string `json:"text" jsonschema:"The markdown to add. Required, non-empty."`
+	Section string `json:"section,omitempty" jsonschema:"Optional heading to add the text under, e.g. Decisions (the \"## Decisions\" section, made at the end of the document if missing). Default: the end of the document."`
+}
+
+type searchIn struct {
+	Query       string `json:"query" jsonschema:"Words to find, all of them (stemmed: test finds tests and testing); \"a phrase\" in double quotes, word* for any word it begins, OR (in capitals) between two alternatives. Required."`
+	RoomID      string `json:"room_id,omitempty" jsonschema:"Optional: search only this room. Default: every room, closed ones too."`
+	Type        string `json:"type,omitempty" jsonschema:"Optional: only hits of this kind: a note's message_type (note, question, answer, decision, ...), release, pass, close, doc (appended document text), or document (the rooms' current documents)."`
+	FromAgentID string `json:"from_agent_id,omitempty" jsonschema:"Optional: only hits written by this agent_id."`
+	Limit       int    `json:"limit,omitempty" jsonschema:"At most this many hits, best first (default 20, at most 200)."`
+}
+
+// readRoomDoc returns a version of the room's document, with its content.
+func (s *Server) readRoomDoc(ctx context.Context, _ stick.Caller, _ *mcp.CallToolRequest, in readDocIn) (docOut, string, error) {
+	d, err := s.cfg.Service.ReadDoc(ctx, in.RoomID, in.Version)
+	if err != nil {
+		return docOut{}, "", err
+	}
+	out := docOut{Document: d, NextStep: nextAfterReadDoc(d, in.Version)}
+	return out, textReadDoc(out), nil
+}
+
+// updateRoomDoc replaces the document if it is still at expected_version.
+// content and expected_version must be given: a missing content is not an
+// empty document, and a missing version is not version 0.
+func (s *Server) updateRoomDoc(ctx context.Context, c stick.Caller, _ *mcp.CallToolRequest, in updateDocIn) (docVersionOut, string, error) {
+	switch {
+	case in.Content == nil:
+		return docVersionOut{}, "", stick.Errorf(stick.CodeInvalidArgument, "content is required: the whole new document (\"\" empties it)").
+			With("field", "content").WithHint("read_room_doc, edit its content, and send all of it with expected_version set to the version you read")
+	case in.ExpectedVersion == nil:
+		return docVersionOut{}, "", stick.Errorf(stick.CodeInvalidArgument, "expected_version is required: the version you read with read_room_doc (0 for a document never written)").
+			With("field", "expected_version").WithHint("read_room_doc first and pass its version as expected_version")
+	}
+	d, err := s.cfg.Service.UpdateDoc(ctx, c, in.RoomID, *in.Content, *in.ExpectedVersion)
+	if err != nil {
+		return docVersionOut{}, "", err
+	}
+	out := docVersionOut{DocVersion: d.DocVersion, NextStep: nextAfterDocWrite(d.DocVersion)}
+	return out, textDocWrite(out, d.Version == *in.ExpectedVersion), nil
+}
+
+// appendRoomDoc adds text to the end of the document or of one of its sections.
+func (s *Server) appendRoomDoc(ctx context.Context, c stick.Caller, _ *mcp.CallToolRequest, in appendDocIn) (docVersionOut, string, error) {
+	d, err := s.cfg.Service.AppendDoc(ctx, c, in.RoomID, in.Text, in.Section)
+	if err != nil {
+		return docVersionOut{}, "", err
+	}
+	out := docVersionOut{DocVersion: d.DocVersion, NextStep: nextAfterDocWrite(d.DocVersion)}
+	return out, textDocWrite(out, false), nil
+}
+
+// roomDocHistory lists the document's versions, oldest first.
+func (s *Server) roomDocHistory(ctx context.Context, _ stick.Caller, _ *mcp.CallToolRequest, in roomIn) (docHistoryOut, string, error) {
+	vs, err := s.cfg.Service.DocHistory(ctx, in.RoomID)
+	if err != nil {
+		return docHistoryOut{}, "", err
+	}
+	out := docHistoryOut{RoomID: in.RoomID, Versions: vs,
+		NextStep: "read one version with read_room_doc(room_id " + in.RoomID + ", version); leave version out for the current one"}
+	return out, textDocHistory(out), nil
+}
+
+// searchEvents runs a full-text search over the rooms' logs and documents.
+func (s *Server) searchEvents(ctx context.Context, _ stick.Caller, _ *mcp.CallToolRequest, in searchIn) (searchOut, string, error) {
+	hits, err := s.cfg.Service.Search(ctx, stick.SearchQuery{Query: in.Query, RoomID: in.RoomID, Type: in.Type, From: in.FromAgentID, Limit: in.Limit})
+	if err != nil {
+		return searchOut{}, "", err
+	}
+	out := searchOut{Query: in.Query, Hits: hits,
+		NextStep: "for an event hit, read its context with get_room_events(room_id, after = event_seq - 1); for a document hit, read_room_doc(room_id)"}
+	if len(hits) == 0 {
+		out.NextStep = "try fewer or other words, a prefix (word*) or OR between alternatives, or drop the filters"
+	}
+	return out, textSearch(out), nil
+}
