@@ -24,7 +24,7 @@ import (
 )
 
 // maxBodyLines keeps SKILL.md a page: a model reads all of it at every use.
-const maxBodyLines = 130
+const maxBodyLines = 150
 
 // page splits SKILL.md into its front matter fields and its markdown body.
 func page(t *testing.T) (map[string]string, string) {
