@@ -30,7 +30,7 @@ type appendDocIn struct {
 type searchIn struct {
 	Query       string `json:"query" jsonschema:"Words to find, all of them (stemmed: test finds tests and testing); \"a phrase\" in double quotes, word* for any word it begins, OR (in capitals) between two alternatives. Required."`
 	RoomID      string `json:"room_id,omitempty" jsonschema:"Optional: search only this room. Default: every room, closed ones too."`
-	Type        string `json:"type,omitempty" jsonschema:"Optional: only hits of this kind: a note's message_type (note, question, answer, decision, ...), release, pass, close, doc (appended document text), or document (the rooms' current documents)."`
+	Type        string `json:"type,omitempty" jsonschema:"Optional: only hits of this kind: a note's message_type (note, question, answer, decision, ...), release, pass, close, or document (a paragraph of a room's current document)."`
 	FromAgentID string `json:"from_agent_id,omitempty" jsonschema:"Optional: only hits written by this agent_id."`
 	Limit       int    `json:"limit,omitempty" jsonschema:"At most this many hits, best first (default 20, at most 200)."`
 }

@@ -324,7 +324,7 @@ func (s *Server) register() error {
 		},
 		func() error {
 			return addTool(s, &mcp.Tool{Name: "search_events", Title: "Search the rooms' logs and documents", Annotations: readOnly,
-				Description: "Full-text search, best match first, over notes, handoffs (status, next_action, open questions), close reasons and conclusions, appended document text and the rooms' current documents, in every room unless room_id is given. No membership needed. Use it to find an earlier decision, finding or handoff (who did what, and where) before asking or redoing work. Snippets mark matches with **."},
+				Description: "Full-text search, best match first, over notes, handoffs (status, next_action, open questions), close reasons and conclusions, and the paragraphs of the rooms' current documents, in every room unless room_id is given. No membership needed. Use it to find an earlier decision, finding or handoff (who did what, and where) before asking or redoing work. Snippets mark matches with **."},
 				s.searchEvents)
 		},
 	}

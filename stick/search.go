@@ -24,8 +24,8 @@ const (
 const DocumentHit = "document"
 
 // SearchQuery is a full-text search over notes, handoffs (status, next
-// action, open questions), close reasons and conclusions, appended document
-// text and each room's current document.
+// action, open questions), close reasons and conclusions, and the
+// paragraphs of each room's current document.
 type SearchQuery struct {
 	// Query is words to find, all of them: "word" matches word, words and
 	// wording alike (stemmed), "word*" any word it begins, "a phrase" in
@@ -34,7 +34,7 @@ type SearchQuery struct {
 	// RoomID limits the search to one room; "" searches every room.
 	RoomID string
 	// Type keeps hits of one kind: a note's message type (note, question,
-	// decision, …), another event type (release, pass, close, doc), or
+	// decision, …), another event type (release, pass, close), or
 	// "document" for rooms' current documents.
 	Type string
 	// From keeps hits written by this member.

@@ -23,8 +23,9 @@ const (
 		coalesce(json_extract(%[1]s.handoff_json, '$.next_action'), '') || char(10) ||
 		coalesce((SELECT group_concat(value, char(10)) FROM json_each(%[1]s.handoff_json, '$.open_questions')), '')
 	ELSE coalesce(%[1]s.reason || char(10), '') || coalesce(%[1]s.text, '') END`
-	// searchedTypes are the event types with text worth finding.
-	searchedTypes = `('note', 'release', 'pass', 'close', 'doc')`
+	// searchedTypes are the event types with text worth finding. Doc
+	// events are not: the document's paragraphs are, once, as they stand.
+	searchedTypes = `('note', 'release', 'pass', 'close')`
 )
 
 var searchSchema = []string{
