@@ -128,3 +128,22 @@ func TestColourTablesLineUp(t *testing.T) {
 		}
 	}
 }
+
+// search shows its matches in bold on a terminal, without the markers;
+// piped, it keeps the markers; NO_COLOR keeps them too.
+func TestSearchBoldOnTerminal(t *testing.T) {
+	s := newScene(t)
+	s.join("human:ana", s.repo, false)
+	s.ok("note", s.repo, "the parser needs a fuzz target")
+	code, out := runOnTerminal(t, "search", "parser")
+	if code != 0 || !strings.Contains(out, "  the \x1b[1mparser\x1b[0m needs a fuzz target\n") || strings.Contains(out, "**") {
+		t.Errorf("search on a terminal: %d %q", code, out)
+	}
+	if plain := s.ok("search", "parser"); !strings.Contains(plain, "  the **parser** needs a fuzz target\n") || strings.Contains(plain, "\x1b[") {
+		t.Errorf("search piped: %q", plain)
+	}
+	fakeEnv(t, map[string]string{"USER": "ana", "NO_COLOR": "1"})
+	if code, out := runOnTerminal(t, "search", "parser"); code != 0 || !strings.Contains(out, "**parser**") || strings.Contains(out, "\x1b[") {
+		t.Errorf("search with NO_COLOR: %d %q", code, out)
+	}
+}

@@ -120,7 +120,7 @@ func newClose(agent *string) *cobra.Command {
 	var reason, conclusion string
 	cmd := &cobra.Command{
 		Use:     "close [path]",
-		Short:   "Close the room for good (its log stays readable; closing again revises the conclusion)",
+		Short:   "Close the room for good (its log and document stay readable; closing again revises the conclusion)",
 		Example: "  stick close --reason \"v1 shipped\"\n  stick close --reason done --conclusion NOTES.md\n  echo \"We chose B.\" | stick close --conclusion -",
 		Args:    cobra.MaximumNArgs(1),
 		RunE: func(cmd *cobra.Command, args []string) error {
@@ -142,13 +142,16 @@ func newClose(agent *string) *cobra.Command {
 					verb = "revised the conclusion of"
 				}
 				fmt.Fprintf(p.w, "%s room %s; its log stays readable ('stick events')\n", verb, res.RoomID)
+				if res.DocVersion != 0 {
+					fmt.Fprintf(p.w, "the conclusion is the Conclusion section of its document, version %d ('stick doc')\n", res.DocVersion)
+				}
 				return nil
 			})
 		},
 	}
 	addJSON(cmd, &asJSON)
 	cmd.Flags().StringVar(&reason, "reason", "", "why the room closes")
-	cmd.Flags().StringVar(&conclusion, "conclusion", "", "a conclusion to record: a FILE, or - for standard input")
+	cmd.Flags().StringVar(&conclusion, "conclusion", "", "a conclusion to record, also in the document's Conclusion section: a FILE, or - for standard input")
 	return cmd
 }
 

@@ -91,7 +91,7 @@ func (s *session) findRoom(ctx context.Context, path string, closedToo bool) (st
 	}
 	if closed != nil {
 		return stick.RoomSummary{}, stick.Errorf(stick.CodeRoomClosed, "the room at %s is closed", closed.CanonicalPath).
-			With("room_id", closed.RoomID).WithHint("'stick events' and 'stick state' still read it; 'stick join' starts a new room here")
+			With("room_id", closed.RoomID).WithHint("'stick events', 'stick state' and 'stick doc' still read it; 'stick join' starts a new room here")
 	}
 	return stick.RoomSummary{}, stick.Errorf(stick.CodeRoomNotFound, "no room for %s", canon).With("path", canon).
 		WithHint("run 'stick join %s' to create or join the room of this workspace", path)
@@ -379,6 +379,9 @@ func printEvent(p *printer, e stick.Event) {
 		if len(kind) > 0 {
 			line += p.dim(" (" + strings.Join(kind, ", ") + ")")
 		}
+	}
+	if note := eventNote(e); note != "" {
+		line += p.dim(" (" + note + ")")
 	}
 	if e.Text != "" {
 		line += ": " + indent(e.Text)

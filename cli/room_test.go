@@ -217,3 +217,18 @@ func waitFor(t *testing.T, cond func() bool) {
 		time.Sleep(5 * time.Millisecond)
 	}
 }
+
+// The reclaim token a join returns is a secret for restarted harnesses:
+// 'stick join' keeps it out of its text and gives it only with --json.
+func TestJoinKeepsReclaimTokenOutOfText(t *testing.T) {
+	s := newScene(t)
+	out := s.ok("join", s.repo)
+	if strings.Contains(out, "rt_") || strings.Contains(out, "reclaim") {
+		t.Errorf("join printed its reclaim token: %q", out)
+	}
+	var j stick.JoinResult
+	s.decodeJSON(&j, "join", s.repo)
+	if !strings.HasPrefix(j.ReclaimToken, "rt_") {
+		t.Errorf("join --json lacks the reclaim token: %+v", j)
+	}
+}

@@ -15,7 +15,8 @@ import (
 )
 
 // Execute runs the stick command line with args and returns the process exit
-// code: 0 on success, 1 when a command failed, 2 on a usage error.
+// code: 0 on success, 1 when a command failed, 2 on a usage error, 5 on a
+// version_conflict (see exitFor; wait and try also use 3 and 4).
 func Execute(ctx context.Context, args []string, stdin io.Reader, stdout, stderr io.Writer, version string) int {
 	root := newRoot(version)
 	root.SetArgs(args)
@@ -30,13 +31,18 @@ func Execute(ctx context.Context, args []string, stdin io.Reader, stdout, stderr
 	if errors.As(err, &ec) {
 		return int(ec)
 	}
+	var f *failure
+	if errors.As(err, &f) {
+		fmt.Fprintf(stderr, "stick: %s\n", f.msg)
+		if f.hint != "" {
+			fmt.Fprintf(stderr, "hint: %s\n", f.hint)
+		}
+		return f.code
+	}
 	var se *stick.Error
 	if errors.As(err, &se) {
-		fmt.Fprintf(stderr, "stick: %s: %s\n", se.Code, cliWords(se.Message))
-		if se.Hint != "" {
-			fmt.Fprintf(stderr, "hint: %s\n", cliWords(se.Hint))
-		}
-		return 1
+		printError(stderr, se)
+		return exitFor(se.Code)
 	}
 	help := "stick --help"
 	if cmd != nil && cmd != root {
@@ -45,6 +51,39 @@ func Execute(ctx context.Context, args []string, stdin io.Reader, stdout, stderr
 	fmt.Fprintf(stderr, "stick: %v\nhint: run '%s' for usage\n", err, help)
 	return 2
 }
+
+// exitConflict is the exit status of a version_conflict: someone else
+// changed what the command was about to change, and nothing was written.
+const exitConflict = 5
+
+// exitFor maps an error code of package stick to the exit status of the
+// command that failed with it: 1, except exitConflict for a version_conflict,
+// which a script can handle by reading again and retrying.
+func exitFor(code stick.Code) int {
+	if code == stick.CodeVersionConflict {
+		return exitConflict
+	}
+	return 1
+}
+
+// printError writes an error of package stick as every command shows one:
+// "stick: code: message" and a hint line, in the CLI's words.
+func printError(w io.Writer, se *stick.Error) {
+	fmt.Fprintf(w, "stick: %s: %s\n", se.Code, cliWords(se.Message))
+	if se.Hint != "" {
+		fmt.Fprintf(w, "hint: %s\n", cliWords(se.Hint))
+	}
+}
+
+// failure is an error of the command line itself rather than of package
+// stick (an editor that failed, a file that cannot be written): printed as
+// "stick: message" and a hint line, and ending the command with code.
+type failure struct {
+	code      int
+	msg, hint string
+}
+
+func (f *failure) Error() string { return f.msg }
 
 // toolWords translates the MCP tool and field names that messages and hints
 // of the stick package use into the commands and words of the CLI. Only
@@ -58,6 +97,8 @@ var toolWords = map[string]string{
 	"get_room_events": "'stick events'", "append_note": "'stick note'", "context_path": "path",
 	"reply_to": "--reply-to", "message_type": "--type", "client_message_id": "--id",
 	"max_items": "--max", "wait_seconds": "--wait", "ack_through": "--ack",
+	"read_room_doc": "'stick doc'", "update_room_doc": "'stick doc edit'", "append_room_doc": "'stick doc append'",
+	"room_doc_history": "'stick doc history'", "search_events": "'stick search'",
 }
 
 // toolWord matches a run of lower-case letters and underscores; cliWords
@@ -113,7 +154,8 @@ Agents use it through the MCP server, 'stick mcp', which their harness starts
 	root.AddCommand(
 		newWait(agent), newTry(agent), newHold(agent), newRelease(agent), newPass(agent), newTakeover(agent), newHeartbeat(agent),
 		newWhoami(agent), newStatus(agent), newList(agent), newJoin(agent), newState(agent), newEvents(agent), newSync(agent),
-		newNote(agent), newPolicy(agent), newLeave(agent), newClose(agent),
+		newPolicy(agent), newLeave(agent), newClose(agent),
+		newNote(agent), newDoc(agent), newSearch(agent), newExport(agent),
 		newDemo(), newInstall(), newUninstall(), newInstallSkill(), newUninstallSkill(), newPrompt(), newDoctor(), newMCP(version),
 		newVersion(version), newWhere(), newGuardian())
 	groupCommands(root)
@@ -127,7 +169,8 @@ var commandGroups = []struct {
 	names     []string
 }{
 	{"turn", "Take turns:", []string{"wait", "try", "hold", "release", "pass", "takeover", "heartbeat"}},
-	{"room", "Watch and manage a room:", []string{"whoami", "status", "list", "join", "state", "events", "sync", "note", "policy", "leave", "close"}},
+	{"room", "Watch and manage a room:", []string{"whoami", "status", "list", "join", "state", "events", "sync", "policy", "leave", "close"}},
+	{"memory", "Share what you know:", []string{"note", "doc", "search", "export"}},
 	{"setup", "Set up:", []string{"demo", "install", "uninstall", "install-skill", "uninstall-skill", "prompt", "doctor", "mcp"}},
 }
 

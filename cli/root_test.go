@@ -46,9 +46,76 @@ func TestCLIWords(t *testing.T) {
 		"(see get_room_events), or leave reply_to out":                                      "(see 'stick events'), or leave --reply-to out",
 		"list_rooms join_path":                                                              "'stick list' 'stick join'",
 		"/data/join_path x-join_path join_path2":                                            "/data/join_path x-join_path join_path2",
+		"read the document again (read_room_doc), merge, then update_room_doc":              "read the document again ('stick doc'), merge, then 'stick doc edit'",
+		"list the versions with room_doc_history; add with append_room_doc":                 "list the versions with 'stick doc history'; add with 'stick doc append'",
+		"find it with search_events":                                                        "find it with 'stick search'",
 	} {
 		if got := cliWords(in); got != want {
 			t.Errorf("cliWords(%q) = %q, want %q", in, got, want)
+		}
+	}
+}
+
+// Every command has a place in 'stick --help': one of the groups, or the
+// few housekeeping commands listed after them.
+func TestHelpGroups(t *testing.T) {
+	root := newRoot("v1.2.3")
+	groupCommands(root)
+	housekeeping := map[string]bool{"version": true, "where": true, "help": true, "completion": true, "guardian": true}
+	for _, c := range root.Commands() {
+		if c.GroupID == "" && !housekeeping[c.Name()] && !c.Hidden {
+			t.Errorf("command %q is in no help group", c.Name())
+		}
+		if c.Example == "" && !c.Hidden && !housekeeping[c.Name()] {
+			t.Errorf("command %q has no example", c.Name())
+		}
+		for _, sub := range c.Commands() {
+			if sub.Example == "" && !sub.Hidden && sub.Name() != "help" && c.Name() != "completion" {
+				t.Errorf("command %q %q has no example", c.Name(), sub.Name())
+			}
+		}
+	}
+	code, out, _ := run(t, "--help")
+	if code != 0 {
+		t.Fatal(out)
+	}
+	_, additional, _ := strings.Cut(out, "Additional Commands:\n")
+	additional, _, _ = strings.Cut(additional, "\n\n")
+	var names []string
+	for _, l := range strings.Split(additional, "\n") {
+		names = append(names, strings.Fields(l)[0])
+	}
+	if strings.Join(names, " ") != "version where help completion" {
+		t.Errorf("Additional Commands of stick --help: %v", names)
+	}
+	for _, want := range []string{"Share what you know:\n  note ", "\n  doc ", "\n  search ", "\n  export "} {
+		if !strings.Contains(out, want) {
+			t.Errorf("stick --help lacks %q:\n%s", want, out)
+		}
+	}
+}
+
+// The path arguments complete files; 'stick doc' also completes its
+// subcommands, and export --format its two formats.
+func TestCompletion(t *testing.T) {
+	for _, tc := range []struct {
+		args []string
+		want string
+	}{
+		{[]string{"doc", ""}, "edit\tEdit the room's document"},
+		{[]string{"doc", "hi"}, "history\t"},
+		{[]string{"doc", "somewhere/"}, ":0\n"}, // files
+		{[]string{"doc", ".", ""}, ":4\n"},      // nothing after the path
+		{[]string{"doc", "edit", ""}, ":0\n"},
+		{[]string{"doc", "history", ""}, ":0\n"},
+		{[]string{"export", ""}, ":0\n"},
+		{[]string{"export", "--format", ""}, "markdown\njson\n:4\n"},
+		{[]string{"search", ""}, ":4\n"},
+		{[]string{"doc", "append", ""}, ":4\n"},
+	} {
+		code, out, _ := run(t, append([]string{"__complete"}, tc.args...)...)
+		if code != 0 || !strings.Contains(out, tc.want) {
+			t.Errorf("completion of %q: %d %q, want %q in it", tc.args, code, out, tc.want)
 		}
 	}
 }

@@ -1,0 +1,241 @@
+package cli
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"os"
+	"strings"
+
+	"github.com/spf13/cobra"
+	"github.com/stickhq/stick/stick"
+)
+
+func newDocEdit(agent *string) *cobra.Command {
+	var asJSON bool
+	cmd := &cobra.Command{
+		Use:   "edit [path]",
+		Short: "Edit the room's document in $VISUAL or $EDITOR; saves only if nobody wrote it meanwhile",
+		Long: `Edit the room's document: the current version is written to a temporary file,
+$VISUAL (else $EDITOR, else vi; notepad on Windows) opens it, and when the
+editor exits successfully the file is saved as the next version. The variable
+may carry arguments, as in EDITOR="code --wait". A file left as it was saves
+nothing.
+
+The save succeeds only if the document is still at the version the edit started
+from. If another member saved in the meantime, nothing is saved: your text is
+kept in a file whose path is printed, with who wrote which version since and
+their change as a diff; run 'stick doc edit' again and re-apply your change.
+Writing needs membership ('stick join') and an open room.
+
+Exit status: 0 saved or nothing changed, 5 version conflict (nothing saved,
+your text kept), 1 any other error (the editor failed, not a member, ...).`,
+		Example: "  stick doc edit\n" +
+			"  EDITOR=\"code --wait\" stick doc edit\n" +
+			"  stick doc edit ~/src/app --json",
+		Args:              cobra.MaximumNArgs(1),
+		ValidArgsFunction: completePath,
+		RunE: func(cmd *cobra.Command, args []string) error {
+			return inRoom(cmd.Context(), *agent, pathArg(args), false, func(s *session, r stick.RoomSummary) error {
+				return editDoc(cmd, s, r, asJSON)
+			})
+		},
+	}
+	addJSON(cmd, &asJSON)
+	return cmd
+}
+
+// docEdit is what 'stick doc edit --json' prints.
+type docEdit struct {
+	RoomID string `json:"room_id"`
+	// Outcome is saved, unchanged or conflict.
+	Outcome string `json:"outcome"`
+	// StartedFrom is the version the edit started from.
+	StartedFrom int64 `json:"started_from_version"`
+	// Document is the version saved, or the current one when nothing was.
+	Document stick.DocVersion `json:"document"`
+	// KeptFile holds the edited text when it was not saved.
+	KeptFile string `json:"kept_file,omitempty"`
+	// Meanwhile are the versions others saved since StartedFrom.
+	Meanwhile []stick.DocVersion `json:"meanwhile,omitempty"`
+	// Diff is their change, StartedFrom to the current version, as a unified diff.
+	Diff string `json:"diff,omitempty"`
+	// Error is the version_conflict.
+	Error *stick.Error `json:"error,omitempty"`
+}
+
+// editDoc runs one edit of the room's document.
+func editDoc(cmd *cobra.Command, s *session, r stick.RoomSummary, asJSON bool) error {
+	ctx := cmd.Context()
+	words, from, err := editorCommand()
+	if err != nil {
+		return err
+	}
+	base, err := startEdit(ctx, s, r.RoomID)
+	if err != nil {
+		return err
+	}
+	file, err := editorFile(r.RoomID, base.Version, base.Content)
+	if err != nil {
+		return err
+	}
+	editorOut := cmd.OutOrStdout()
+	if asJSON {
+		editorOut = cmd.ErrOrStderr()
+	}
+	edited, changed := base.Content, false
+	runErr := runEditor(words, from, file, cmd.InOrStdin(), editorOut, cmd.ErrOrStderr())
+	if b, err := os.ReadFile(file); err == nil {
+		edited = string(b)
+		changed = strings.TrimRight(edited, "\n") != strings.TrimRight(base.Content, "\n")
+	} else if runErr == nil {
+		return &failure{code: 1, msg: fmt.Sprintf("cannot read the edited file %s: %v; nothing was saved", file, err),
+			hint: "an editor must save the file in place, under the same name"}
+	}
+	if runErr != nil {
+		if !changed {
+			os.Remove(file)
+		}
+		var f *failure
+		if !errors.As(runErr, &f) {
+			return runErr
+		}
+		f.msg += "; nothing was saved"
+		if changed {
+			f.hint = keptHint(file, f.hint)
+		}
+		return f
+	}
+	p := newPrinter(cmd.OutOrStdout(), asJSON)
+	out := docEdit{RoomID: r.RoomID, StartedFrom: base.Version, Document: base.DocVersion}
+	if !changed {
+		os.Remove(file)
+		out.Outcome = "unchanged"
+		if asJSON {
+			return p.JSON(out)
+		}
+		fmt.Fprintf(p.w, "no changes; the document of room %s stays at version %d\n", r.RoomID, base.Version)
+		return nil
+	}
+	// The editor's exit decided; an interrupt typed while it ran must not
+	// lose the edit.
+	ctx = context.WithoutCancel(ctx)
+	saved, err := s.svc.UpdateDoc(ctx, s.caller, r.RoomID, edited, base.Version)
+	if stick.ErrorCode(err) == stick.CodeVersionConflict {
+		return docConflict(cmd, s, r, base, file, stick.AsError(err), asJSON)
+	}
+	if err != nil {
+		e := *stick.AsError(err)
+		e.Hint = keptHint(file, cliWords(e.Hint))
+		return &e
+	}
+	os.Remove(file)
+	out.Outcome, out.Document = "saved", saved.DocVersion
+	if asJSON {
+		return p.JSON(out)
+	}
+	fmt.Fprintf(p.w, "saved version %d of the document of room %s (%d bytes)\n", saved.Version, r.RoomID, saved.Size)
+	return nil
+}
+
+// startEdit returns the current document for an edit to start from. It
+// reads it with an update to the content it already has, which writes
+// nothing but runs every check a save runs (membership, an open room), so
+// a caller who may not write learns it before editing, not after. A write
+// by someone else between the read and that update is read again.
+func startEdit(ctx context.Context, s *session, roomID string) (stick.Document, error) {
+	for {
+		d, err := s.svc.ReadDoc(ctx, roomID, 0)
+		if err != nil {
+			return d, err
+		}
+		d, err = s.svc.UpdateDoc(ctx, s.caller, roomID, d.Content, d.Version)
+		if stick.ErrorCode(err) != stick.CodeVersionConflict {
+			return d, err
+		}
+	}
+}
+
+// keptHint adds where the edited text is kept to a hint.
+func keptHint(file, hint string) string {
+	kept := "your text is kept in " + file
+	if hint == "" {
+		return kept
+	}
+	return kept + "; " + hint
+}
+
+// docConflict reports an edit that lost the race: who saved which version
+// since the edit started, and their change as a diff. Nothing is saved and
+// the edited text stays in file.
+func docConflict(cmd *cobra.Command, s *session, r stick.RoomSummary, base stick.Document, file string, conflict *stick.Error, asJSON bool) error {
+	ctx := context.WithoutCancel(cmd.Context())
+	kept := func(err error) error {
+		e := *stick.AsError(err)
+		e.Hint = keptHint(file, cliWords(e.Hint))
+		return &e
+	}
+	cur, err := s.svc.ReadDoc(ctx, r.RoomID, 0)
+	if err != nil {
+		return kept(err)
+	}
+	history, err := s.svc.DocHistory(ctx, r.RoomID)
+	if err != nil {
+		return kept(err)
+	}
+	var meanwhile []stick.DocVersion
+	for _, v := range history {
+		if v.Version > base.Version && v.Version <= cur.Version {
+			meanwhile = append(meanwhile, v)
+		}
+	}
+	diff := unifiedDiff(fmt.Sprintf("version %d (your edit started here)", base.Version),
+		fmt.Sprintf("version %d (current)", cur.Version), base.Content, cur.Content)
+	retry := fmt.Sprintf("run 'stick doc edit' again and re-apply your change from %s ('stick doc --version %d | diff -u - %s' shows your change)",
+		file, base.Version, file)
+	if asJSON {
+		e := *conflict
+		e.Hint = retry
+		out := docEdit{RoomID: r.RoomID, Outcome: "conflict", StartedFrom: base.Version, Document: cur.DocVersion,
+			KeptFile: file, Meanwhile: meanwhile, Diff: diff, Error: &e}
+		if err := newPrinter(cmd.OutOrStdout(), true).JSON(out); err != nil {
+			return err
+		}
+	}
+	w := cmd.ErrOrStderr()
+	p := newPrinter(w, false)
+	fmt.Fprintf(w, "stick: %s: the document changed while you edited it: your edit started from version %d, and it is now at version %d; nothing was saved\n",
+		conflict.Code, base.Version, cur.Version)
+	fmt.Fprintf(w, "your text is kept in %s\n", file)
+	fmt.Fprintln(w, "saved meanwhile:")
+	for _, v := range meanwhile {
+		fmt.Fprintf(w, "  version %d by %s at %s (%s, %d bytes)\n", v.Version, orDash(v.Author), v.CreatedAt.Local().Format("2006-01-02 15:04:05"), v.Op, v.Size)
+	}
+	if diff == "" {
+		fmt.Fprintf(w, "their change: none (version %d has the same text as version %d)\n", cur.Version, base.Version)
+	} else {
+		fmt.Fprintf(w, "their change, version %d to %d:\n", base.Version, cur.Version)
+		printDiff(p, diff)
+	}
+	fmt.Fprintf(w, "hint: %s\n", retry)
+	return exitCode(exitFor(conflict.Code))
+}
+
+// printDiff writes a unified diff, removed lines red and added ones green
+// when colours are on.
+func printDiff(p *printer, diff string) {
+	for _, l := range strings.SplitAfter(strings.TrimSuffix(diff, "\n"), "\n") {
+		l = strings.TrimSuffix(l, "\n")
+		switch {
+		case strings.HasPrefix(l, "---"), strings.HasPrefix(l, "+++"):
+			l = p.bold(l)
+		case strings.HasPrefix(l, "@@"):
+			l = p.dim(l)
+		case strings.HasPrefix(l, "-"):
+			l = p.red(l)
+		case strings.HasPrefix(l, "+"):
+			l = p.green(l)
+		}
+		fmt.Fprintln(p.w, l)
+	}
+}

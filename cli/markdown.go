@@ -1,0 +1,262 @@
+package cli
+
+import (
+	"encoding/json"
+	"fmt"
+	"io"
+	"strings"
+	"time"
+
+	"github.com/stickhq/stick/stick"
+)
+
+// mdTime is how the markdown export writes times: local, to the second,
+// as the event log does.
+func mdTime(t time.Time) string { return t.Local().Format("2006-01-02 15:04:05") }
+
+// writeMarkdown writes a room's transcript as a markdown document for a
+// reader who was not there: the room's state and members, its document,
+// then every event in order with its handoff in full. The output depends
+// only on the transcript.
+func writeMarkdown(w io.Writer, t stick.Transcript) {
+	st := t.Room
+	fmt.Fprintf(w, "# Room %s\n\n", st.CanonicalPath)
+	fmt.Fprintf(w, "Room `%s`, exported from stick at %s.", st.RoomID, mdTime(t.TakenAt))
+	if t.After > 0 {
+		fmt.Fprintf(w, " Only the events after #%d are included; earlier ones are left out (`--after %d`).", t.After, t.After)
+	}
+	fmt.Fprint(w, "\n\n")
+
+	state := fmt.Sprintf("%s, turn %d", st.State, st.TurnID)
+	fmt.Fprintf(w, "- **State:** %s\n", state)
+	if st.Owner != "" {
+		line := st.Owner
+		if st.LeaseExpires != nil {
+			line += ", lease until " + mdTime(*st.LeaseExpires)
+		}
+		fmt.Fprintf(w, "- **Holder:** %s\n", line)
+	} else {
+		fmt.Fprintf(w, "- **Holder:** none\n")
+	}
+	if st.ReservedFor != "" {
+		line := st.ReservedFor
+		if st.ClaimExpires != nil {
+			line += ", may claim until " + mdTime(*st.ClaimExpires)
+		}
+		fmt.Fprintf(w, "- **Next:** %s\n", line)
+	}
+	if st.Takeover != "" {
+		fmt.Fprintf(w, "- **Takeover available:** %s\n", st.Takeover)
+	}
+	fmt.Fprintf(w, "- **Created:** %s\n", mdTime(st.CreatedAt))
+	if st.ClosedAt != nil {
+		fmt.Fprintf(w, "- **Closed:** %s\n", mdTime(*st.ClosedAt))
+	}
+	fmt.Fprintf(w, "- **Last event:** #%d\n", st.LastEventSeq)
+
+	fmt.Fprint(w, "\n## Members\n\n")
+	if len(st.Members) == 0 {
+		fmt.Fprint(w, "No members.\n")
+	} else {
+		fmt.Fprint(w, "| # | member | status | turn | joined | last seen |\n|---|---|---|---|---|---|\n")
+		for _, m := range st.Members {
+			fmt.Fprintf(w, "| %d | %s | %s | %s | %s | %s |\n", m.Ordinal, mdCell(m.AgentID), m.Status, orDash(m.TurnRole),
+				mdTime(m.JoinedAt), mdTime(m.LastSeenAt))
+		}
+	}
+
+	fmt.Fprint(w, "\n## Document\n\n")
+	d := t.Document
+	if d.Version == 0 {
+		fmt.Fprint(w, "The document was never written.\n")
+	} else {
+		fmt.Fprintf(w, "Version %d, written by %s at %s (%s, %d bytes).\n\n", d.Version, orDash(d.Author), mdTime(d.CreatedAt), d.Op, d.Size)
+		if d.Content == "" {
+			fmt.Fprint(w, "This version is empty.\n")
+		} else {
+			fence := strings.Repeat("`", max(3, longestRun(d.Content, '`')+1))
+			fmt.Fprintf(w, "%smarkdown\n%s", fence, d.Content)
+			if !strings.HasSuffix(d.Content, "\n") {
+				fmt.Fprintln(w)
+			}
+			fmt.Fprintln(w, fence)
+		}
+	}
+
+	fmt.Fprint(w, "\n## Events\n")
+	if len(t.Events) == 0 {
+		if t.After > 0 {
+			fmt.Fprintf(w, "\nNo events after #%d.\n", t.After)
+		} else {
+			fmt.Fprint(w, "\nNo events.\n")
+		}
+	}
+	for _, e := range t.Events {
+		writeMarkdownEvent(w, e)
+	}
+}
+
+// writeMarkdownEvent writes one event: a heading with its number, type and
+// members, a line with its time and turn, then what it carries.
+func writeMarkdownEvent(w io.Writer, e stick.Event) {
+	title := fmt.Sprintf("#%d %s", e.Seq, e.Type)
+	if e.Type == stick.EventNote {
+		var kind []string
+		if e.MessageType != "" && e.MessageType != stick.DefaultNoteType {
+			kind = append(kind, string(e.MessageType))
+		}
+		if e.Ref != 0 {
+			kind = append(kind, fmt.Sprintf("reply to #%d", e.Ref))
+		}
+		if len(kind) > 0 {
+			title += " (" + strings.Join(kind, ", ") + ")"
+		}
+	}
+	if e.From != "" {
+		title += " · " + e.From
+	}
+	if e.To != "" && (e.Type == stick.EventRelease || e.Type == stick.EventPass) {
+		title += " → " + e.To
+	}
+	fmt.Fprintf(w, "\n### %s\n\n", title)
+	meta := []string{mdTime(e.CreatedAt), fmt.Sprintf("turn %d", e.TurnID)}
+	switch e.Type {
+	case stick.EventClaim:
+		if e.Reason != "" {
+			meta = append(meta, "reason: "+e.Reason)
+		}
+		if e.Ref != 0 {
+			meta = append(meta, fmt.Sprintf("received the handoff of #%d", e.Ref))
+		}
+	case stick.EventLeave:
+		if e.To != "" {
+			meta = append(meta, "the stick is reserved for "+e.To+" now")
+		}
+	case stick.EventTakeover:
+		var why struct {
+			TakeoverReason string `json:"takeover_reason"`
+		}
+		if json.Unmarshal(e.Data, &why) == nil && why.TakeoverReason != "" {
+			meta = append(meta, "takeover open: "+why.TakeoverReason)
+		}
+		if e.To != "" {
+			meta = append(meta, "revoked "+e.To)
+		}
+		if e.Ref != 0 {
+			meta = append(meta, fmt.Sprintf("the pending handoff was #%d", e.Ref))
+		}
+	}
+	if note := eventNote(e); note != "" {
+		meta = append(meta, note)
+	}
+	fmt.Fprintf(w, "%s\n", strings.Join(meta, " · "))
+
+	if e.Reason != "" && e.Type != stick.EventClaim {
+		fmt.Fprintf(w, "\n**Reason:** %s\n", mdInline(e.Reason))
+	}
+	if e.Handoff != nil {
+		writeMarkdownHandoff(w, *e.Handoff)
+	}
+	switch e.Type {
+	case stick.EventPolicy:
+		var p stick.Policy
+		if json.Unmarshal(e.Data, &p) == nil {
+			fmt.Fprintf(w, "\n**Policy:** lease %v, heartbeat %v, claim %v, presence %v, wait %v\n",
+				p.OwnerLeaseTTL, p.HeartbeatInterval, p.ClaimTTL, p.PresenceTTL, p.WaitMaxWait)
+		}
+	case stick.EventReorder:
+		var r struct {
+			AgentIDs []string `json:"agent_ids"`
+		}
+		if json.Unmarshal(e.Data, &r) == nil && len(r.AgentIDs) > 0 {
+			fmt.Fprintf(w, "\n**New order:** %s\n", strings.Join(r.AgentIDs, ", "))
+		}
+	case stick.EventNote:
+		if e.ClientMessageID != "" {
+			fmt.Fprintf(w, "\n**Sender's id:** `%s`\n", e.ClientMessageID)
+		}
+		if len(e.Data) > 0 {
+			fmt.Fprintf(w, "\n**Metadata:** `%s`\n", e.Data)
+		}
+	}
+	if e.Text != "" {
+		label := ""
+		switch e.Type {
+		case stick.EventClose:
+			label = "**Conclusion:**\n\n"
+		case stick.EventDoc:
+			label = "**Appended:**\n\n"
+		}
+		fmt.Fprintf(w, "\n%s%s\n", label, mdQuote(e.Text))
+	}
+}
+
+// writeMarkdownHandoff writes a handoff as a list, every field in full.
+func writeMarkdownHandoff(w io.Writer, h stick.Handoff) {
+	fmt.Fprint(w, "\n**Handoff:**\n\n")
+	fmt.Fprintf(w, "- **Status:** %s\n", mdItem(h.Status))
+	fmt.Fprintf(w, "- **Next action:** %s\n", mdItem(h.NextAction))
+	if len(h.Artifacts) > 0 {
+		fmt.Fprint(w, "- **Artifacts:**\n")
+		for _, a := range h.Artifacts {
+			loc := a.Path
+			if len(a.Lines) == 2 {
+				loc = fmt.Sprintf("%s:%d-%d", a.Path, a.Lines[0], a.Lines[1])
+			}
+			line := fmt.Sprintf("  - `%s` (%s)", loc, a.Role)
+			if a.Note != "" {
+				line += ": " + strings.ReplaceAll(a.Note, "\n", "\n    ")
+			}
+			fmt.Fprintln(w, line)
+		}
+	}
+	for _, l := range []struct {
+		title string
+		items []string
+	}{{"Open questions", h.OpenQuestions}, {"Do not", h.DoNot}} {
+		if len(l.items) == 0 {
+			continue
+		}
+		fmt.Fprintf(w, "- **%s:**\n", l.title)
+		for _, it := range l.items {
+			fmt.Fprintf(w, "  - %s\n", strings.ReplaceAll(it, "\n", "\n    "))
+		}
+	}
+}
+
+// mdItem indents the lines after the first of a list item's text so they
+// stay in the item.
+func mdItem(s string) string { return strings.ReplaceAll(s, "\n", "\n  ") }
+
+// mdInline keeps a text on one paragraph's lines.
+func mdInline(s string) string { return strings.ReplaceAll(s, "\n", "  \n") }
+
+// mdQuote writes text as a block quote, line by line.
+func mdQuote(s string) string {
+	lines := strings.Split(strings.TrimRight(s, "\n"), "\n")
+	for i, l := range lines {
+		if l == "" {
+			lines[i] = ">"
+		} else {
+			lines[i] = "> " + l
+		}
+	}
+	return strings.Join(lines, "\n")
+}
+
+// mdCell escapes the pipes of a table cell.
+func mdCell(s string) string { return strings.ReplaceAll(s, "|", `\|`) }
+
+// longestRun is the length of the longest run of c in s.
+func longestRun(s string, c byte) int {
+	longest, n := 0, 0
+	for i := 0; i < len(s); i++ {
+		if s[i] == c {
+			n++
+			longest = max(longest, n)
+		} else {
+			n = 0
+		}
+	}
+	return longest
+}

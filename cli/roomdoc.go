@@ -1,0 +1,223 @@
+package cli
+
+import (
+	"encoding/json"
+	"fmt"
+	"os"
+	"strings"
+
+	"github.com/spf13/cobra"
+	"github.com/stickhq/stick/stick"
+)
+
+// completePath completes the optional path argument of a command: files and
+// directories for the first argument, nothing after it.
+func completePath(_ *cobra.Command, args []string, _ string) ([]cobra.Completion, cobra.ShellCompDirective) {
+	if len(args) == 0 {
+		return nil, cobra.ShellCompDirectiveDefault
+	}
+	return nil, cobra.ShellCompDirectiveNoFileComp
+}
+
+// newDoc is 'stick doc': the room's shared markdown document, and its
+// subcommands edit, append and history.
+func newDoc(agent *string) *cobra.Command {
+	var asJSON bool
+	var version int64
+	cmd := &cobra.Command{
+		Use:   "doc [path]",
+		Short: "Print the room's shared document (edit, append and history below)",
+		Long: `Every room has one shared markdown document: a plan, the decisions taken, what
+is known. Any member may write it, with or without the stick; each write makes a
+new version and an event in the log, and old versions stay readable.
+
+'stick doc' prints the current version (or --version N) to standard output
+and nothing else, so it can be piped or saved; an empty document prints
+nothing, and says so on standard error. Reading needs no membership and works
+on closed rooms too.`,
+		Example: "  stick doc                      # the current document of this workspace's room\n" +
+			"  stick doc --version 3          # an earlier version ('stick doc history' lists them)\n" +
+			"  stick doc edit                 # change it in $VISUAL or $EDITOR\n" +
+			"  stick doc append --section Decisions \"Keep the v1 flag until v2.\"",
+		Args:              cobra.MaximumNArgs(1),
+		ValidArgsFunction: completePath,
+		RunE: func(cmd *cobra.Command, args []string) error {
+			if err := notASubcommand(cmd, args); err != nil {
+				return err
+			}
+			return inRoom(cmd.Context(), *agent, pathArg(args), true, func(s *session, r stick.RoomSummary) error {
+				d, err := s.svc.ReadDoc(cmd.Context(), r.RoomID, version)
+				if err != nil {
+					return err
+				}
+				p := newPrinter(cmd.OutOrStdout(), asJSON)
+				if asJSON {
+					return p.JSON(d)
+				}
+				if d.Content == "" {
+					fmt.Fprintln(cmd.ErrOrStderr(), emptyDocNote(r, d))
+					return nil
+				}
+				fmt.Fprint(p.w, d.Content)
+				if !strings.HasSuffix(d.Content, "\n") {
+					fmt.Fprintln(p.w)
+				}
+				return nil
+			})
+		},
+	}
+	cmd.SuggestionsMinimumDistance = 2
+	addJSON(cmd, &asJSON)
+	cmd.Flags().Int64Var(&version, "version", 0, "print this version instead of the current one (see 'stick doc history')")
+	cmd.AddCommand(newDocEdit(agent), newDocAppend(agent), newDocHistory(agent))
+	return cmd
+}
+
+// notASubcommand refuses a path argument of a command with subcommands
+// when it does not exist and reads like a misspelt subcommand, which cobra
+// would otherwise take for the path.
+func notASubcommand(cmd *cobra.Command, args []string) error {
+	if len(args) == 0 {
+		return nil
+	}
+	if _, err := os.Stat(args[0]); err == nil {
+		return nil
+	}
+	if s := cmd.SuggestionsFor(args[0]); len(s) > 0 {
+		return fmt.Errorf("unknown command %q for %q; did you mean %q? (a path must exist)", args[0], cmd.CommandPath(), s[0])
+	}
+	return nil
+}
+
+// emptyDocNote says that a document has nothing in it, and how to write it.
+func emptyDocNote(r stick.RoomSummary, d stick.Document) string {
+	switch {
+	case d.Version > 0:
+		return fmt.Sprintf("version %d of the document of room %s is empty", d.Version, r.RoomID)
+	case r.State == stick.StateClosed:
+		return fmt.Sprintf("room %s is closed and its document was never written", r.RoomID)
+	}
+	return fmt.Sprintf("the document of room %s is empty; write it with 'stick doc edit' or add to it with 'stick doc append TEXT'", r.RoomID)
+}
+
+func newDocHistory(agent *string) *cobra.Command {
+	var asJSON bool
+	cmd := &cobra.Command{
+		Use:               "history [path]",
+		Short:             "List the versions of the room's document: when, by whom, how, how big",
+		Example:           "  stick doc history\n  stick doc --version 2     # print one of them",
+		Args:              cobra.MaximumNArgs(1),
+		ValidArgsFunction: completePath,
+		RunE: func(cmd *cobra.Command, args []string) error {
+			return inRoom(cmd.Context(), *agent, pathArg(args), true, func(s *session, r stick.RoomSummary) error {
+				versions, err := s.svc.DocHistory(cmd.Context(), r.RoomID)
+				if err != nil {
+					return err
+				}
+				p := newPrinter(cmd.OutOrStdout(), asJSON)
+				if asJSON {
+					return p.JSON(versions)
+				}
+				if len(versions) == 0 {
+					fmt.Fprintln(p.w, emptyDocNote(r, stick.Document{}))
+					return nil
+				}
+				rows := make([][]string, 0, len(versions))
+				for _, v := range versions {
+					rows = append(rows, []string{fmt.Sprint(v.Version), v.CreatedAt.Local().Format("2006-01-02 15:04:05"),
+						orDash(v.Author), string(v.Op), fmt.Sprintf("%d B", v.Size)})
+				}
+				p.table([]string{"VERSION", "WHEN", "AUTHOR", "OP", "SIZE"}, rows)
+				return nil
+			})
+		},
+	}
+	addJSON(cmd, &asJSON)
+	return cmd
+}
+
+func newDocAppend(agent *string) *cobra.Command {
+	var asJSON bool
+	var section, path string
+	cmd := &cobra.Command{
+		Use:   "append TEXT...|- [--section S] [--path P]",
+		Short: "Add text to the end of the room's document, or of one of its sections",
+		Long: `Add text to the end of the room's document, or with --section to the end of
+its "## S" section (made at the end of the document if there is none). The
+words of TEXT are joined with spaces; - reads the text from standard input.
+Appends never conflict: two members appending at once both get their text in.
+Writing needs membership ('stick join') and an open room.`,
+		Example: "  stick doc append \"Benchmarks: 2.1 ms p99 on the CI box\"\n" +
+			"  stick doc append --section Decisions \"Keep the v1 flag until v2.\"\n" +
+			"  git log -3 --format='- %s' | stick doc append --section Changes -\n" +
+			"  stick doc append --path ~/src/app \"a note for that room\"",
+		Args: cobra.MinimumNArgs(1),
+		ValidArgsFunction: func(*cobra.Command, []string, string) ([]cobra.Completion, cobra.ShellCompDirective) {
+			return nil, cobra.ShellCompDirectiveNoFileComp
+		},
+		RunE: func(cmd *cobra.Command, args []string) error {
+			text := strings.Join(args, " ")
+			if len(args) == 1 {
+				var err error
+				if text, err = textArg(cmd, args[0], "text"); err != nil {
+					return err
+				}
+			}
+			if path == "" {
+				path = pathArg(nil)
+			}
+			return inRoom(cmd.Context(), *agent, path, false, func(s *session, r stick.RoomSummary) error {
+				d, err := s.svc.AppendDoc(cmd.Context(), s.caller, r.RoomID, text, section)
+				if err != nil {
+					return err
+				}
+				p := newPrinter(cmd.OutOrStdout(), asJSON)
+				if asJSON {
+					return p.JSON(d)
+				}
+				where := "the end of"
+				if section != "" {
+					where = fmt.Sprintf("section %q of", sectionName(section))
+				}
+				fmt.Fprintf(p.w, "appended to %s the document of room %s: now version %d (%d bytes)\n", where, r.RoomID, d.Version, d.Size)
+				return nil
+			})
+		},
+	}
+	addJSON(cmd, &asJSON)
+	cmd.Flags().StringVar(&section, "section", "", `append to the end of this "## " section, e.g. Decisions (made if missing)`)
+	cmd.Flags().StringVar(&path, "path", "", "a path in the workspace whose room to write (default: the current directory)")
+	return cmd
+}
+
+// sectionName is a --section value as its heading reads: "Decisions" for
+// "Decisions" or "## Decisions".
+func sectionName(s string) string {
+	return strings.TrimSpace(strings.TrimLeft(strings.TrimSpace(s), "#"))
+}
+
+// eventNote describes a write to the document that an event records, for
+// the event log: "doc v3, append to Decisions" for a doc event, "conclusion
+// in doc v2" for a close that wrote one; "" for other events.
+func eventNote(e stick.Event) string {
+	var d struct {
+		Version    int64  `json:"version"`
+		Op         string `json:"op"`
+		Section    string `json:"section"`
+		DocVersion int64  `json:"doc_version"`
+	}
+	if len(e.Data) == 0 || json.Unmarshal(e.Data, &d) != nil {
+		return ""
+	}
+	switch {
+	case e.Type == stick.EventDoc && d.Version > 0:
+		note := fmt.Sprintf("doc v%d, %s", d.Version, d.Op)
+		if d.Section != "" {
+			note += " to " + d.Section
+		}
+		return note
+	case e.Type == stick.EventClose && d.DocVersion > 0:
+		return fmt.Sprintf("conclusion in doc v%d", d.DocVersion)
+	}
+	return ""
+}

@@ -1,0 +1,114 @@
+package cli
+
+import (
+	"fmt"
+	"strings"
+	"time"
+
+	"github.com/spf13/cobra"
+	"github.com/stickhq/stick/stick"
+)
+
+// newSearch is 'stick search': full-text search over every room's log and
+// documents.
+func newSearch(agent *string) *cobra.Command {
+	var asJSON bool
+	var q stick.SearchQuery
+	cmd := &cobra.Command{
+		Use:   "search QUERY... [--room ROOM_ID] [--type T] [--from AGENT] [--limit N]",
+		Short: "Search notes, handoffs, conclusions and documents of every room, best match first",
+		Long: `Search the notes, handoffs (status, next action, open questions), close reasons
+and conclusions, document appends and current documents of every room (or of
+one with --room), best match first. No membership is needed; closed rooms are
+searched too.
+
+The words of QUERY must all appear: "parse" also finds parser and parsing,
+"pars*" any word that begins so, "exact phrase" (in quotes, quoted again for
+the shell) the words in order, and OR between two words either of them.
+--type keeps one kind of hit: a note's type (note, question, answer,
+decision, ...), an event type (release, pass, close) or document.`,
+		Example: "  stick search flaky test\n" +
+			"  stick search '\"error recovery\"' --type release\n" +
+			"  stick search parser OR lexer --from codex:9b22ce --limit 5\n" +
+			"  stick search decision* --room room_7b64e0c2a1f3d9b8 --json",
+		Args: cobra.MinimumNArgs(1),
+		ValidArgsFunction: func(*cobra.Command, []string, string) ([]cobra.Completion, cobra.ShellCompDirective) {
+			return nil, cobra.ShellCompDirectiveNoFileComp
+		},
+		RunE: func(cmd *cobra.Command, args []string) error {
+			q.Query = strings.Join(args, " ")
+			return withSession(*agent, func(s *session) error {
+				hits, err := s.svc.Search(cmd.Context(), q)
+				if err != nil {
+					return err
+				}
+				p := newPrinter(cmd.OutOrStdout(), asJSON)
+				if asJSON {
+					return p.JSON(hits)
+				}
+				if len(hits) == 0 {
+					fmt.Fprintf(p.w, "no matches for %s; try fewer words, a prefix such as pars*, or OR between words\n", q.Query)
+					return nil
+				}
+				now := time.Now()
+				for i, h := range hits {
+					if i > 0 {
+						fmt.Fprintln(p.w)
+					}
+					printHit(p, h, now)
+				}
+				return nil
+			})
+		},
+	}
+	addJSON(cmd, &asJSON)
+	f := cmd.Flags()
+	f.StringVar(&q.RoomID, "room", "", "search only this room (its id, as 'stick list' shows it)")
+	f.StringVar(&q.Type, "type", "", "only hits of this kind: a note type (question, decision, ...), an event type (release, pass, close) or document")
+	f.StringVar(&q.From, "from", "", "only hits written by this member")
+	f.IntVar(&q.Limit, "limit", 0, fmt.Sprintf("show at most this many hits (default %d, at most %d)", stick.DefaultSearchLimit, stick.MaxSearchLimit))
+	return cmd
+}
+
+// printHit writes one search hit: where it is, what and whose it is, when,
+// and its snippet with the matches in bold on a terminal.
+func printHit(p *printer, h stick.SearchHit, now time.Time) {
+	at := fmt.Sprintf("#%d", h.EventSeq)
+	if h.EventSeq == 0 {
+		at = fmt.Sprintf("doc v%d", h.DocVersion)
+		if h.Section != "" {
+			at += ", " + h.Section
+		}
+	}
+	fmt.Fprintf(p.w, "%s  %s  %s  %s  %s\n", h.RoomPath, p.bold(at), h.Type, orDash(h.From), ago(now, h.CreatedAt))
+	for _, l := range strings.Split(strings.TrimRight(highlight(p, h.Snippet), "\n"), "\n") {
+		fmt.Fprintln(p.w, strings.TrimRight("  "+l, " "))
+	}
+}
+
+// highlight shows the matches of a snippet, which stand between
+// stick.HighlightStart and stick.HighlightEnd, in bold when colours are on;
+// otherwise the snippet keeps its markers.
+func highlight(p *printer, snippet string) string {
+	if !p.color {
+		return snippet
+	}
+	var b strings.Builder
+	for rest := snippet; ; {
+		i := strings.Index(rest, stick.HighlightStart)
+		if i < 0 {
+			b.WriteString(rest)
+			break
+		}
+		after := rest[i+len(stick.HighlightStart):]
+		j := strings.Index(after, stick.HighlightEnd)
+		if j < 0 {
+			b.WriteString(rest)
+			break
+		}
+		b.WriteString(rest[:i])
+		b.WriteString(p.bold(after[:j]))
+		rest = after[j+len(stick.HighlightEnd):]
+	}
+	return b.String()
+}

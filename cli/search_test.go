@@ -1,0 +1,163 @@
+package cli
+
+import (
+	"context"
+	"encoding/json"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/stickhq/stick/stick"
+)
+
+// searchScene is two rooms with notes, a handoff and documents to search:
+// the workspace's room, and a nested room in pkg.
+func searchScene(t *testing.T) (s *scene, room, nested string) {
+	s = newScene(t)
+	s.join("human:ana", s.repo, false)
+	s.join("codex:1", s.repo, false)
+	room = s.roomID(s.repo)
+	s.clock.Advance(time.Minute)
+	s.ok("note", s.repo, "the lexer is slow on big files")
+	s.clock.Advance(time.Minute)
+	s.ok("note", s.repo, "--agent", "codex:1", "--type", "question", "parser, parser: should the parser recover after a bad token?")
+	s.clock.Advance(time.Minute)
+	s.ok("note", s.repo, "a long note about the week: the build got faster, the docs moved, the release slipped a day, "+
+		"and somebody mentioned the parser once in passing among all the other news")
+	s.clock.Advance(time.Minute)
+	s.release(codex, s.claim(codex, room), sampleHandoff) // "parser done\nlexer untouched"
+	s.clock.Advance(time.Minute)
+	s.ok("doc", "append", "--path", s.repo, "--section", "Decisions", "Rewrite the parser before the lexer.")
+	pkg := s.mkdir("pkg")
+	s.join("human:ana", pkg, true)
+	nested = s.roomID(pkg)
+	s.clock.Advance(time.Minute)
+	s.ok("note", pkg, "the pkg parser needs a fuzz target")
+	return s, room, nested
+}
+
+func TestGoldenSearch(t *testing.T) {
+	s, room, _ := searchScene(t)
+	tr := &transcript{s: s}
+	tr.run("", "search", "parser")
+	tr.run("", "search", "parser", "--type", "question")
+	tr.run("", "search", "parser", "--from", "codex:1", "--limit", "1")
+	tr.run("", "search", "lex*", "--room", room)
+	tr.run("", "search", "parser", "--type", "document")
+	tr.run("", "search", `"bad token"`, "OR", "fuzz")
+	tr.run("", "search", "zebra")
+	tr.run("", "search", "parser", "--limit", "500")
+	tr.run("", "search", "***")
+	tr.run("", "search", "parser", "--room", "room_0000000000000000")
+	tr.run("", "search", "parser", "--limit", "x")
+	tr.run("", "search")
+	tr.check("search")
+}
+
+// The best match comes first: the short question that says "parser" three
+// times before the long note that says it once; scores never increase down
+// the list; --room, --type and --from filter.
+func TestJSONSearch(t *testing.T) {
+	s, room, nested := searchScene(t)
+	var hits []stick.SearchHit
+	s.decodeJSON(&hits, "search", "parser")
+	if len(hits) < 5 {
+		t.Fatalf("search parser: %d hits: %+v", len(hits), hits)
+	}
+	best := hits[0]
+	if best.RoomID != room || best.RoomPath != s.repo || best.Type != "question" || best.EventSeq != 4 || best.From != "codex:1" ||
+		best.DocVersion != 0 || !strings.Contains(best.Snippet, "**parser**") {
+		t.Errorf("best hit: %+v", best)
+	}
+	checkTime(t, "best hit created_at", best.CreatedAt, goldenStart.Add(2*time.Minute))
+	rank := map[int64]int{}
+	rooms := map[string]bool{}
+	for i, h := range hits {
+		if i > 0 && h.Score > hits[i-1].Score {
+			t.Errorf("hit %d scores %v, more than hit %d's %v", i, h.Score, i-1, hits[i-1].Score)
+		}
+		rank[h.EventSeq] = i
+		rooms[h.RoomID] = true
+	}
+	if rank[4] > rank[5] {
+		t.Errorf("the question (#4) must rank above the long note (#5): %+v", hits)
+	}
+	if !rooms[room] || !rooms[nested] {
+		t.Errorf("search must cover every room: %v", rooms)
+	}
+	var doc *stick.SearchHit
+	for i := range hits {
+		if hits[i].Type == stick.DocumentHit {
+			doc = &hits[i]
+		}
+	}
+	if doc == nil || doc.EventSeq != 0 || doc.DocVersion != 1 || doc.RoomID != room || doc.From != "human:ana" {
+		t.Errorf("document hit: %+v", doc)
+	}
+
+	hits = nil
+	s.decodeJSON(&hits, "search", "parser", "--room", nested)
+	if len(hits) != 1 || hits[0].RoomID != nested || hits[0].RoomPath != s.repo+"/pkg" {
+		t.Errorf("--room: %+v", hits)
+	}
+	hits = nil
+	s.decodeJSON(&hits, "search", "parser", "--type", "release", "--from", "codex:1")
+	if len(hits) != 1 || hits[0].Type != "release" || hits[0].EventSeq != 7 || !strings.Contains(hits[0].Snippet, "**parser** done") {
+		t.Errorf("--type release --from codex:1: %+v", hits)
+	}
+	hits = nil
+	out := s.ok("search", "zebra", "--json")
+	if err := json.Unmarshal([]byte(out), &hits); err != nil || strings.TrimSpace(out) != "[]" {
+		t.Errorf("no hits must print an empty array: %q", out)
+	}
+	hits = nil
+	s.decodeJSON(&hits, "search", "parser", "--limit", "2")
+	if len(hits) != 2 {
+		t.Errorf("--limit 2: %d hits", len(hits))
+	}
+}
+
+// search reads without joining: a caller who is in no room finds the same.
+func TestSearchNeedsNoMembership(t *testing.T) {
+	s, _, _ := searchScene(t)
+	var mine, theirs []stick.SearchHit
+	s.decodeJSON(&mine, "search", "parser")
+	s.decodeJSON(&theirs, "search", "parser", "--agent", "stranger")
+	if len(mine) == 0 || len(mine) != len(theirs) {
+		t.Errorf("a stranger's search: %d hits, a member's %d", len(theirs), len(mine))
+	}
+	st, err := s.svc.RoomState(context.Background(), s.roomID(s.repo))
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, m := range st.Members {
+		if m.AgentID == "stranger" {
+			t.Errorf("search made the caller a member: %+v", st.Members)
+		}
+	}
+}
+
+// Through the binary: search needs no path and no room of its own; it
+// finds what another workspace's room holds.
+func TestBinarySearch(t *testing.T) {
+	t.Parallel()
+	b := newBinRoom(t)
+	b.ok(t, "join")
+	b.ok(t, "note", "--type", "decision", "we keep the flaky test quarantined")
+	elsewhere := t.TempDir()
+	r := runBin(t, elsewhere, b.env, "search", "flaky", "quarantined")
+	lines := strings.Split(r.stdout, "\n")
+	if r.code != 0 || r.stderr != "" || len(lines) != 3 || lines[0] != b.repo+"  #2  decision  human:ana  just now" ||
+		lines[1] != "  we keep the **flaky** test **quarantined**" {
+		t.Errorf("search from elsewhere: %+v", r)
+	}
+	var hits []stick.SearchHit
+	if err := json.Unmarshal([]byte(runBin(t, elsewhere, b.env, "search", "flaky", "--json").stdout), &hits); err != nil || len(hits) != 1 || hits[0].Type != "decision" {
+		t.Errorf("search --json: %v %+v", err, hits)
+	}
+	if r := runBin(t, elsewhere, b.env, "search", "nothing"); r.code != 0 || r.stdout != "no matches for nothing; try fewer words, a prefix such as pars*, or OR between words\n" {
+		t.Errorf("no matches: %+v", r)
+	}
+	checkFailure(t, "search --frobnicate", b.run(t, "search", "x", "--frobnicate"), 2, "stick: unknown flag: --frobnicate", usage("search"))
+	checkFailure(t, "search --limit -1", b.run(t, "search", "x", "--limit", "-1"), 1, "stick: invalid_argument: limit must be between 1 and 200, not -1", "")
+}
