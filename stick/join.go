@@ -225,7 +225,7 @@ func (sn *snapshot) claimName(c Caller, req JoinRequest) (string, error) {
 			WithHint("join without reclaim_token to join as a new member; a token works only in the room that gave it, while its member has not left")
 	}
 	m := sn.member(c.AgentID)
-	if m == nil || m.ReclaimToken == "" || (!c.Process.IsZero() && c.Process.Same(m.Process)) {
+	if m == nil || (!c.Process.IsZero() && c.Process.Same(m.Process)) {
 		return c.AgentID, nil
 	}
 	return "", sn.describe(Errorf(CodeAgentIDInUse, "%s is a member of room %s; only its reclaim_token may join as it", c.AgentID, sn.room.ID)).

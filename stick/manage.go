@@ -198,8 +198,9 @@ type CloseResult struct {
 // records a revised reason and conclusion, and revises the document's
 // Conclusion section.
 //
-// Errors: invalid_argument (reason, conclusion), room_not_found,
-// unknown_member, stick_held.
+// Errors: invalid_argument (reason, conclusion, also when the conclusion
+// would make the document too long), room_not_found, unknown_member,
+// stick_held.
 func (s *Service) Close(ctx context.Context, c Caller, roomID, reason, conclusion string) (CloseResult, error) {
 	if err := checkFreeText("reason", reason, MaxReasonLen, false); err != nil {
 		return CloseResult{}, err
@@ -225,7 +226,12 @@ func (s *Service) Close(ctx context.Context, c Caller, roomID, reason, conclusio
 			if err != nil {
 				return err
 			}
-			if content := replaceSection(cur.Content, ConclusionSection, conclusion); content != cur.Content {
+			content := replaceSection(cur.Content, ConclusionSection, conclusion)
+			if len(content) > MaxDocLen {
+				return invalidArg("conclusion", "the conclusion would make the room document %d bytes; at most %d are allowed", len(content), MaxDocLen).
+					WithHint("shorten the conclusion, or shorten the document with update_room_doc first")
+			}
+			if content != cur.Content {
 				doc = &Document{DocVersion: DocVersion{RoomID: r.ID, Version: cur.Version + 1, Author: c.AgentID,
 					Op: DocConclusion, Size: len(content), CreatedAt: sn.now}, Content: content}
 				ev.Data, _ = json.Marshal(map[string]any{"doc_version": doc.Version})

@@ -63,18 +63,52 @@ func headingLevel(line string) (int, string) {
 	return n, title
 }
 
-// fence returns the fence marker a line opens or closes ("```" or "~~~"), or "".
-func fence(line string) string {
+// fenceOpen returns the fence a line opens: its character and length
+// ("```" or "~~~", three or more), or zero when it opens none.
+func fenceOpen(line string) (byte, int) {
+	t := strings.TrimLeft(line, " ")
+	if len(line)-len(t) > 3 || len(t) < 3 || (t[0] != '`' && t[0] != '~') {
+		return 0, 0
+	}
+	n := len(t) - len(strings.TrimLeft(t, t[:1]))
+	if n < 3 || (t[0] == '`' && strings.Contains(t[n:], "`")) {
+		return 0, 0
+	}
+	return t[0], n
+}
+
+// fenceCloses reports whether line closes a fence of character c and
+// length n: the same character, at least as many, and nothing after but
+// blanks.
+func fenceCloses(line string, c byte, n int) bool {
 	t := strings.TrimLeft(line, " ")
 	if len(line)-len(t) > 3 {
-		return ""
+		return false
 	}
-	for _, m := range []string{"```", "~~~"} {
-		if strings.HasPrefix(t, m) {
-			return m
+	m := len(t) - len(strings.TrimLeft(t, string(c)))
+	return m >= n && strings.TrimSpace(t[m:]) == ""
+}
+
+// fences tracks fenced code blocks line by line: code reports whether a
+// line is inside (or opens or closes) one, so headings there are not
+// headings.
+type fences struct {
+	c byte
+	n int
+}
+
+func (f *fences) code(line string) bool {
+	if f.n > 0 {
+		if fenceCloses(strings.TrimRight(line, "\r\n"), f.c, f.n) {
+			f.c, f.n = 0, 0
 		}
+		return true
 	}
-	return ""
+	if c, n := fenceOpen(strings.TrimRight(line, "\r\n")); n > 0 {
+		f.c, f.n = c, n
+		return true
+	}
+	return false
 }
 
 // findSection returns the line index of the "## title" heading (compared
@@ -83,18 +117,9 @@ func fence(line string) string {
 // is -1 when there is no such section.
 func findSection(lines []string, title string) (start, end int) {
 	start, end = -1, len(lines)
-	open := ""
+	var f fences
 	for i, line := range lines {
-		if m := fence(line); m != "" {
-			switch {
-			case open == "":
-				open = m
-			case m == open:
-				open = ""
-			}
-			continue
-		}
-		if open != "" {
+		if f.code(line) {
 			continue
 		}
 		level, t := headingLevel(line)
@@ -135,22 +160,24 @@ func appendUnder(content, title, text string) string {
 		last--
 	}
 	var b strings.Builder
+	b.Grow(len(content) + len(text) + 3)
 	for _, l := range lines[:last] {
 		b.WriteString(l)
 	}
 	out := block(b.String())
+	b.Reset()
+	b.WriteString(out)
 	if last == start+1 {
-		out += "\n"
+		b.WriteString("\n")
 	}
-	out += block(text)
+	b.WriteString(block(text))
 	if end < len(lines) {
-		out += "\n"
+		b.WriteString("\n")
 		for _, l := range lines[end:] {
-			out += l
+			b.WriteString(l)
 		}
-		out = block(out)
 	}
-	return out
+	return block(b.String())
 }
 
 // replaceSection returns content with the section titled title holding
@@ -184,4 +211,53 @@ func newSection(content, title, text string) string {
 		out = strings.TrimRight(content, "\n") + "\n\n"
 	}
 	return out + "## " + title + "\n\n" + block(text)
+}
+
+// MaxParagraph is the longest piece of a document the search index holds
+// as one entry; longer paragraphs (a long list) are cut at line ends, so
+// that adding a line re-indexes one piece, not the whole list.
+const MaxParagraph = 2 << 10
+
+// Paragraph is a piece of a document as the search index holds it: a
+// heading, or a run of lines between blank lines (blank lines inside a
+// fenced block do not end it), cut to at most MaxParagraph bytes, with the
+// nearest heading above it.
+type Paragraph struct {
+	Section string
+	Text    string
+}
+
+// Paragraphs splits a markdown document for the search index, with the
+// same heading and fence rules as sections.
+func Paragraphs(content string) []Paragraph {
+	var out []Paragraph
+	section := ""
+	var para strings.Builder
+	flush := func() {
+		if para.Len() > 0 {
+			out = append(out, Paragraph{Section: section, Text: strings.TrimSuffix(para.String(), "\n")})
+			para.Reset()
+		}
+	}
+	var f fences
+	for _, line := range docLines(content) {
+		code := f.code(line)
+		if !code && strings.TrimSpace(line) == "" {
+			flush()
+			continue
+		}
+		if level, title := headingLevel(line); !code && level > 0 {
+			flush()
+			section = title
+			para.WriteString(block(line))
+			flush()
+			continue
+		}
+		if para.Len() > 0 && para.Len()+len(line) > MaxParagraph {
+			flush()
+		}
+		para.WriteString(block(line))
+	}
+	flush()
+	return out
 }

@@ -1,6 +1,9 @@
 package stick
 
-import "testing"
+import (
+	"strings"
+	"testing"
+)
 
 func TestAppendUnder(t *testing.T) {
 	for _, c := range []struct{ name, content, title, text, want string }{
@@ -16,6 +19,9 @@ func TestAppendUnder(t *testing.T) {
 		{"level three stays inside", "## Log\n\none\n### detail\n\nmore\n## Next\n", "Log", "two",
 			"## Log\n\none\n### detail\n\nmore\ntwo\n\n## Next\n"},
 		{"heading in a fence is not a section", "```\n## Log\n```\n", "Log", "x", "```\n## Log\n```\n\n## Log\n\nx\n"},
+		{"a longer fence is closed only by as long a fence", "# Notes\n\n````md\n```\n## Log\n````\n\n## Log\n\nreal entry\n\n## Next\n\nn\n", "Log", "NEW",
+			"# Notes\n\n````md\n```\n## Log\n````\n\n## Log\n\nreal entry\nNEW\n\n## Next\n\nn\n"},
+		{"tilde fences and info strings", "~~~\n## Log\n```\n~~~\n## Log\n", "Log", "x", "~~~\n## Log\n```\n~~~\n## Log\n\nx\n"},
 		{"closing hashes", "## Log ##\n\na\n", "Log", "b", "## Log ##\n\na\nb\n"},
 		{"not a heading without a space", "##Log\n", "Log", "b", "##Log\n\n## Log\n\nb\n"},
 	} {
@@ -60,6 +66,7 @@ func TestMatchExpr(t *testing.T) {
 		`foo-bar NEAR( x"`:      `"foo-bar" AND "NEAR(" AND "x"""`,
 		"OR leading":            `"leading"`,
 		`"unterminated phrase`:  `"unterminated phrase"`,
+		"a\x00b":                `"a" AND "b"`,
 	} {
 		if got, err := matchExpr(in); err != nil || got != want {
 			t.Errorf("matchExpr(%q) = %s, %v; want %s", in, got, err, want)
@@ -69,5 +76,56 @@ func TestMatchExpr(t *testing.T) {
 		if _, err := matchExpr(bad); ErrorCode(err) != CodeInvalidArgument {
 			t.Errorf("matchExpr(%q) must be invalid_argument, got %v", bad, err)
 		}
+	}
+}
+
+func TestParagraphs(t *testing.T) {
+	doc := "## Setup\n\n```sh\n# install the tools\n\nmake tools\n```\n\n#42 is the tracking issue\n\nThe cache is flaky.\nIt is.\n\n# Top\n"
+	got := Paragraphs(doc)
+	want := []Paragraph{
+		{"Setup", "## Setup"},
+		{"Setup", "```sh\n# install the tools\n\nmake tools\n```"},
+		{"Setup", "#42 is the tracking issue"},
+		{"Setup", "The cache is flaky.\nIt is."},
+		{"Top", "# Top"},
+	}
+	if len(got) != len(want) {
+		t.Fatalf("got %q", got)
+	}
+	for i := range want {
+		if got[i] != want[i] {
+			t.Errorf("paragraph %d: got %q, want %q", i, got[i], want[i])
+		}
+	}
+	long := strings.Repeat("- an item of a long list\n", 300)
+	pieces := Paragraphs(long)
+	if len(pieces) < 3 {
+		t.Fatalf("a long list must be cut: %d pieces", len(pieces))
+	}
+	joined := ""
+	for _, p := range pieces {
+		if len(p.Text) > MaxParagraph {
+			t.Fatalf("a piece of %d bytes", len(p.Text))
+		}
+		joined += p.Text + "\n"
+	}
+	if joined != long {
+		t.Fatal("the pieces must cover the paragraph exactly")
+	}
+	more := Paragraphs(long + "- one more\n")
+	for i := range len(pieces) - 1 {
+		if more[i] != pieces[i] {
+			t.Fatalf("adding a line must change only the last piece (piece %d changed)", i)
+		}
+	}
+}
+
+// BenchmarkAppendUnderEarlySection appends to the first section of a 1 MB
+// document: the cost of copying it once (it was quadratic in the lines
+// after the section).
+func BenchmarkAppendUnderEarlySection(b *testing.B) {
+	doc := "## First\n\nx\n\n## Rest\n\n" + strings.Repeat("a line of the rest of the document\n", 30000)
+	for b.Loop() {
+		appendUnder(doc, "First", "y")
 	}
 }

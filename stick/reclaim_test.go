@@ -107,3 +107,29 @@ func TestNameReserved(t *testing.T) {
 		t.Fatalf("after leaving, the name is free and gets a new token: %+v %v", fresh, err)
 	}
 }
+
+// TestNameReservedWithoutToken: a member written without a token (by a
+// stick from before tokens, still running) keeps its name: only its own
+// process may join as it, and that join gives it a token.
+func TestNameReservedWithoutToken(t *testing.T) {
+	e := newEnv(t)
+	old, _ := liveAgent(t, "claude-code:aaaaaa")
+	j := e.join(old)
+	err := e.store.Update(e.ctx, func(tx stick.Tx) error {
+		ms, err := tx.Members(j.RoomID)
+		if err != nil {
+			return err
+		}
+		ms[0].ReclaimToken = ""
+		return tx.SaveMember(ms[0])
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	_, err = e.svc.JoinPath(e.ctx, agent("x"), stick.JoinRequest{Path: e.repo, AgentIDOverride: old.AgentID})
+	wantCode(t, err, stick.CodeAgentIDInUse)
+	again, err := e.svc.JoinPath(e.ctx, old, stick.JoinRequest{Path: e.repo, AgentIDOverride: old.AgentID})
+	if err != nil || again.ReclaimToken == "" || again.ReclaimToken == j.ReclaimToken {
+		t.Fatalf("its own process rejoins and gets a new token: %+v %v", again, err)
+	}
+}

@@ -87,5 +87,5 @@ type Member struct {
 	SyncCursor int64
 	// ReclaimToken lets a restarted process of this member join as it again
 	// (see JoinRequest.ReclaimToken); secret, never shown to other members.
-	ReclaimToken string
+	ReclaimToken string `json:"-"`
 }

@@ -138,8 +138,12 @@ func (s *Service) UpdateDoc(ctx context.Context, c Caller, roomID, content strin
 			return err
 		}
 		if cur.Version != expected {
-			return Errorf(CodeVersionConflict, "the document is at version %d, not %d: %s wrote it at %s",
-				cur.Version, expected, cur.Author, cur.CreatedAt.UTC().Format(time.RFC3339)).
+			e := Errorf(CodeVersionConflict, "the document is at version %d, not %d: %s wrote it at %s",
+				cur.Version, expected, cur.Author, cur.CreatedAt.UTC().Format(time.RFC3339))
+			if cur.Version == 0 {
+				e = Errorf(CodeVersionConflict, "the document has never been written, so its version is 0, not %d", expected)
+			}
+			return e.
 				With("current_version", cur.Version).With("expected_version", expected).
 				With("updated_by", cur.Author).With("updated_at", cur.CreatedAt).
 				WithHint("read the document again (read_room_doc), merge your change into version %d, and update with expected_version %d", cur.Version, cur.Version)

@@ -216,3 +216,21 @@ func TestTranscript(t *testing.T) {
 	wantCode(t, second(e.svc.Transcript(e.ctx, room, -1)), stick.CodeInvalidArgument)
 	wantCode(t, second(e.svc.Transcript(e.ctx, "room_nope", 0)), stick.CodeRoomNotFound)
 }
+
+// TestCloseConclusionTooLong: a conclusion that would push the document
+// past its limit is refused, and the room stays open.
+func TestCloseConclusionTooLong(t *testing.T) {
+	e := newEnv(t)
+	a := agent("a")
+	room := e.join(a).RoomID
+	if _, err := e.svc.UpdateDoc(e.ctx, a, room, strings.Repeat("x", stick.MaxDocLen-100), 0); err != nil {
+		t.Fatal(err)
+	}
+	_, err := e.svc.Close(e.ctx, a, room, "", strings.Repeat("c", 1000))
+	if se := wantCode(t, err, stick.CodeInvalidArgument); se.Details["field"] != "conclusion" {
+		t.Fatalf("want conclusion named: %+v", se)
+	}
+	if st := e.state(room); st.State == stick.StateClosed {
+		t.Fatal("a refused close must leave the room open")
+	}
+}

@@ -116,6 +116,14 @@ func matchExpr(query string) (string, error) {
 	if problem := textProblem(query, MaxQueryLen, true); problem != "" {
 		return "", invalidArg("query", "query %s", problem)
 	}
+	// Control characters separate words (FTS5 would read a NUL as the end
+	// of the query).
+	query = strings.Map(func(r rune) rune {
+		if unicode.IsControl(r) {
+			return ' '
+		}
+		return r
+	}, query)
 	var terms []string
 	pendingOr := false
 	add := func(term string, prefix bool) {

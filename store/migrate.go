@@ -102,7 +102,7 @@ func (s *Store) migrate() (err error) {
 			return s.mapErr(err)
 		}
 	}
-	if err := s.ensureSearch(conn); err != nil {
+	if s.indexing, err = s.ensureSearch(conn); err != nil {
 		return s.mapErr(err)
 	}
 	if version < SchemaVersion {

@@ -45,6 +45,9 @@ INSERT INTO members (room_id, agent_id, ordinal, joined_at, last_seen_at, sessio
 	if v := query(t, c, "SELECT group_concat(room_id || ':' || agent_id) FROM members"); v != "room_c:ana" {
 		t.Fatalf("members after migration: %s", v)
 	}
+	if v := query(t, c, "SELECT count(*) FROM members WHERE reclaim_token GLOB 'rt_*' AND length(reclaim_token) = 35"); v != "1" {
+		t.Fatalf("a member from before reclaim tokens must get one, so its name is reserved: %s", v)
+	}
 	if v := query(t, c, "SELECT count(*) FROM sqlite_sequence WHERE name = 'events'"); v != "0" {
 		t.Fatalf("events still in sqlite_sequence: %s", v)
 	}

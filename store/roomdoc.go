@@ -3,7 +3,6 @@ package store
 import (
 	"crypto/sha256"
 	"encoding/hex"
-	"strings"
 
 	"github.com/stickhq/stick/stick"
 	"zombiezen.com/go/sqlite"
@@ -12,11 +11,11 @@ import (
 
 // Doc implements stick.Tx.Doc.
 func (t *tx) Doc(roomID string, version int64) (stick.Document, bool, error) {
-	q := `SELECT room_id, version, author, op, length(CAST(content AS BLOB)), event_seq, created_at, content
+	q := `SELECT room_id, version, author, op, size, event_seq, created_at, content
 		FROM doc_versions WHERE room_id = ? AND version = ?`
 	args := []any{roomID, version}
 	if version == 0 {
-		q = `SELECT v.room_id, v.version, v.author, v.op, length(CAST(v.content AS BLOB)), v.event_seq, v.created_at, v.content
+		q = `SELECT v.room_id, v.version, v.author, v.op, v.size, v.event_seq, v.created_at, v.content
 			FROM docs d JOIN doc_versions v ON v.room_id = d.room_id AND v.version = d.version WHERE d.room_id = ?`
 		args = args[:1]
 	}
@@ -32,16 +31,17 @@ func (t *tx) Doc(roomID string, version int64) (stick.Document, bool, error) {
 }
 
 // SaveDoc implements stick.Tx.SaveDoc. Besides the version, it brings the
-// document's paragraphs in doc_chunks up to date: only paragraphs that
-// appeared are added and only those that went are removed, so the search
-// index does work in proportion to the change, not to the document.
+// document's paragraphs (stick.Paragraphs) in doc_chunks up to date: only
+// paragraphs that appeared are added and only those that went are
+// removed, so the search index does work in proportion to the change, not
+// to the document.
 func (t *tx) SaveDoc(d stick.Document) error {
 	if err := t.mustWrite(); err != nil {
 		return err
 	}
-	err := sqlitex.Execute(t.conn, `INSERT INTO doc_versions (room_id, version, content, author, op, event_seq, created_at)
-		VALUES (?, ?, ?, ?, ?, ?, ?)`, &sqlitex.ExecOptions{Args: []any{
-		d.RoomID, d.Version, d.Content, d.Author, string(d.Op), d.EventSeq, ms(d.CreatedAt),
+	err := sqlitex.Execute(t.conn, `INSERT INTO doc_versions (room_id, version, content, size, author, op, event_seq, created_at)
+		VALUES (?, ?, ?, ?, ?, ?, ?, ?)`, &sqlitex.ExecOptions{Args: []any{
+		d.RoomID, d.Version, d.Content, len(d.Content), d.Author, string(d.Op), d.EventSeq, ms(d.CreatedAt),
 	}})
 	if err != nil {
 		return err
@@ -62,13 +62,15 @@ func (t *tx) SaveDoc(d stick.Document) error {
 	if err != nil {
 		return err
 	}
-	for _, c := range chunks(d.Content) {
-		if ids := stored[c.hash]; len(ids) > 0 {
-			stored[c.hash] = ids[1:]
+	for _, p := range stick.Paragraphs(d.Content) {
+		sum := sha256.Sum256([]byte(p.Section + "\x00" + p.Text))
+		hash := hex.EncodeToString(sum[:12])
+		if ids := stored[hash]; len(ids) > 0 {
+			stored[hash] = ids[1:]
 			continue
 		}
 		err := sqlitex.Execute(t.conn, "INSERT INTO doc_chunks (room_id, hash, section, content, author) VALUES (?, ?, ?, ?, ?)",
-			&sqlitex.ExecOptions{Args: []any{d.RoomID, c.hash, c.section, c.text, d.Author}})
+			&sqlitex.ExecOptions{Args: []any{d.RoomID, hash, p.Section, p.Text, d.Author}})
 		if err != nil {
 			return err
 		}
@@ -83,49 +85,10 @@ func (t *tx) SaveDoc(d stick.Document) error {
 	return nil
 }
 
-// chunk is one paragraph of a document, with the heading it sits under.
-type chunk struct {
-	section, text, hash string
-}
-
-// chunks splits markdown into paragraphs (runs of lines between blank
-// lines; a heading is a paragraph of its own), each with the nearest
-// heading above it.
-func chunks(content string) []chunk {
-	var out []chunk
-	section := ""
-	var para []string
-	flush := func() {
-		if len(para) == 0 {
-			return
-		}
-		text := strings.Join(para, "\n")
-		sum := sha256.Sum256([]byte(section + "\x00" + text))
-		out = append(out, chunk{section: section, text: text, hash: hex.EncodeToString(sum[:12])})
-		para = para[:0]
-	}
-	for line := range strings.SplitSeq(content, "\n") {
-		trimmed := strings.TrimSpace(line)
-		switch {
-		case trimmed == "":
-			flush()
-		case strings.HasPrefix(trimmed, "#"):
-			flush()
-			section = strings.TrimSpace(strings.Trim(trimmed, "#"))
-			para = append(para, line)
-			flush()
-		default:
-			para = append(para, line)
-		}
-	}
-	flush()
-	return out
-}
-
 // DocHistory implements stick.Tx.DocHistory.
 func (t *tx) DocHistory(roomID string) ([]stick.DocVersion, error) {
 	var out []stick.DocVersion
-	err := sqlitex.Execute(t.conn, `SELECT room_id, version, author, op, length(CAST(content AS BLOB)), event_seq, created_at
+	err := sqlitex.Execute(t.conn, `SELECT room_id, version, author, op, size, event_seq, created_at
 		FROM doc_versions WHERE room_id = ? ORDER BY version`, &sqlitex.ExecOptions{Args: []any{roomID},
 		ResultFunc: func(st *sqlite.Stmt) error {
 			out = append(out, docVersion(st))

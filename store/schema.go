@@ -145,7 +145,8 @@ CREATE UNIQUE INDEX events_client_message_idx ON events (room_id, from_agent_id,
 	`
 ALTER TABLE members ADD COLUMN sync_cursor INTEGER NOT NULL DEFAULT 0;
 `,
-	// 5: shared working memory: each member's reclaim token, and the room
+	// 5: shared working memory: each member's reclaim token (members from
+	// before get one, so their names are reserved too), and the room
 	// document: every version, append-only, in doc_versions; the current
 	// one in docs; its paragraphs in doc_chunks, which the search index
 	// follows, so that a write re-indexes only the paragraphs it changed.
@@ -153,6 +154,7 @@ ALTER TABLE members ADD COLUMN sync_cursor INTEGER NOT NULL DEFAULT 0;
 	// FTS5 can still open the file.
 	`
 ALTER TABLE members ADD COLUMN reclaim_token TEXT;
+UPDATE members SET reclaim_token = 'rt_' || lower(hex(randomblob(16)));
 
 CREATE TABLE docs (
 	room_id    TEXT PRIMARY KEY REFERENCES rooms (room_id),
@@ -165,6 +167,7 @@ CREATE TABLE doc_versions (
 	room_id    TEXT NOT NULL REFERENCES rooms (room_id),
 	version    INTEGER NOT NULL,
 	content    TEXT NOT NULL,
+	size       INTEGER NOT NULL,
 	author     TEXT NOT NULL,
 	op         TEXT NOT NULL,
 	event_seq  INTEGER NOT NULL,

@@ -1,7 +1,9 @@
 package store
 
 import (
+	"context"
 	"fmt"
+	"strconv"
 	"strings"
 
 	"github.com/stickhq/stick/stick"
@@ -42,55 +44,141 @@ var searchSchema = []string{
 		DELETE FROM search_index WHERE rowid = -old.chunk_id;
 	END`,
 	`INSERT INTO search_index (rowid, body, room_id, type, from_agent_id)
-		SELECT event_seq, ` + fmt.Sprintf(eventBody, "events") + `, room_id, coalesce(message_type, event_type), from_agent_id
-		FROM events WHERE event_type IN ` + searchedTypes,
-	`INSERT INTO search_index (rowid, body, room_id, type, from_agent_id)
 		SELECT -chunk_id, content, room_id, 'document', author FROM doc_chunks`,
 }
 
+// fillEvents indexes the events with ?1 < event_seq <= ?2.
+var fillEvents = `INSERT INTO search_index (rowid, body, room_id, type, from_agent_id)
+	SELECT event_seq, ` + fmt.Sprintf(eventBody, "events") + `, room_id, coalesce(message_type, event_type), from_agent_id
+	FROM events WHERE event_seq > ?1 AND event_seq <= ?2 AND event_type IN ` + searchedTypes
+
+// Building the index over an existing log: up to inlineFill events are
+// indexed in the transaction that makes the index; a longer log is indexed
+// after the open in transactions of fillBatch events each, so other
+// processes are not locked out for seconds, and search says the index is
+// being built until it is done. Variables so tests can shrink them.
+var (
+	inlineFill = 20_000
+	fillBatch  = 10_000
+)
+
 var searchTriggers = []string{"events_search", "doc_chunks_search_insert", "doc_chunks_search_delete"}
 
-// ensureSearch builds the search index when this SQLite has FTS5 and the
+// ensureSearch makes the search index when this SQLite has FTS5 and the
 // index is missing or stale, or, without FTS5, drops its triggers (which
 // would fail every write) and marks it stale. It runs inside migrate's
-// write transaction.
-func (s *Store) ensureSearch(conn *sqlite.Conn) error {
+// write transaction, and reports whether events remain to be indexed (see
+// fillSearch). The meta keys search_filled and search_fill_to bound the
+// events still to index; triggers index every later one.
+func (s *Store) ensureSearch(conn *sqlite.Conn) (building bool, err error) {
 	state, err := metaValue(conn, "search_index")
 	if err != nil {
-		return err
+		return false, err
 	}
 	fts, err := pragmaInt(conn, "SELECT sqlite_compileoption_used('ENABLE_FTS5')")
 	if err != nil {
-		return err
+		return false, err
 	}
 	if fts == 0 || s.opts.noFTS {
-		if state != "ready" {
-			return nil
+		if state != "ready" && state != "building" {
+			return false, nil
 		}
 		for _, t := range searchTriggers {
 			if err := sqlitex.ExecuteTransient(conn, "DROP TRIGGER IF EXISTS "+t, nil); err != nil {
-				return err
+				return false, err
 			}
 		}
-		return setMeta(conn, "search_index", "stale")
+		return false, setMeta(conn, "search_index", "stale")
 	}
-	if state == "ready" {
-		return nil
+	switch state {
+	case "ready":
+		return false, nil
+	case "building":
+		return true, nil
 	}
 	for _, t := range searchTriggers {
 		if err := sqlitex.ExecuteTransient(conn, "DROP TRIGGER IF EXISTS "+t, nil); err != nil {
-			return err
+			return false, err
 		}
 	}
 	if err := sqlitex.ExecuteTransient(conn, "DROP TABLE IF EXISTS "+searchTable, nil); err != nil {
-		return err
+		return false, err
 	}
 	for _, q := range searchSchema {
 		if err := sqlitex.ExecuteTransient(conn, q, nil); err != nil {
-			return fmt.Errorf("build the search index: %w", err)
+			return false, fmt.Errorf("make the search index: %w", err)
 		}
 	}
-	return setMeta(conn, "search_index", "ready")
+	last, err := pragmaInt(conn, "SELECT coalesce(max(event_seq), 0) FROM events")
+	if err != nil {
+		return false, err
+	}
+	count, err := pragmaInt(conn, "SELECT count(*) FROM events")
+	if err != nil {
+		return false, err
+	}
+	if count <= int64(inlineFill) {
+		if err := sqlitex.Execute(conn, fillEvents, &sqlitex.ExecOptions{Args: []any{0, last}}); err != nil {
+			return false, fmt.Errorf("index the log: %w", err)
+		}
+		return false, setMeta(conn, "search_index", "ready")
+	}
+	for k, v := range map[string]string{"search_index": "building", "search_filled": "0", "search_fill_to": strconv.FormatInt(last, 10)} {
+		if err := setMeta(conn, k, v); err != nil {
+			return false, err
+		}
+	}
+	return true, nil
+}
+
+// fillSearch indexes the events ensureSearch left, a batch per write
+// transaction, until none is left or ctx ends. Several processes may run
+// it at once: each batch starts where the last committed one ended.
+func (s *Store) fillSearch(ctx context.Context) error {
+	for {
+		done := false
+		err := s.Update(ctx, func(x stick.Tx) error {
+			conn := x.(*tx).conn
+			if state, err := metaValue(conn, "search_index"); err != nil || state != "building" {
+				done = true
+				return err
+			}
+			from, to, err := fillRange(conn)
+			if err != nil {
+				return err
+			}
+			end := min(to, from+int64(fillBatch)) // event_seq has no gaps to speak of
+			if err := sqlitex.Execute(conn, fillEvents, &sqlitex.ExecOptions{Args: []any{from, end}}); err != nil {
+				return err
+			}
+			if end >= to {
+				done = true
+				return setMeta(conn, "search_index", "ready")
+			}
+			return setMeta(conn, "search_filled", strconv.FormatInt(end, 10))
+		})
+		if err != nil || done {
+			return err
+		}
+	}
+}
+
+// fillRange reads the events fillSearch has yet to index: after from, up
+// to and including to.
+func fillRange(conn *sqlite.Conn) (from, to int64, err error) {
+	for _, kv := range []struct {
+		key string
+		v   *int64
+	}{{"search_filled", &from}, {"search_fill_to", &to}} {
+		v, err := metaValue(conn, kv.key)
+		if err != nil {
+			return 0, 0, err
+		}
+		if *kv.v, err = strconv.ParseInt(v, 10, 64); err != nil {
+			return 0, 0, fmt.Errorf("meta %s %q: %w", kv.key, v, err)
+		}
+	}
+	return from, to, nil
 }
 
 func setMeta(conn *sqlite.Conn, key, value string) error {
@@ -113,7 +201,16 @@ func (t *tx) Search(match string, q stick.SearchQuery) ([]stick.SearchHit, error
 	if err != nil {
 		return nil, err
 	}
-	if state != "ready" {
+	switch state {
+	case "ready":
+	case "building":
+		from, to, err := fillRange(t.conn)
+		if err != nil {
+			return nil, err
+		}
+		return nil, stick.Errorf(stick.CodeSearchUnavailable, "the search index is being built: %d%% of the log indexed", 100*from/max(to, 1)).
+			WithHint("try again in a few seconds; meanwhile read the log with get_room_events")
+	default:
 		return nil, searchUnavailable("the index is out of date, since a stick without FTS5 wrote the database; it is rebuilt the next time a stick with FTS5 opens it")
 	}
 	// The best rows are ranked first, and only they get a snippet and

@@ -3,6 +3,7 @@ package store
 import (
 	"context"
 	"path/filepath"
+	"strconv"
 	"testing"
 
 	"github.com/stickhq/stick/stick"
@@ -177,5 +178,64 @@ func TestDocChunks(t *testing.T) {
 	}
 	if got := searchSeqs(t, st, `"cache"`); len(got) != 1 {
 		t.Fatalf("the replaced paragraph must leave the index: %v", got)
+	}
+}
+
+// TestSearchIndexBuiltInBatches: a long log is indexed after the open, in
+// short transactions, while search says the index is being built; a fill
+// cut short resumes at the next open.
+func TestSearchIndexBuiltInBatches(t *testing.T) {
+	inline, batch := inlineFill, fillBatch
+	inlineFill, fillBatch = 2, 3
+	t.Cleanup(func() { inlineFill, fillBatch = inline, batch })
+	rows := "INSERT INTO rooms (room_id, canonical_path, state, created_at, updated_at) VALUES ('room_c', '/w', 'idle', 8, 9);\n"
+	for i := range 10 {
+		rows += "INSERT INTO events (event_id, room_id, turn_id, event_type, text, created_at) VALUES ('evt_" + strconv.Itoa(i) + "', 'room_c', 0, 'note', 'the numbat " + strconv.Itoa(i) + "', 1);\n"
+	}
+	path := writeVersion1(t, rows)
+	st, err := Open(path, Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !st.indexing {
+		t.Fatal("10 events over an inline limit of 2 must be indexed after the open")
+	}
+	<-st.filled
+	if got := searchSeqs(t, st, `"numbat"`); len(got) != 10 {
+		t.Fatalf("every event indexed: %v", got)
+	}
+	st.Close()
+
+	// A fill that stopped half way: search says so, and the next open finishes it.
+	c := rawConn(t, path)
+	for _, q := range []string{
+		"DELETE FROM search_index WHERE rowid > 4",
+		"UPDATE meta SET value = 'building' WHERE key = 'search_index'",
+		"INSERT INTO meta (key, value) VALUES ('search_filled', '4') ON CONFLICT (key) DO UPDATE SET value = '4'",
+	} {
+		if err := sqlitex.ExecuteTransient(c, q, nil); err != nil {
+			t.Fatalf("%s: %v", q, err)
+		}
+	}
+	r, err := OpenReader(filepath.Dir(path))
+	if err != nil {
+		t.Fatal(err)
+	}
+	err = r.View(context.Background(), func(tx stick.Tx) error {
+		_, err := tx.Search(`"numbat"`, stick.SearchQuery{Limit: 5})
+		return err
+	})
+	r.Close()
+	if se := stick.AsError(err); se.Code != stick.CodeSearchUnavailable || se.Message != "the search index is being built: 40% of the log indexed" {
+		t.Fatalf("want search_unavailable while building, got %v", err)
+	}
+	st, err = Open(path, Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer st.Close()
+	<-st.filled
+	if got := searchSeqs(t, st, `"numbat"`); len(got) != 10 {
+		t.Fatalf("the resumed fill indexes the rest: %v", got)
 	}
 }

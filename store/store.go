@@ -60,6 +60,11 @@ type Store struct {
 	bell *os.File
 	// bells wake only the waiters a commit concerns (see Tx.Ring).
 	bells *bells
+	// indexing is set by migrate when the search index is being built over
+	// an existing log; stopFill and filled end and await fillSearch.
+	indexing bool
+	stopFill context.CancelFunc
+	filled   chan struct{}
 }
 
 var _ stick.Store = (*Store)(nil)
@@ -158,6 +163,15 @@ func Open(path string, opts Options) (*Store, error) {
 		s.Close()
 		return nil, stick.Errorf(stick.CodeDataDir, "cannot create %s", path+bellsSuffix).Wrap(err).With("path", path+bellsSuffix).
 			WithHint("make the directory writable, or set %s to another directory", DataDirEnv)
+	}
+	if s.indexing {
+		// A failed or interrupted fill resumes at the next open.
+		ctx, cancel := context.WithCancel(context.Background())
+		s.stopFill, s.filled = cancel, make(chan struct{})
+		go func() {
+			defer close(s.filled)
+			_ = s.fillSearch(ctx)
+		}()
 	}
 	return s, nil
 }
@@ -302,6 +316,10 @@ func (s *Store) Close() error {
 }
 
 func (s *Store) close() error {
+	if s.stopFill != nil {
+		s.stopFill()
+		<-s.filled
+	}
 	var errs []error
 	if s.watch != nil {
 		errs = append(errs, s.watch.close())
