@@ -85,8 +85,8 @@ func BenchmarkCrossProcessHandoff(b *testing.B) {
 }
 
 // BenchmarkAppendDoc measures one append under a section of a 100 KB room
-// document: the new version, its history row, its doc event and the
-// document's search index entry.
+// document of 1,800 paragraphs: the new version (a delta), the current
+// copy, its doc event and the one paragraph the search index re-reads.
 func BenchmarkAppendDoc(b *testing.B) {
 	st, err := store.OpenDir(b.TempDir(), store.Options{})
 	if err != nil {
@@ -100,7 +100,7 @@ func BenchmarkAppendDoc(b *testing.B) {
 	if err != nil {
 		b.Fatal(err)
 	}
-	doc := "# Plan\n\n" + strings.Repeat("A line of the plan that says what to do next and why.\n", 1800) + "\n## Decisions\n\n"
+	doc := "# Plan\n\n" + strings.Repeat("A line of the plan that says what to do next and why.\n\n", 1800) + "\n## Decisions\n\n"
 	if _, err := svc.UpdateDoc(ctx, me, j.RoomID, doc, 0); err != nil {
 		b.Fatal(err)
 	}

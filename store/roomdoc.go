@@ -3,31 +3,82 @@ package store
 import (
 	"crypto/sha256"
 	"encoding/hex"
+	"fmt"
+	"strings"
+	"unicode/utf8"
 
 	"github.com/stickhq/stick/stick"
 	"zombiezen.com/go/sqlite"
 	"zombiezen.com/go/sqlite/sqlitex"
 )
 
+// Document versions are stored as deltas: a version with delta = 1 is
+// the version before it with its middle replaced, keeping keep_head bytes
+// of its start and keep_tail bytes of its end, and content in between. A
+// version is stored whole every snapshotEvery versions, and whenever its
+// delta would not be much smaller, so a version is rebuilt from at most
+// snapshotEvery rows. The current version is also whole in docs.
+const snapshotEvery = 32
+
 // Doc implements stick.Tx.Doc.
 func (t *tx) Doc(roomID string, version int64) (stick.Document, bool, error) {
-	q := `SELECT room_id, version, author, op, size, event_seq, created_at, content
-		FROM doc_versions WHERE room_id = ? AND version = ?`
-	args := []any{roomID, version}
 	if version == 0 {
-		q = `SELECT v.room_id, v.version, v.author, v.op, v.size, v.event_seq, v.created_at, v.content
-			FROM docs d JOIN doc_versions v ON v.room_id = d.room_id AND v.version = d.version WHERE d.room_id = ?`
-		args = args[:1]
+		var d stick.Document
+		found := false
+		err := sqlitex.Execute(t.conn, `SELECT v.room_id, v.version, v.author, v.op, v.size, v.event_seq, v.created_at, d.content
+			FROM docs d JOIN doc_versions v ON v.room_id = d.room_id AND v.version = d.version WHERE d.room_id = ?`,
+			&sqlitex.ExecOptions{Args: []any{roomID}, ResultFunc: func(st *sqlite.Stmt) error {
+				d.DocVersion, d.Content, found = docVersion(st), st.ColumnText(7), true
+				return nil
+			}})
+		return d, found, err
 	}
 	var d stick.Document
 	found := false
-	err := sqlitex.Execute(t.conn, q, &sqlitex.ExecOptions{Args: args, ResultFunc: func(st *sqlite.Stmt) error {
+	var b strings.Builder
+	err := sqlitex.Execute(t.conn, `SELECT room_id, version, author, op, size, event_seq, created_at, content, delta, keep_head, keep_tail
+		FROM doc_versions WHERE room_id = ?1 AND version <= ?2 AND version >= (
+			SELECT max(version) FROM doc_versions WHERE room_id = ?1 AND version <= ?2 AND delta = 0)
+		ORDER BY version`, &sqlitex.ExecOptions{Args: []any{roomID, version}, ResultFunc: func(st *sqlite.Stmt) error {
 		d.DocVersion = docVersion(st)
-		d.Content = st.ColumnText(7)
-		found = true
+		found = d.Version == version
+		if st.ColumnInt(8) == 0 {
+			d.Content = st.ColumnText(7)
+			return nil
+		}
+		head, tail := st.ColumnInt(9), st.ColumnInt(10)
+		if head+tail > len(d.Content) {
+			return fmt.Errorf("document version %d of room %s keeps %d+%d bytes of a %d-byte version", d.Version, roomID, head, tail, len(d.Content))
+		}
+		b.Reset()
+		b.WriteString(d.Content[:head])
+		b.WriteString(st.ColumnText(7))
+		b.WriteString(d.Content[len(d.Content)-tail:])
+		d.Content = b.String()
 		return nil
 	}})
+	if err == nil && found && len(d.Content) != d.Size {
+		err = fmt.Errorf("document version %d of room %s rebuilt to %d bytes, not %d", version, roomID, len(d.Content), d.Size)
+	}
 	return d, found, err
+}
+
+// delta returns how much of the start and the end of old new keeps, and
+// what it has in between, cut at character boundaries.
+func delta(old, new string) (head, tail int, middle string) {
+	for head < len(old) && head < len(new) && old[head] == new[head] {
+		head++
+	}
+	for head > 0 && head < len(new) && !utf8.RuneStart(new[head]) {
+		head--
+	}
+	for tail < len(old)-head && tail < len(new)-head && old[len(old)-1-tail] == new[len(new)-1-tail] {
+		tail++
+	}
+	for tail > 0 && !utf8.RuneStart(new[len(new)-tail]) {
+		tail--
+	}
+	return head, tail, new[head : len(new)-tail]
 }
 
 // SaveDoc implements stick.Tx.SaveDoc. Besides the version, it brings the
@@ -39,16 +90,27 @@ func (t *tx) SaveDoc(d stick.Document) error {
 	if err := t.mustWrite(); err != nil {
 		return err
 	}
-	err := sqlitex.Execute(t.conn, `INSERT INTO doc_versions (room_id, version, content, size, author, op, event_seq, created_at)
-		VALUES (?, ?, ?, ?, ?, ?, ?, ?)`, &sqlitex.ExecOptions{Args: []any{
-		d.RoomID, d.Version, d.Content, len(d.Content), d.Author, string(d.Op), d.EventSeq, ms(d.CreatedAt),
+	kept, isDelta, head, tail := d.Content, 0, 0, 0
+	if d.Version%snapshotEvery != 1 {
+		prev, ok, err := t.Doc(d.RoomID, 0)
+		if err != nil {
+			return err
+		}
+		if h, tl, middle := delta(prev.Content, d.Content); ok && prev.Version == d.Version-1 && len(middle) < len(d.Content)/2 {
+			kept, isDelta, head, tail = middle, 1, h, tl
+		}
+	}
+	err := sqlitex.Execute(t.conn, `INSERT INTO doc_versions (room_id, version, content, delta, keep_head, keep_tail, size, author, op, event_seq, created_at)
+		VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`, &sqlitex.ExecOptions{Args: []any{
+		d.RoomID, d.Version, kept, isDelta, head, tail, len(d.Content), d.Author, string(d.Op), d.EventSeq, ms(d.CreatedAt),
 	}})
 	if err != nil {
 		return err
 	}
-	err = sqlitex.Execute(t.conn, `INSERT INTO docs (room_id, version, updated_by, updated_at) VALUES (?, ?, ?, ?)
-		ON CONFLICT (room_id) DO UPDATE SET version = excluded.version, updated_by = excluded.updated_by, updated_at = excluded.updated_at`,
-		&sqlitex.ExecOptions{Args: []any{d.RoomID, d.Version, d.Author, ms(d.CreatedAt)}})
+	err = sqlitex.Execute(t.conn, `INSERT INTO docs (room_id, version, content, updated_by, updated_at) VALUES (?, ?, ?, ?, ?)
+		ON CONFLICT (room_id) DO UPDATE SET version = excluded.version, content = excluded.content,
+			updated_by = excluded.updated_by, updated_at = excluded.updated_at`,
+		&sqlitex.ExecOptions{Args: []any{d.RoomID, d.Version, d.Content, d.Author, ms(d.CreatedAt)}})
 	if err != nil {
 		return err
 	}

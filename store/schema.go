@@ -147,9 +147,10 @@ ALTER TABLE members ADD COLUMN sync_cursor INTEGER NOT NULL DEFAULT 0;
 `,
 	// 5: shared working memory: each member's reclaim token (members from
 	// before get one, so their names are reserved too), and the room
-	// document: every version, append-only, in doc_versions; the current
-	// one in docs; its paragraphs in doc_chunks, which the search index
-	// follows, so that a write re-indexes only the paragraphs it changed.
+	// document: the current version in docs; every version, append-only,
+	// in doc_versions, most as a delta from the one before (see SaveDoc);
+	// its paragraphs in doc_chunks, which the search index follows, so
+	// that a write re-indexes only the paragraphs it changed.
 	// The search index itself is made by ensureSearch, so a SQLite without
 	// FTS5 can still open the file.
 	`
@@ -159,6 +160,7 @@ UPDATE members SET reclaim_token = 'rt_' || lower(hex(randomblob(16)));
 CREATE TABLE docs (
 	room_id    TEXT PRIMARY KEY REFERENCES rooms (room_id),
 	version    INTEGER NOT NULL,
+	content    TEXT NOT NULL,
 	updated_by TEXT NOT NULL,
 	updated_at INTEGER NOT NULL
 ) STRICT;
@@ -167,6 +169,9 @@ CREATE TABLE doc_versions (
 	room_id    TEXT NOT NULL REFERENCES rooms (room_id),
 	version    INTEGER NOT NULL,
 	content    TEXT NOT NULL,
+	delta      INTEGER NOT NULL,
+	keep_head  INTEGER NOT NULL,
+	keep_tail  INTEGER NOT NULL,
 	size       INTEGER NOT NULL,
 	author     TEXT NOT NULL,
 	op         TEXT NOT NULL,

@@ -2,8 +2,10 @@ package store
 
 import (
 	"context"
+	"math/rand/v2"
 	"path/filepath"
 	"strconv"
+	"strings"
 	"testing"
 
 	"github.com/stickhq/stick/stick"
@@ -237,5 +239,77 @@ func TestSearchIndexBuiltInBatches(t *testing.T) {
 	<-st.filled
 	if got := searchSeqs(t, st, `"numbat"`); len(got) != 10 {
 		t.Fatalf("the resumed fill indexes the rest: %v", got)
+	}
+}
+
+// TestDocVersionsAsDeltas: every version reads back exactly, whatever the
+// edits (appends, inserts, cuts, rewrites, multi-byte characters), and
+// most are stored as small deltas.
+func TestDocVersionsAsDeltas(t *testing.T) {
+	st, err := OpenDir(t.TempDir(), Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer st.Close()
+	ctx := context.Background()
+	rnd := rand.New(rand.NewPCG(1, 2))
+	pieces := []string{"é", "日本", "a", "\n", "## S\n", "- item\n", "🙂", " words "}
+	text := func(n int) string {
+		var b strings.Builder
+		for range n {
+			b.WriteString(pieces[rnd.IntN(len(pieces))])
+		}
+		return b.String()
+	}
+	cut := func(s string) int { // a byte offset, possibly inside a character
+		return rnd.IntN(len(s) + 1)
+	}
+	var want []string
+	content := text(400)
+	for v := int64(1); v <= 100; v++ {
+		switch {
+		case v == 1:
+		case v%10 == 0:
+			content = text(300) // a rewrite
+		case v%3 == 0:
+			i := cut(content)
+			j := min(len(content), i+rnd.IntN(40))
+			content = strings.ToValidUTF8(content[:i]+content[j:], "") // a cut
+		default:
+			i := cut(content)
+			content = strings.ToValidUTF8(content[:i]+text(5)+content[i:], "") // an insert
+		}
+		want = append(want, content)
+		err := st.Update(ctx, func(tx stick.Tx) error {
+			if v == 1 {
+				if err := tx.CreateRoom(stick.Room{ID: "room_a", Path: "/w", State: stick.StateIdle}); err != nil {
+					return err
+				}
+			}
+			return tx.SaveDoc(stick.Document{DocVersion: stick.DocVersion{RoomID: "room_a", Version: v, Author: "ana", Op: stick.DocUpdate}, Content: content})
+		})
+		if err != nil {
+			t.Fatal(err)
+		}
+	}
+	err = st.View(ctx, func(tx stick.Tx) error {
+		for i, w := range want {
+			d, ok, err := tx.Doc("room_a", int64(i+1))
+			if err != nil || !ok || d.Content != w || d.Size != len(w) {
+				t.Fatalf("version %d: ok %v, err %v, %d bytes, want %d", i+1, ok, err, len(d.Content), len(w))
+			}
+		}
+		cur, ok, err := tx.Doc("room_a", 0)
+		if err != nil || !ok || cur.Version != 100 || cur.Content != want[99] {
+			t.Fatalf("current: %+v %v", cur.DocVersion, err)
+		}
+		return nil
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	c := rawConn(t, st.path)
+	if v, _ := strconv.Atoi(query(t, c, "SELECT count(*) FROM doc_versions WHERE delta = 1")); v < 60 {
+		t.Fatalf("most versions must be deltas: %d of 100", v)
 	}
 }
