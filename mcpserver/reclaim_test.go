@@ -62,8 +62,8 @@ func syncAll(t *testing.T, cs *mcp.ClientSession, room string) (int64, []map[str
 }
 
 // A reclaim_token makes another server's connection (another harness
-// process) that member again, for the rest of the connection and without
-// flagging it as an override; the member's name is refused without the
+// process) that member again, in the token's room for the rest of the
+// connection, without flagging it as an override; the member's name is refused without the
 // token; and the connection that lost the member's process facts still
 // joins as it, by the token it holds.
 func TestReclaimIdentity(t *testing.T) {

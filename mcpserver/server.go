@@ -6,6 +6,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"reflect"
 	"strings"
 	"sync"
 	"time"
@@ -38,25 +39,42 @@ type Config struct {
 type Server struct {
 	cfg Config
 	mcp *mcp.Server
-	// conns holds each connection's identity, fixed at its first call.
+	// conns holds each connection's identities: the derived one, fixed at
+	// its first call, and the ones join_path established in its rooms.
 	conns sync.Map // *mcp.ServerSession -> *conn
 }
 
-// conn is one client connection's identity: derived once from the client's
-// name at its first call, so later requests cannot change it, and replaced
-// by join_path (an agent_id_override, or a reclaim_token that names a
-// member) for the rest of the connection.
+// conn is one client connection's identity. It is derived once from the
+// client's name at the connection's first call, so later requests cannot
+// change it. A join_path with an agent_id_override or a reclaim_token
+// replaces it only in the room that join approved it for: package stick
+// checks such a name against that room's members alone, so acting under it
+// in any other room would let a connection take over a member's name
+// there without its reclaim token.
 type conn struct {
-	mu     sync.Mutex
+	// mu guards name and rooms.
+	mu sync.Mutex
+	// caller is the derived identity, used in every room no join of this
+	// connection established another one for; it never changes.
 	caller stick.Caller
-	// agentID replaces caller.AgentID once a join replaced it; "" before.
+	// name is the agent id the last join with an agent_id_override or a
+	// reclaim_token established, "" while the connection is known by its
+	// derived id. A later join_path without either passes it on as its
+	// agent_id_override, so the join stays flagged as overridden and
+	// package stick checks the name in the room that join lands in.
+	name string
+	// rooms holds, by room_id, the membership each successful join of this
+	// connection established: the agent id every call naming that room acts
+	// as, and its reclaim token.
+	rooms map[string]membership
+}
+
+// membership is the identity a connection joined a room as.
+type membership struct {
+	// agentID is the member the connection acts as in the room.
 	agentID string
-	// override is true when agentID came from agent_id_override, so later
-	// joins stay flagged as overridden; a reclaimed identity is not.
-	override bool
-	// tokens holds the reclaim token of the identity in force, by room_id,
-	// from every join of this connection.
-	tokens map[string]string
+	// token is that member's reclaim token, "" if the join returned none.
+	token string
 }
 
 // New builds the server and registers every tool.
@@ -119,54 +137,86 @@ func (s *Server) conn(req *mcp.CallToolRequest) *conn {
 	return actual.(*conn)
 }
 
-// identity returns the caller to act as.
-func (c *conn) identity() stick.Caller {
+// in returns the caller to act as in room: the member a join of this
+// connection established there, else the derived identity. A call that
+// names no room ("") acts as the derived identity.
+func (c *conn) in(room string) stick.Caller {
 	c.mu.Lock()
 	defer c.mu.Unlock()
 	caller := c.caller
-	if c.agentID != "" {
-		caller.AgentID = c.agentID
+	if m, ok := c.rooms[room]; ok {
+		caller.AgentID = m.agentID
 	}
 	return caller
 }
 
-// overridden returns the agent_id_override in force, "" if none.
+// overridden returns the agent id a join without agent_id_override or
+// reclaim_token passes on as its override, "" if none.
 func (c *conn) overridden() string {
 	c.mu.Lock()
 	defer c.mu.Unlock()
-	if c.override {
-		return c.agentID
+	return c.name
+}
+
+// token returns the reclaim token this connection holds for agentID in
+// room, "" if none.
+func (c *conn) token(room, agentID string) string {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	if m := c.rooms[room]; m.agentID == agentID {
+		return m.token
 	}
 	return ""
 }
 
-// token returns the reclaim token the identity in force holds in room, "" if none.
-func (c *conn) token(room string) string {
-	c.mu.Lock()
-	defer c.mu.Unlock()
-	return c.tokens[room]
-}
-
-// joined records a successful join: its agent id becomes the connection's
-// identity when the join overrode or reclaimed it, and its reclaim token is
-// kept for the room. Tokens of an identity the connection no longer has
-// are dropped.
+// joined records a successful join: the room's calls act as the member it
+// joined as, with its reclaim token kept for the room. A join with an
+// override, or a reclaim of a member other than the derived identity, makes
+// that member the name later joins pass on; a reclaim of the derived
+// identity clears it.
 func (c *conn) joined(res stick.JoinResult, override bool) {
 	c.mu.Lock()
 	defer c.mu.Unlock()
-	current := c.caller.AgentID
-	if c.agentID != "" {
-		current = c.agentID
+	if c.rooms == nil {
+		c.rooms = map[string]membership{}
 	}
-	if override || res.Reclaimed {
-		c.agentID, c.override = res.AgentID, override
+	c.rooms[res.RoomID] = membership{agentID: res.AgentID, token: res.ReclaimToken}
+	switch {
+	case override:
+		c.name = res.AgentID
+	case res.Reclaimed && res.AgentID == c.caller.AgentID:
+		c.name = ""
+	case res.Reclaimed:
+		c.name = res.AgentID
 	}
-	if res.AgentID != current || c.tokens == nil {
-		c.tokens = map[string]string{}
+}
+
+// roomIndex returns the index sequence (for reflect.Value.FieldByIndex) of
+// the string field of struct type t that the JSON key "room_id" decodes
+// into, looking into embedded structs as encoding/json does (a field of t
+// itself first), or nil when t has none. It is how addTool finds the room a
+// tool call names, for every input type alike.
+func roomIndex(t reflect.Type) []int {
+	if t.Kind() != reflect.Struct {
+		return nil
 	}
-	if res.ReclaimToken != "" {
-		c.tokens[res.RoomID] = res.ReclaimToken
+	for i := range t.NumField() {
+		f := t.Field(i)
+		name, _, _ := strings.Cut(f.Tag.Get("json"), ",")
+		if name == "room_id" && f.IsExported() && f.Type.Kind() == reflect.String {
+			return []int{i}
+		}
 	}
+	for i := range t.NumField() {
+		f := t.Field(i)
+		name, _, _ := strings.Cut(f.Tag.Get("json"), ",")
+		if f.Anonymous && name == "" && f.Type.Kind() == reflect.Struct {
+			if sub := roomIndex(f.Type); sub != nil {
+				return append([]int{i}, sub...)
+			}
+		}
+	}
+	return nil
 }
 
 // addTool registers a tool whose input decoding, errors and output stick
@@ -174,7 +224,9 @@ func (c *conn) joined(res stick.JoinResult, override bool) {
 // invalid_argument naming it), a handler error becomes a tool result with
 // isError and {"error": {code, message, hint, details}} as structured
 // content, and a success carries Out as structured content and text for
-// text-only clients.
+// text-only clients. The handler's caller is the identity the connection
+// has in the room the arguments name (their room_id field, see roomIndex),
+// or the derived identity for a tool whose input has no room_id.
 func addTool[In, Out any](s *Server, t *mcp.Tool, h func(context.Context, stick.Caller, *mcp.CallToolRequest, In) (Out, string, error)) error {
 	in, err := schemaFor[In](true)
 	if err != nil {
@@ -191,12 +243,17 @@ func addTool[In, Out any](s *Server, t *mcp.Tool, h func(context.Context, stick.
 	errSchema.Description = "Set instead of the other fields when the call failed (isError is true)."
 	out.Properties["error"] = errSchema
 	t.InputSchema, t.OutputSchema = in, out
+	roomAt := roomIndex(reflect.TypeFor[In]())
 	s.mcp.AddTool(t, func(ctx context.Context, req *mcp.CallToolRequest) (*mcp.CallToolResult, error) {
 		var v In
 		if err := decode(req.Params.Arguments, &v); err != nil {
 			return errorResult(err), nil
 		}
-		caller := s.conn(req).identity()
+		var room string
+		if roomAt != nil {
+			room = reflect.ValueOf(&v).Elem().FieldByIndex(roomAt).String()
+		}
+		caller := s.conn(req).in(room)
 		o, text, err := h(ctx, caller, req, v)
 		if err != nil {
 			return errorResult(err), nil

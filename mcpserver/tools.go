@@ -18,8 +18,8 @@ type listRoomsIn struct {
 type joinPathIn struct {
 	ContextPath     string `json:"context_path" jsonschema:"A file or directory in the workspace, usually your working directory. The room may resolve to the workspace root."`
 	ForceNew        bool   `json:"force_new,omitempty" jsonschema:"Create a nested room at context_path even though an ancestor room exists. Default false."`
-	AgentIDOverride string `json:"agent_id_override,omitempty" jsonschema:"Tests and debugging only: use this agent id for the rest of this connection. An agent id that is already a member of the room also needs its reclaim_token."`
-	ReclaimToken    string `json:"reclaim_token,omitempty" jsonschema:"The reclaim_token an earlier join_path gave you, after a restart: you become that member again (same agent_id, place in the sequence and sync cursor) for the rest of this connection."`
+	AgentIDOverride string `json:"agent_id_override,omitempty" jsonschema:"Tests and debugging only: act as this agent id in the room joined; later join_path calls on this connection keep it, checked in the room they join. An agent id that is already a member of the room also needs its reclaim_token."`
+	ReclaimToken    string `json:"reclaim_token,omitempty" jsonschema:"The reclaim_token an earlier join_path gave you, after a restart: you become that member again (same agent_id, place in the sequence and sync cursor) in the room the token belongs to; later join_path calls on this connection keep that agent_id, checked in the room they join."`
 }
 
 type waitIn struct {
@@ -340,12 +340,14 @@ func (l leaseIn) lease() stick.Lease {
 	return stick.Lease{RoomID: l.RoomID, LeaseID: l.LeaseID, TurnID: l.ExpectedTurnID}
 }
 
-// joinPath joins the room of a path. A later join on a connection whose
-// identity came from agent_id_override stays flagged as overridden; one
-// whose identity came from a reclaim_token joins as that member. Should
-// the service refuse the connection its own identity in a room (another
-// process joined as it since), the reclaim token this connection holds for
-// that room proves it.
+// joinPath joins the room of a path as the connection's derived identity,
+// or as the member an agent_id_override or reclaim_token names; the
+// identity it joins as is the connection's in that room only. A join with
+// neither passes on the name of the connection's last override or reclaim
+// as its agent_id_override, so it stays flagged as overridden and package
+// stick checks that name in the room it lands in. Should the service
+// refuse a name in a room (another process joined as it since), the
+// reclaim token this connection holds for that name in that room proves it.
 func (s *Server) joinPath(ctx context.Context, c stick.Caller, req *mcp.CallToolRequest, in joinPathIn) (joinOut, string, error) {
 	conn := s.conn(req)
 	jr := stick.JoinRequest{Path: in.ContextPath, ForceNew: in.ForceNew, AgentIDOverride: in.AgentIDOverride, ReclaimToken: in.ReclaimToken}
@@ -353,9 +355,9 @@ func (s *Server) joinPath(ctx context.Context, c stick.Caller, req *mcp.CallTool
 		jr.AgentIDOverride = conn.overridden()
 	}
 	res, err := s.cfg.Service.JoinPath(ctx, c, jr)
-	if e := stick.AsError(err); e != nil && e.Code == stick.CodeAgentIDInUse && jr.ReclaimToken == "" && jr.AgentIDOverride == c.AgentID {
+	if e := stick.AsError(err); e != nil && e.Code == stick.CodeAgentIDInUse && jr.ReclaimToken == "" {
 		room, _ := e.Details["room_id"].(string)
-		if jr.ReclaimToken = conn.token(room); jr.ReclaimToken != "" {
+		if jr.ReclaimToken = conn.token(room, jr.AgentIDOverride); jr.ReclaimToken != "" {
 			res, err = s.cfg.Service.JoinPath(ctx, c, jr)
 		}
 	}

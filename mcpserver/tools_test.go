@@ -215,7 +215,7 @@ func TestIdentity(t *testing.T) {
 		t.Fatalf("override: %v", j.data)
 	}
 	room := j.str("room_id")
-	// The override holds for the rest of the connection.
+	// The override holds for later calls in the room it joined.
 	if r := ok(t, cs, "wait_for_turn", obj{"room_id": room, "max_wait_ms": 0}); r.str("agent_id") != "tester" {
 		t.Fatalf("override must apply to later calls: %v", r.data)
 	}
