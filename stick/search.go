@@ -90,7 +90,8 @@ func (s *Service) Search(ctx context.Context, q SearchQuery) ([]SearchHit, error
 		}
 	}
 	var out []SearchHit
-	err = s.store.View(ctx, func(tx Tx) error {
+	// A write transaction, so the store may index what it has not yet.
+	err = s.store.Update(ctx, func(tx Tx) error {
 		if q.RoomID != "" {
 			if _, ok, err := tx.Room(q.RoomID); err != nil {
 				return err

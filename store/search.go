@@ -11,32 +11,51 @@ import (
 	"zombiezen.com/go/sqlite/sqlitex"
 )
 
-// The full-text index: one row per event with searchable text (rowid =
-// event_seq) and one per paragraph of a room's current document (rowid =
-// -chunk_id), kept by triggers
-// in the transaction that writes the event or the document. Its state is
-// the meta key search_index: "ready", or "stale" after a SQLite without
-// FTS5 wrote the file (the triggers are dropped then, so it can).
+// The full-text index holds one row per event with searchable text (rowid
+// = event_seq) and one per paragraph of a room's current document (rowid =
+// -chunk_id). Paragraphs are indexed by triggers, in the transaction that
+// writes the document. Events are indexed in batches, which costs FTS5 one
+// segment per batch instead of one per turn (that doubled the cost of a
+// claim and release): the meta key search_indexed_through is the last
+// event_seq indexed; the write transaction that appends an event whose
+// event_seq is a multiple of indexEvery indexes the backlog, and a search
+// indexes it before it looks. The meta key search_index is "ready" once
+// the index exists, or "stale" after a SQLite without FTS5 wrote the file
+// (it drops the paragraph triggers, which would fail every write).
 const (
 	searchTable = "search_index"
-	// eventBody is the searchable text of an event row named new (or events).
-	eventBody = `CASE WHEN %[1]s.handoff_json IS NOT NULL THEN
-		coalesce(json_extract(%[1]s.handoff_json, '$.status'), '') || char(10) ||
-		coalesce(json_extract(%[1]s.handoff_json, '$.next_action'), '') || char(10) ||
-		coalesce((SELECT group_concat(value, char(10)) FROM json_each(%[1]s.handoff_json, '$.open_questions')), '')
-	ELSE coalesce(%[1]s.reason || char(10), '') || coalesce(%[1]s.text, '') END`
+	// eventBody is the searchable text of the events row.
+	eventBody = `CASE WHEN handoff_json IS NOT NULL THEN
+		coalesce(json_extract(handoff_json, '$.status'), '') || char(10) ||
+		coalesce(json_extract(handoff_json, '$.next_action'), '') || char(10) ||
+		coalesce((SELECT group_concat(value, char(10)) FROM json_each(handoff_json, '$.open_questions')), '')
+	ELSE coalesce(reason || char(10), '') || coalesce(text, '') END`
 	// searchedTypes are the event types with text worth finding. Doc
 	// events are not: the document's paragraphs are, once, as they stand.
 	searchedTypes = `('note', 'release', 'pass', 'close')`
 )
 
+// indexEvents indexes the events with ?1 < event_seq <= ?2.
+const indexEvents = `INSERT INTO search_index (rowid, body, room_id, type, from_agent_id)
+	SELECT event_seq, ` + eventBody + `, room_id, coalesce(message_type, event_type), from_agent_id
+	FROM events WHERE event_seq > ?1 AND event_seq <= ?2 AND event_type IN ` + searchedTypes
+
+// Batch sizes, variables so tests can shrink them. A write transaction
+// whose event crosses a multiple of indexEvery indexes up to 2*indexEvery
+// events of backlog; a search indexes up to fillBatch (a longer backlog
+// means the index is being built); up to inlineFill events of an older
+// log are indexed in the transaction that makes the index, and a longer
+// log after the open, fillBatch events per transaction, so that other
+// processes are not locked out for seconds.
+var (
+	indexEvery = int64(256)
+	fillBatch  = int64(10_000)
+	inlineFill = int64(20_000)
+)
+
 var searchSchema = []string{
 	`CREATE VIRTUAL TABLE search_index USING fts5 (body, room_id UNINDEXED, type UNINDEXED, from_agent_id UNINDEXED,
 		tokenize = 'porter unicode61 remove_diacritics 2')`,
-	`CREATE TRIGGER events_search AFTER INSERT ON events WHEN new.event_type IN ` + searchedTypes + ` BEGIN
-		INSERT INTO search_index (rowid, body, room_id, type, from_agent_id) VALUES (new.event_seq, ` + fmt.Sprintf(eventBody, "new") + `,
-			new.room_id, coalesce(new.message_type, new.event_type), new.from_agent_id);
-	END`,
 	`CREATE TRIGGER doc_chunks_search_insert AFTER INSERT ON doc_chunks BEGIN
 		INSERT INTO search_index (rowid, body, room_id, type, from_agent_id) VALUES (-new.chunk_id, new.content, new.room_id, 'document', new.author);
 	END`,
@@ -45,32 +64,18 @@ var searchSchema = []string{
 	END`,
 	`INSERT INTO search_index (rowid, body, room_id, type, from_agent_id)
 		SELECT -chunk_id, content, room_id, 'document', author FROM doc_chunks`,
+	`INSERT INTO meta (key, value) VALUES ('search_indexed_through', '0')
+		ON CONFLICT (key) DO UPDATE SET value = excluded.value`,
 }
 
-// fillEvents indexes the events with ?1 < event_seq <= ?2.
-var fillEvents = `INSERT INTO search_index (rowid, body, room_id, type, from_agent_id)
-	SELECT event_seq, ` + fmt.Sprintf(eventBody, "events") + `, room_id, coalesce(message_type, event_type), from_agent_id
-	FROM events WHERE event_seq > ?1 AND event_seq <= ?2 AND event_type IN ` + searchedTypes
-
-// Building the index over an existing log: up to inlineFill events are
-// indexed in the transaction that makes the index; a longer log is indexed
-// after the open in transactions of fillBatch events each, so other
-// processes are not locked out for seconds, and search says the index is
-// being built until it is done. Variables so tests can shrink them.
-var (
-	inlineFill = 20_000
-	fillBatch  = 10_000
-)
-
-var searchTriggers = []string{"events_search", "doc_chunks_search_insert", "doc_chunks_search_delete"}
+var searchTriggers = []string{"doc_chunks_search_insert", "doc_chunks_search_delete"}
 
 // ensureSearch makes the search index when this SQLite has FTS5 and the
-// index is missing or stale, or, without FTS5, drops its triggers (which
-// would fail every write) and marks it stale. It runs inside migrate's
-// write transaction, and reports whether events remain to be indexed (see
-// fillSearch). The meta keys search_filled and search_fill_to bound the
-// events still to index; triggers index every later one.
-func (s *Store) ensureSearch(conn *sqlite.Conn) (building bool, err error) {
+// index is missing or stale, or, without FTS5, drops its triggers and
+// marks it stale. It runs inside migrate's write transaction and reports
+// whether the log's backlog is long enough to be indexed after the open
+// (see fillSearch).
+func (s *Store) ensureSearch(conn *sqlite.Conn) (backlog bool, err error) {
 	state, err := metaValue(conn, "search_index")
 	if err != nil {
 		return false, err
@@ -80,7 +85,7 @@ func (s *Store) ensureSearch(conn *sqlite.Conn) (building bool, err error) {
 		return false, err
 	}
 	if fts == 0 || s.opts.noFTS {
-		if state != "ready" && state != "building" {
+		if state != "ready" {
 			return false, nil
 		}
 		for _, t := range searchTriggers {
@@ -90,95 +95,132 @@ func (s *Store) ensureSearch(conn *sqlite.Conn) (building bool, err error) {
 		}
 		return false, setMeta(conn, "search_index", "stale")
 	}
-	switch state {
-	case "ready":
-		return false, nil
-	case "building":
-		return true, nil
-	}
-	for _, t := range searchTriggers {
-		if err := sqlitex.ExecuteTransient(conn, "DROP TRIGGER IF EXISTS "+t, nil); err != nil {
+	if state != "ready" {
+		for _, t := range searchTriggers {
+			if err := sqlitex.ExecuteTransient(conn, "DROP TRIGGER IF EXISTS "+t, nil); err != nil {
+				return false, err
+			}
+		}
+		if err := sqlitex.ExecuteTransient(conn, "DROP TABLE IF EXISTS "+searchTable, nil); err != nil {
+			return false, err
+		}
+		for _, q := range searchSchema {
+			if err := sqlitex.ExecuteTransient(conn, q, nil); err != nil {
+				return false, fmt.Errorf("make the search index: %w", err)
+			}
+		}
+		if err := setMeta(conn, "search_index", "ready"); err != nil {
 			return false, err
 		}
 	}
-	if err := sqlitex.ExecuteTransient(conn, "DROP TABLE IF EXISTS "+searchTable, nil); err != nil {
-		return false, err
-	}
-	for _, q := range searchSchema {
-		if err := sqlitex.ExecuteTransient(conn, q, nil); err != nil {
-			return false, fmt.Errorf("make the search index: %w", err)
-		}
-	}
-	last, err := pragmaInt(conn, "SELECT coalesce(max(event_seq), 0) FROM events")
+	left, err := indexBacklog(conn, inlineFill)
 	if err != nil {
-		return false, err
+		return false, fmt.Errorf("index the log: %w", err)
 	}
-	count, err := pragmaInt(conn, "SELECT count(*) FROM events")
-	if err != nil {
-		return false, err
-	}
-	if count <= int64(inlineFill) {
-		if err := sqlitex.Execute(conn, fillEvents, &sqlitex.ExecOptions{Args: []any{0, last}}); err != nil {
-			return false, fmt.Errorf("index the log: %w", err)
-		}
-		return false, setMeta(conn, "search_index", "ready")
-	}
-	for k, v := range map[string]string{"search_index": "building", "search_filled": "0", "search_fill_to": strconv.FormatInt(last, 10)} {
-		if err := setMeta(conn, k, v); err != nil {
-			return false, err
-		}
-	}
-	return true, nil
+	return left > 0, nil
 }
 
-// fillSearch indexes the events ensureSearch left, a batch per write
-// transaction, until none is left or ctx ends. Several processes may run
-// it at once: each batch starts where the last committed one ended.
-func (s *Store) fillSearch(ctx context.Context) error {
+// watermark returns the last event_seq indexed and the last one there is.
+func watermark(conn *sqlite.Conn) (indexed, last int64, err error) {
+	v, err := metaValue(conn, "search_indexed_through")
+	if err != nil {
+		return 0, 0, err
+	}
+	if indexed, err = strconv.ParseInt(v, 10, 64); err != nil {
+		return 0, 0, fmt.Errorf("meta search_indexed_through %q: %w", v, err)
+	}
+	last, err = pragmaInt(conn, "SELECT coalesce(max(event_seq), 0) FROM events")
+	return indexed, last, err
+}
+
+// indexBacklog indexes up to limit events after the watermark, inside the
+// caller's write transaction, and returns how many are left. If nothing
+// new was indexed, nothing is written.
+func indexBacklog(conn *sqlite.Conn, limit int64) (left int64, err error) {
+	indexed, last, err := watermark(conn)
+	if err != nil || indexed >= last {
+		return 0, err
+	}
+	to := min(last, indexed+limit) // event_seq has no gaps to speak of
+	if err := sqlitex.Execute(conn, indexEvents, &sqlitex.ExecOptions{Args: []any{indexed, to}}); err != nil {
+		return 0, err
+	}
+	return last - to, setMeta(conn, "search_indexed_through", strconv.FormatInt(to, 10))
+}
+
+// indexSome indexes up to 2*indexEvery events of backlog in a write
+// transaction that appended an event crossing a multiple of indexEvery,
+// when the index is ready; a backlog left (after a bulk write) is for
+// Index to work off in the background.
+func (t *tx) indexSome() error {
+	if state, err := metaValue(t.conn, "search_index"); err != nil || state != "ready" {
+		return err
+	}
+	left, err := indexBacklog(t.conn, 2*indexEvery)
+	t.backlog = left > 0
+	return err
+}
+
+// Index indexes every event not yet in the search index, fillBatch events
+// per write transaction, so that other processes are not locked out
+// meanwhile. A store does it by itself, after opening a database with a
+// long log and after a bulk write; call it to have the index complete
+// now. Several processes may index at once: each batch starts where the
+// last committed one ended.
+func (s *Store) Index(ctx context.Context) error {
+	if s.opts.noFTS {
+		return nil
+	}
 	for {
-		done := false
+		left := int64(0)
 		err := s.Update(ctx, func(x stick.Tx) error {
 			conn := x.(*tx).conn
-			if state, err := metaValue(conn, "search_index"); err != nil || state != "building" {
-				done = true
+			if state, err := metaValue(conn, "search_index"); err != nil || state != "ready" {
 				return err
 			}
-			from, to, err := fillRange(conn)
-			if err != nil {
-				return err
-			}
-			end := min(to, from+int64(fillBatch)) // event_seq has no gaps to speak of
-			if err := sqlitex.Execute(conn, fillEvents, &sqlitex.ExecOptions{Args: []any{from, end}}); err != nil {
-				return err
-			}
-			if end >= to {
-				done = true
-				return setMeta(conn, "search_index", "ready")
-			}
-			return setMeta(conn, "search_filled", strconv.FormatInt(end, 10))
+			var err error
+			left, err = indexBacklog(conn, fillBatch)
+			return err
 		})
-		if err != nil || done {
+		if err != nil || left == 0 {
 			return err
 		}
 	}
 }
 
-// fillRange reads the events fillSearch has yet to index: after from, up
-// to and including to.
-func fillRange(conn *sqlite.Conn) (from, to int64, err error) {
-	for _, kv := range []struct {
-		key string
-		v   *int64
-	}{{"search_filled", &from}, {"search_fill_to", &to}} {
-		v, err := metaValue(conn, kv.key)
-		if err != nil {
-			return 0, 0, err
-		}
-		if *kv.v, err = strconv.ParseInt(v, 10, 64); err != nil {
-			return 0, 0, fmt.Errorf("meta %s %q: %w", kv.key, v, err)
-		}
+// startFill runs Index in the background unless it runs already; a fill
+// that fails or is cut short by Close resumes at the next open.
+func (s *Store) startFill() {
+	f := &s.fill
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	if f.running || f.closed {
+		return
 	}
-	return from, to, nil
+	f.running = true
+	ctx, cancel := context.WithCancel(context.Background())
+	f.cancel, f.done = cancel, make(chan struct{})
+	done := f.done
+	go func() {
+		defer close(done)
+		_ = s.Index(ctx)
+		f.mu.Lock()
+		f.running = false
+		f.mu.Unlock()
+	}()
+}
+
+// stopFill stops a background Index and waits for it, for Close.
+func (s *Store) stopFill() {
+	f := &s.fill
+	f.mu.Lock()
+	f.closed = true
+	cancel, done := f.cancel, f.done
+	f.mu.Unlock()
+	if cancel != nil {
+		cancel()
+		<-done
+	}
 }
 
 func setMeta(conn *sqlite.Conn, key, value string) error {
@@ -192,7 +234,8 @@ func searchUnavailable(why string) *stick.Error {
 		WithHint("use a stick built with SQLite's FTS5 (the release builds are); meanwhile read the log with get_room_events")
 }
 
-// Search implements stick.Tx.Search.
+// Search implements stick.Tx.Search. In a write transaction it first
+// indexes the events not yet indexed; a read-only one searches what is.
 func (t *tx) Search(match string, q stick.SearchQuery) ([]stick.SearchHit, error) {
 	if t.noFTS {
 		return nil, searchUnavailable("this stick's SQLite has no FTS5")
@@ -201,17 +244,22 @@ func (t *tx) Search(match string, q stick.SearchQuery) ([]stick.SearchHit, error
 	if err != nil {
 		return nil, err
 	}
-	switch state {
-	case "ready":
-	case "building":
-		from, to, err := fillRange(t.conn)
-		if err != nil {
+	if state != "ready" {
+		return nil, searchUnavailable("the index is out of date, since a stick without FTS5 wrote the database; it is rebuilt the next time a stick with FTS5 opens it")
+	}
+	indexed, last, err := watermark(t.conn)
+	if err != nil {
+		return nil, err
+	}
+	switch {
+	case last-indexed > fillBatch:
+		t.backlog = true
+		return nil, stick.Errorf(stick.CodeSearchUnavailable, "the search index is being built: %d%% of the log indexed", 100*indexed/max(last, 1)).
+			WithHint("try again in a few seconds; meanwhile read the log with get_room_events")
+	case t.write && last > indexed:
+		if _, err := indexBacklog(t.conn, fillBatch); err != nil {
 			return nil, err
 		}
-		return nil, stick.Errorf(stick.CodeSearchUnavailable, "the search index is being built: %d%% of the log indexed", 100*from/max(to, 1)).
-			WithHint("try again in a few seconds; meanwhile read the log with get_room_events")
-	default:
-		return nil, searchUnavailable("the index is out of date, since a stick without FTS5 wrote the database; it is rebuilt the next time a stick with FTS5 opens it")
 	}
 	// The best rows are ranked first, and only they get a snippet and
 	// their details: a snippet in the ranking query would be made for

@@ -122,7 +122,7 @@ func TestDocVersionsAppendOnly(t *testing.T) {
 func searchSeqs(t *testing.T, st *Store, match string) []int64 {
 	t.Helper()
 	var out []int64
-	err := st.View(context.Background(), func(tx stick.Tx) error {
+	err := st.Update(context.Background(), func(tx stick.Tx) error {
 		hits, err := tx.Search(match, stick.SearchQuery{Limit: 50})
 		for _, h := range hits {
 			out = append(out, h.EventSeq)
@@ -202,7 +202,7 @@ func TestSearchIndexBuiltInBatches(t *testing.T) {
 	if !st.indexing {
 		t.Fatal("10 events over an inline limit of 2 must be indexed after the open")
 	}
-	<-st.filled
+	waitFill(st)
 	if got := searchSeqs(t, st, `"numbat"`); len(got) != 10 {
 		t.Fatalf("every event indexed: %v", got)
 	}
@@ -212,8 +212,7 @@ func TestSearchIndexBuiltInBatches(t *testing.T) {
 	c := rawConn(t, path)
 	for _, q := range []string{
 		"DELETE FROM search_index WHERE rowid > 4",
-		"UPDATE meta SET value = 'building' WHERE key = 'search_index'",
-		"INSERT INTO meta (key, value) VALUES ('search_filled', '4') ON CONFLICT (key) DO UPDATE SET value = '4'",
+		"UPDATE meta SET value = '4' WHERE key = 'search_indexed_through'",
 	} {
 		if err := sqlitex.ExecuteTransient(c, q, nil); err != nil {
 			t.Fatalf("%s: %v", q, err)
@@ -236,7 +235,7 @@ func TestSearchIndexBuiltInBatches(t *testing.T) {
 		t.Fatal(err)
 	}
 	defer st.Close()
-	<-st.filled
+	waitFill(st)
 	if got := searchSeqs(t, st, `"numbat"`); len(got) != 10 {
 		t.Fatalf("the resumed fill indexes the rest: %v", got)
 	}
@@ -311,5 +310,62 @@ func TestDocVersionsAsDeltas(t *testing.T) {
 	c := rawConn(t, st.path)
 	if v, _ := strconv.Atoi(query(t, c, "SELECT count(*) FROM doc_versions WHERE delta = 1")); v < 60 {
 		t.Fatalf("most versions must be deltas: %d of 100", v)
+	}
+}
+
+// TestEventsIndexedInBatches: appending events indexes nothing until one
+// crosses a multiple of indexEvery, whose transaction indexes the backlog;
+// a search in a write transaction indexes the rest first, one in a read
+// transaction searches what is indexed.
+func TestEventsIndexedInBatches(t *testing.T) {
+	every := indexEvery
+	indexEvery = 4
+	t.Cleanup(func() { indexEvery = every })
+	st, err := OpenDir(t.TempDir(), Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer st.Close()
+	ctx := context.Background()
+	c := rawConn(t, st.path)
+	indexed := func() string { return query(t, c, "SELECT value FROM meta WHERE key = 'search_indexed_through'") }
+	for i := 1; i <= 6; i++ {
+		err := st.Update(ctx, func(tx stick.Tx) error {
+			if i == 1 {
+				if err := tx.CreateRoom(stick.Room{ID: "room_a", Path: "/w", State: stick.StateIdle}); err != nil {
+					return err
+				}
+			}
+			_, err := tx.AppendEvent(stick.Event{RoomID: "room_a", Type: stick.EventNote, Text: "the echidna " + strconv.Itoa(i)})
+			return err
+		})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if want := map[bool]string{true: "4", false: "0"}[i >= 4]; indexed() != want {
+			t.Fatalf("after event %d: indexed through %s, want %s", i, indexed(), want)
+		}
+	}
+	var viewHits int
+	err = st.View(ctx, func(tx stick.Tx) error {
+		hits, err := tx.Search(`"echidna"`, stick.SearchQuery{Limit: 10})
+		viewHits = len(hits)
+		return err
+	})
+	if err != nil || viewHits != 4 {
+		t.Fatalf("a read transaction searches what is indexed: %d hits, %v", viewHits, err)
+	}
+	if got := searchSeqs(t, st, `"echidna"`); len(got) != 6 || indexed() != "6" {
+		t.Fatalf("a search in a write transaction indexes the rest first: %v, indexed through %s", got, indexed())
+	}
+}
+
+// waitFill waits for the store's background indexing, if any, to end.
+func waitFill(s *Store) {
+	s.fill.mu.Lock()
+	done := s.fill.done
+	s.fill.mu.Unlock()
+	if done != nil {
+		<-done
 	}
 }

@@ -60,11 +60,21 @@ type Store struct {
 	bell *os.File
 	// bells wake only the waiters a commit concerns (see Tx.Ring).
 	bells *bells
-	// indexing is set by migrate when the search index is being built over
-	// an existing log; stopFill and filled end and await fillSearch.
+	// indexing is set by migrate when the log has a backlog to index after
+	// the open. fill runs Index in the background while a backlog is
+	// longer than a write transaction indexes by the way (see indexSome).
 	indexing bool
-	stopFill context.CancelFunc
-	filled   chan struct{}
+	fill     backgroundFill
+}
+
+// backgroundFill runs Index in one goroutine at a time and stops it at
+// Close.
+type backgroundFill struct {
+	mu      sync.Mutex
+	running bool
+	closed  bool
+	cancel  context.CancelFunc
+	done    chan struct{}
 }
 
 var _ stick.Store = (*Store)(nil)
@@ -165,13 +175,7 @@ func Open(path string, opts Options) (*Store, error) {
 			WithHint("make the directory writable, or set %s to another directory", DataDirEnv)
 	}
 	if s.indexing {
-		// A failed or interrupted fill resumes at the next open.
-		ctx, cancel := context.WithCancel(context.Background())
-		s.stopFill, s.filled = cancel, make(chan struct{})
-		go func() {
-			defer close(s.filled)
-			_ = s.fillSearch(ctx)
-		}()
+		s.startFill()
 	}
 	return s, nil
 }
@@ -237,7 +241,13 @@ func (s *Store) update(ctx context.Context, fn func(stick.Tx) error) (err error)
 	}
 	t := &tx{conn: conn, write: true, noFTS: s.opts.noFTS}
 	err = fn(t)
+	if err == nil && t.indexDue && !t.noFTS {
+		err = t.indexSome()
+	}
 	end(&err)
+	if t.backlog {
+		s.startFill()
+	}
 	if err != nil {
 		return s.mapErr(s.ctxErr(ctx, err))
 	}
@@ -316,10 +326,7 @@ func (s *Store) Close() error {
 }
 
 func (s *Store) close() error {
-	if s.stopFill != nil {
-		s.stopFill()
-		<-s.filled
-	}
+	s.stopFill()
 	var errs []error
 	if s.watch != nil {
 		errs = append(errs, s.watch.close())

@@ -20,6 +20,13 @@ type tx struct {
 	rings []string // bells to ring after the commit
 	// noFTS makes Search report that full-text search is unavailable.
 	noFTS bool
+	// indexDue is set when an appended event crossed a multiple of
+	// indexEvery: the transaction indexes the backlog before it commits.
+	indexDue bool
+	// backlog is set when the search index is further behind than a
+	// transaction indexes by the way: the store then indexes it in the
+	// background, whether the transaction commits or not.
+	backlog bool
 }
 
 // Ring implements stick.Tx.Ring.
@@ -240,6 +247,9 @@ func (t *tx) AppendEvent(e stick.Event) (stick.Event, error) {
 		return e, err
 	}
 	e.Seq = t.conn.LastInsertRowID()
+	if e.Seq%indexEvery == 0 {
+		t.indexDue = true
+	}
 	return e, nil
 }
 
