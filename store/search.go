@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"strconv"
 	"strings"
+	"time"
 
 	"github.com/stickhq/stick/stick"
 	"zombiezen.com/go/sqlite"
@@ -42,15 +43,17 @@ const indexEvents = `INSERT INTO search_index (rowid, body, room_id, type, from_
 
 // Batch sizes, variables so tests can shrink them. A write transaction
 // whose event crosses a multiple of indexEvery indexes up to 2*indexEvery
-// events of backlog; a search indexes up to fillBatch (a longer backlog
-// means the index is being built); up to inlineFill events of an older
-// log are indexed in the transaction that makes the index, and a longer
-// log after the open, fillBatch events per transaction, so that other
-// processes are not locked out for seconds.
+// events of backlog; a search indexes up to searchCatchUp (a longer
+// backlog means the index is being built); up to inlineFill events of an
+// older log are indexed in the transaction that makes the index. A longer
+// backlog is indexed in the background, fillBatch events per transaction
+// (about 20 ms) with as long a pause after each, so that turns taken
+// meanwhile wait for the write lock no longer than that.
 var (
-	indexEvery = int64(256)
-	fillBatch  = int64(10_000)
-	inlineFill = int64(20_000)
+	indexEvery    = int64(256)
+	searchCatchUp = int64(10_000)
+	fillBatch     = int64(2_000)
+	inlineFill    = int64(20_000)
 )
 
 var searchSchema = []string{
@@ -168,10 +171,17 @@ func (t *tx) indexSome() error {
 // now. Several processes may index at once: each batch starts where the
 // last committed one ended.
 func (s *Store) Index(ctx context.Context) error {
+	return s.index(ctx, false)
+}
+
+// index is Index; paced, it pauses after each batch as long as the batch
+// took, leaving the write lock to others half the time.
+func (s *Store) index(ctx context.Context, paced bool) error {
 	if s.opts.noFTS {
 		return nil
 	}
 	for {
+		start := time.Now()
 		left := int64(0)
 		err := s.Update(ctx, func(x stick.Tx) error {
 			conn := x.(*tx).conn
@@ -184,6 +194,13 @@ func (s *Store) Index(ctx context.Context) error {
 		})
 		if err != nil || left == 0 {
 			return err
+		}
+		if paced {
+			select {
+			case <-ctx.Done():
+				return ctx.Err()
+			case <-time.After(time.Since(start)):
+			}
 		}
 	}
 }
@@ -203,7 +220,7 @@ func (s *Store) startFill() {
 	done := f.done
 	go func() {
 		defer close(done)
-		_ = s.Index(ctx)
+		_ = s.index(ctx, true)
 		f.mu.Lock()
 		f.running = false
 		f.mu.Unlock()
@@ -252,12 +269,12 @@ func (t *tx) Search(match string, q stick.SearchQuery) ([]stick.SearchHit, error
 		return nil, err
 	}
 	switch {
-	case last-indexed > fillBatch:
+	case last-indexed > searchCatchUp:
 		t.backlog = true
 		return nil, stick.Errorf(stick.CodeSearchUnavailable, "the search index is being built: %d%% of the log indexed", 100*indexed/max(last, 1)).
 			WithHint("try again in a few seconds; meanwhile read the log with get_room_events")
 	case t.write && last > indexed:
-		if _, err := indexBacklog(t.conn, fillBatch); err != nil {
+		if _, err := indexBacklog(t.conn, searchCatchUp); err != nil {
 			return nil, err
 		}
 	}

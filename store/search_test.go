@@ -187,9 +187,9 @@ func TestDocChunks(t *testing.T) {
 // short transactions, while search says the index is being built; a fill
 // cut short resumes at the next open.
 func TestSearchIndexBuiltInBatches(t *testing.T) {
-	inline, batch := inlineFill, fillBatch
-	inlineFill, fillBatch = 2, 3
-	t.Cleanup(func() { inlineFill, fillBatch = inline, batch })
+	inline, batch, catchUp := inlineFill, fillBatch, searchCatchUp
+	inlineFill, fillBatch, searchCatchUp = 2, 3, 3
+	t.Cleanup(func() { inlineFill, fillBatch, searchCatchUp = inline, batch, catchUp })
 	rows := "INSERT INTO rooms (room_id, canonical_path, state, created_at, updated_at) VALUES ('room_c', '/w', 'idle', 8, 9);\n"
 	for i := range 10 {
 		rows += "INSERT INTO events (event_id, room_id, turn_id, event_type, text, created_at) VALUES ('evt_" + strconv.Itoa(i) + "', 'room_c', 0, 'note', 'the numbat " + strconv.Itoa(i) + "', 1);\n"

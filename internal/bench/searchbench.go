@@ -70,8 +70,8 @@ func searchEvents(ctx context.Context, e *env) ([]Result, error) {
 			return nil, err
 		}
 	}
-	// The notes went in through bulk transactions, which leave the index
-	// to catch up in the background; have it complete before timing.
+	// Bulk transactions leave the search index to catch up in the
+	// background; have it complete before timing.
 	if err := a.st.Index(ctx); err != nil {
 		return nil, err
 	}
