@@ -159,25 +159,7 @@ func appendUnder(content, title, text string) string {
 	for last > start+1 && strings.TrimSpace(lines[last-1]) == "" {
 		last--
 	}
-	var b strings.Builder
-	b.Grow(len(content) + len(text) + 3)
-	for _, l := range lines[:last] {
-		b.WriteString(l)
-	}
-	out := block(b.String())
-	b.Reset()
-	b.WriteString(out)
-	if last == start+1 {
-		b.WriteString("\n")
-	}
-	b.WriteString(block(text))
-	if end < len(lines) {
-		b.WriteString("\n")
-		for _, l := range lines[end:] {
-			b.WriteString(l)
-		}
-	}
-	return block(b.String())
+	return splice(lines, last, last == start+1, text, end)
 }
 
 // replaceSection returns content with the section titled title holding
@@ -188,12 +170,23 @@ func replaceSection(content, title, text string) string {
 	if start < 0 {
 		return newSection(content, title, text)
 	}
+	return splice(lines, start+1, true, text, end)
+}
+
+// splice returns lines[:keep], a blank line if blank, text, and then, if
+// end is not past the last line, a blank line and lines[end:]; every line
+// ends in a newline.
+func splice(lines []string, keep int, blank bool, text string, end int) string {
 	var b strings.Builder
-	for _, l := range lines[:start] {
+	for _, l := range lines[:keep] {
 		b.WriteString(l)
 	}
-	b.WriteString(block(lines[start]))
-	b.WriteString("\n")
+	if keep > 0 && !strings.HasSuffix(lines[keep-1], "\n") {
+		b.WriteString("\n")
+	}
+	if blank {
+		b.WriteString("\n")
+	}
 	b.WriteString(block(text))
 	if end < len(lines) {
 		b.WriteString("\n")
