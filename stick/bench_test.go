@@ -16,18 +16,8 @@ import (
 // BenchmarkClaimReleaseCycle measures one claim plus one release by a lone
 // member in one process, on a real database file.
 func BenchmarkClaimReleaseCycle(b *testing.B) {
-	st, err := store.OpenDir(b.TempDir(), store.Options{})
-	if err != nil {
-		b.Fatal(err)
-	}
-	defer st.Close()
-	svc := newService(b, st)
+	svc, me, j := loneMember(b)
 	ctx := context.Background()
-	me := stick.Caller{AgentID: "bench", Kind: stick.KindProcess}
-	j, err := svc.JoinPath(ctx, me, stick.JoinRequest{Path: mkRepo(b)})
-	if err != nil {
-		b.Fatal(err)
-	}
 	zero := time.Duration(0)
 	h := stick.Handoff{Status: "benchmark turn", NextAction: "next benchmark turn"}
 	b.ResetTimer()
@@ -88,18 +78,8 @@ func BenchmarkCrossProcessHandoff(b *testing.B) {
 // document of 1,800 paragraphs: the new version (a delta), the current
 // copy, its doc event and the one paragraph the search index re-reads.
 func BenchmarkAppendDoc(b *testing.B) {
-	st, err := store.OpenDir(b.TempDir(), store.Options{})
-	if err != nil {
-		b.Fatal(err)
-	}
-	defer st.Close()
-	svc := newService(b, st)
+	svc, me, j := loneMember(b)
 	ctx := context.Background()
-	me := stick.Caller{AgentID: "bench", Kind: stick.KindProcess}
-	j, err := svc.JoinPath(ctx, me, stick.JoinRequest{Path: mkRepo(b)})
-	if err != nil {
-		b.Fatal(err)
-	}
 	doc := "# Plan\n\n" + strings.Repeat("A line of the plan that says what to do next and why.\n\n", 1800) + "\n## Decisions\n\n"
 	if _, err := svc.UpdateDoc(ctx, me, j.RoomID, doc, 0); err != nil {
 		b.Fatal(err)
@@ -109,4 +89,22 @@ func BenchmarkAppendDoc(b *testing.B) {
 			b.Fatal(err)
 		}
 	}
+}
+
+// loneMember opens a service on a fresh database file and joins one
+// member to a room, for the benchmarks that time a lone member's calls.
+func loneMember(b *testing.B) (*stick.Service, stick.Caller, stick.JoinResult) {
+	b.Helper()
+	st, err := store.OpenDir(b.TempDir(), store.Options{})
+	if err != nil {
+		b.Fatal(err)
+	}
+	b.Cleanup(func() { st.Close() })
+	svc := newService(b, st)
+	me := stick.Caller{AgentID: "bench", Kind: stick.KindProcess}
+	j, err := svc.JoinPath(context.Background(), me, stick.JoinRequest{Path: mkRepo(b)})
+	if err != nil {
+		b.Fatal(err)
+	}
+	return svc, me, j
 }

@@ -43,18 +43,10 @@ func TestSearchWithoutFTS5(t *testing.T) {
 	ctx := context.Background()
 	note := func(st *Store, text string) {
 		t.Helper()
-		err := st.Update(ctx, func(tx stick.Tx) error {
-			if _, ok, _ := tx.Room("room_a"); !ok {
-				if err := tx.CreateRoom(stick.Room{ID: "room_a", Path: "/w", State: stick.StateIdle}); err != nil {
-					return err
-				}
-			}
+		inRoomA(t, st, func(tx stick.Tx) error {
 			_, err := tx.AppendEvent(stick.Event{RoomID: "room_a", Type: stick.EventNote, Text: text})
 			return err
 		})
-		if err != nil {
-			t.Fatal(err)
-		}
 	}
 	st, err := OpenDir(dir, Options{})
 	if err != nil {
@@ -102,15 +94,7 @@ func TestDocVersionsAppendOnly(t *testing.T) {
 		t.Fatal(err)
 	}
 	defer st.Close()
-	err = st.Update(context.Background(), func(tx stick.Tx) error {
-		if err := tx.CreateRoom(stick.Room{ID: "room_a", Path: "/w", State: stick.StateIdle}); err != nil {
-			return err
-		}
-		return tx.SaveDoc(stick.Document{DocVersion: stick.DocVersion{RoomID: "room_a", Version: 1, Author: "ana", Op: stick.DocUpdate}, Content: "x"})
-	})
-	if err != nil {
-		t.Fatal(err)
-	}
+	saveDoc(t, st, 1, "x")
 	c := rawConn(t, st.path)
 	for _, q := range []string{"UPDATE doc_versions SET content = 'y'", "DELETE FROM doc_versions"} {
 		if err := sqlitex.ExecuteTransient(c, q, nil); err == nil {
@@ -144,20 +128,7 @@ func TestDocChunks(t *testing.T) {
 	}
 	defer st.Close()
 	ctx := context.Background()
-	save := func(v int64, content string) {
-		t.Helper()
-		err := st.Update(ctx, func(tx stick.Tx) error {
-			if v == 1 {
-				if err := tx.CreateRoom(stick.Room{ID: "room_a", Path: "/w", State: stick.StateIdle}); err != nil {
-					return err
-				}
-			}
-			return tx.SaveDoc(stick.Document{DocVersion: stick.DocVersion{RoomID: "room_a", Version: v, Author: "ana", Op: stick.DocUpdate}, Content: content})
-		})
-		if err != nil {
-			t.Fatal(err)
-		}
-	}
+	save := func(v int64, content string) { saveDoc(t, st, v, content) }
 	save(1, "# Plan\n\nFirst the parser.\n\n## Risks\n\nThe lexer.\nThe cache.\n\nSame.\n\nSame.\n")
 	c := rawConn(t, st.path)
 	ids := func() string {
@@ -279,17 +250,7 @@ func TestDocVersionsAsDeltas(t *testing.T) {
 			content = strings.ToValidUTF8(content[:i]+text(5)+content[i:], "") // an insert
 		}
 		want = append(want, content)
-		err := st.Update(ctx, func(tx stick.Tx) error {
-			if v == 1 {
-				if err := tx.CreateRoom(stick.Room{ID: "room_a", Path: "/w", State: stick.StateIdle}); err != nil {
-					return err
-				}
-			}
-			return tx.SaveDoc(stick.Document{DocVersion: stick.DocVersion{RoomID: "room_a", Version: v, Author: "ana", Op: stick.DocUpdate}, Content: content})
-		})
-		if err != nil {
-			t.Fatal(err)
-		}
+		saveDoc(t, st, v, content)
 	}
 	err = st.View(ctx, func(tx stick.Tx) error {
 		for i, w := range want {
@@ -330,18 +291,10 @@ func TestEventsIndexedInBatches(t *testing.T) {
 	c := rawConn(t, st.path)
 	indexed := func() string { return query(t, c, "SELECT value FROM meta WHERE key = 'search_indexed_through'") }
 	for i := 1; i <= 6; i++ {
-		err := st.Update(ctx, func(tx stick.Tx) error {
-			if i == 1 {
-				if err := tx.CreateRoom(stick.Room{ID: "room_a", Path: "/w", State: stick.StateIdle}); err != nil {
-					return err
-				}
-			}
+		inRoomA(t, st, func(tx stick.Tx) error {
 			_, err := tx.AppendEvent(stick.Event{RoomID: "room_a", Type: stick.EventNote, Text: "the echidna " + strconv.Itoa(i)})
 			return err
 		})
-		if err != nil {
-			t.Fatal(err)
-		}
 		if want := map[bool]string{true: "4", false: "0"}[i >= 4]; indexed() != want {
 			t.Fatalf("after event %d: indexed through %s, want %s", i, indexed(), want)
 		}
@@ -368,4 +321,31 @@ func waitFill(s *Store) {
 	if done != nil {
 		<-done
 	}
+}
+
+// inRoomA runs fn in a write transaction of st, after creating the room
+// room_a at /w if it is not there yet.
+func inRoomA(t *testing.T, st *Store, fn func(stick.Tx) error) {
+	t.Helper()
+	err := st.Update(context.Background(), func(tx stick.Tx) error {
+		if _, ok, err := tx.Room("room_a"); err != nil {
+			return err
+		} else if !ok {
+			if err := tx.CreateRoom(stick.Room{ID: "room_a", Path: "/w", State: stick.StateIdle}); err != nil {
+				return err
+			}
+		}
+		return fn(tx)
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+}
+
+// saveDoc saves version v of room_a's document, written by ana.
+func saveDoc(t *testing.T, st *Store, v int64, content string) {
+	t.Helper()
+	inRoomA(t, st, func(tx stick.Tx) error {
+		return tx.SaveDoc(stick.Document{DocVersion: stick.DocVersion{RoomID: "room_a", Version: v, Author: "ana", Op: stick.DocUpdate}, Content: content})
+	})
 }
