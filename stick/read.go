@@ -224,10 +224,8 @@ func (s *Service) RoomEvents(ctx context.Context, roomID string, after int64, li
 	limit = min(limit, MaxEventLimit)
 	var page EventPage
 	err := s.store.View(ctx, func(tx Tx) error {
-		if _, ok, err := tx.Room(roomID); err != nil {
+		if err := roomExists(tx, roomID); err != nil {
 			return err
-		} else if !ok {
-			return roomNotFound(roomID)
 		}
 		evs, err := tx.Events(roomID, after, limit+1)
 		if err != nil {

@@ -58,10 +58,8 @@ func (s *Service) ReadDoc(ctx context.Context, roomID string, version int64) (Do
 	}
 	var out Document
 	err := s.store.View(ctx, func(tx Tx) error {
-		if _, ok, err := tx.Room(roomID); err != nil {
+		if err := roomExists(tx, roomID); err != nil {
 			return err
-		} else if !ok {
-			return roomNotFound(roomID)
 		}
 		cur, err := currentDoc(tx, roomID)
 		if err != nil {
@@ -98,10 +96,8 @@ func (s *Service) DocHistory(ctx context.Context, roomID string) ([]DocVersion, 
 	}
 	var out []DocVersion
 	err := s.store.View(ctx, func(tx Tx) error {
-		if _, ok, err := tx.Room(roomID); err != nil {
+		if err := roomExists(tx, roomID); err != nil {
 			return err
-		} else if !ok {
-			return roomNotFound(roomID)
 		}
 		var err error
 		out, err = tx.DocHistory(roomID)

@@ -93,10 +93,8 @@ func (s *Service) Search(ctx context.Context, q SearchQuery) ([]SearchHit, error
 	// A write transaction, so the store may index what it has not yet.
 	err = s.store.Update(ctx, func(tx Tx) error {
 		if q.RoomID != "" {
-			if _, ok, err := tx.Room(q.RoomID); err != nil {
+			if err := roomExists(tx, q.RoomID); err != nil {
 				return err
-			} else if !ok {
-				return roomNotFound(q.RoomID)
 			}
 		}
 		var err error

@@ -200,6 +200,14 @@ func sameMember(a, b Member) bool {
 		a.Process.PID == b.Process.PID && ms(a.Process.StartedAt) == ms(b.Process.StartedAt)
 }
 
+// roomExists returns room_not_found unless tx has the room.
+func roomExists(tx Tx, id string) error {
+	if _, ok, err := tx.Room(id); err != nil || ok {
+		return err
+	}
+	return roomNotFound(id)
+}
+
 func roomNotFound(id string) *Error {
 	return Errorf(CodeRoomNotFound, "no room has room_id %q", id).With("room_id", id).
 		WithHint("call list_rooms or join_path to find the room for your path")
