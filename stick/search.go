@@ -109,8 +109,8 @@ func (s *Service) Search(ctx context.Context, q SearchQuery) ([]SearchHit, error
 
 // matchExpr turns a query into an FTS5 expression in which every word is a
 // quoted string, so no character of the query can be FTS5 syntax: words are
-// ANDed, "…" is a phrase, a trailing * a prefix and OR (in capitals) joins
-// two terms.
+// ANDed, "…" is a phrase, a trailing * a prefix (of a word, or of a
+// phrase's last word) and OR (in capitals) joins two terms.
 func matchExpr(query string) (string, error) {
 	if problem := textProblem(query, MaxQueryLen, true); problem != "" {
 		return "", invalidArg("query", "query %s", problem)
@@ -151,8 +151,11 @@ func matchExpr(query string) (string, error) {
 			if end < 0 {
 				end = len(rest) - 1
 			}
-			add(rest[1:1+end], false)
+			phrase := rest[1 : 1+end]
 			rest = rest[min(len(rest), end+2):]
+			prefix := strings.HasPrefix(rest, "*")
+			add(phrase, prefix)
+			rest = strings.TrimLeft(rest, "*")
 			continue
 		}
 		word := rest
