@@ -192,7 +192,8 @@ type CloseResult struct {
 // the document stay readable (and no longer writable), and a later join at
 // the path starts a new room. A conclusion is also written into the
 // document's "## Conclusion" section, replacing one that exists, in the
-// same transaction. The holder may close; while another member holds the
+// same transaction (its own "#" and "##" headings become "###" and
+// "####", so that all of it stays in the section). The holder may close; while another member holds the
 // stick (even with an expired lease, since a timeout never revokes) nobody
 // else may, unless its process is proven gone. Closing a closed room
 // records a revised reason and conclusion, and revises the document's
@@ -226,7 +227,7 @@ func (s *Service) Close(ctx context.Context, c Caller, roomID, reason, conclusio
 			if err != nil {
 				return err
 			}
-			content := replaceSection(cur.Content, ConclusionSection, conclusion)
+			content := replaceSection(cur.Content, ConclusionSection, nested(conclusion))
 			if len(content) > MaxDocLen {
 				return invalidArg("conclusion", "the conclusion would make the room document %d bytes; at most %d are allowed", len(content), MaxDocLen).
 					WithHint("shorten the conclusion, or shorten the document with update_room_doc first")

@@ -197,6 +197,32 @@ func splice(lines []string, keep int, blank bool, text string, end int) string {
 	return block(b.String())
 }
 
+// nested returns text with its level 1 and 2 headings (outside fenced
+// code) made level 3 and 4, so that all of it stays inside one "## "
+// section and a later replaceSection replaces all of it.
+func nested(text string) string {
+	lines := docLines(text)
+	var f fences
+	changed := false
+	for i, l := range lines {
+		if f.code(l) {
+			continue
+		}
+		if level, _ := headingLevel(l); level == 1 || level == 2 {
+			lines[i] = "##" + strings.TrimLeft(l, " ")
+			changed = true
+		}
+	}
+	if !changed {
+		return text
+	}
+	out := strings.Join(lines, "")
+	if strings.HasSuffix(text, "\n") {
+		out += "\n"
+	}
+	return out
+}
+
 // newSection appends "## title" and text to content, after a blank line.
 func newSection(content, title, text string) string {
 	out := ""

@@ -107,3 +107,16 @@ func BenchmarkAppendUnderEarlySection(b *testing.B) {
 		appendUnder(doc, "First", "y")
 	}
 }
+
+func TestNestedConclusion(t *testing.T) {
+	in := "Shipped.\n\n## Details\n\n# Why\n```\n## not a heading\n```\n### kept\n"
+	want := "Shipped.\n\n#### Details\n\n### Why\n```\n## not a heading\n```\n### kept\n"
+	if got := nested(in); got != want {
+		t.Fatalf("got %q", got)
+	}
+	doc := replaceSection("# Plan\n\n## Appendix\n\na\n", ConclusionSection, nested(in))
+	again := replaceSection(doc, ConclusionSection, nested("Revised."))
+	if again != "# Plan\n\n## Appendix\n\na\n\n## Conclusion\n\nRevised.\n" {
+		t.Fatalf("a revised conclusion must replace all of the first, headings included: %q", again)
+	}
+}
