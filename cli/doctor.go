@@ -145,6 +145,7 @@ func databaseChecks(ctx context.Context, dir string) []check {
 	default:
 		out = append(out, check{"database", checkOK, fmt.Sprintf("%s: schema %d, integrity ok", r.Path(), store.SchemaVersion), ""})
 	}
+	out = append(out, searchCheck(ctx, r))
 	svc, err := stick.New(r, serviceOptions...)
 	if err != nil {
 		return append(out, failedCheck("rooms", err))
@@ -172,6 +173,24 @@ func databaseChecks(ctx context.Context, dir string) []check {
 	}
 	out = append(out, check{"rooms", checkOK, fmt.Sprintf("%d open, %d closed", open, len(rooms)-open), ""})
 	return out
+}
+
+// searchCheck reports the full-text search index: ready (and how far the
+// log is indexed), being built, or stale.
+func searchCheck(ctx context.Context, r *store.Reader) check {
+	ix, err := r.SearchIndex(ctx)
+	switch {
+	case err != nil:
+		return failedCheck("search", err)
+	case ix.State == "stale":
+		return check{"search", checkFix, "the index is out of date: a stick without full-text search (FTS5) wrote the database",
+			"run any command of this stick that writes, such as 'stick join': it rebuilds the index"}
+	case ix.State != "ready":
+		return check{"search", checkNote, "no index yet; the next command that writes makes it", ""}
+	case ix.Last > ix.Indexed:
+		return check{"search", checkOK, fmt.Sprintf("index ready; %d of %d events indexed, the rest at the next search", ix.Indexed, ix.Last), ""}
+	}
+	return check{"search", checkOK, fmt.Sprintf("index ready, all %d events indexed", ix.Last), ""}
 }
 
 // holderChecks checks the holder processes this machine recorded, and drops

@@ -75,6 +75,7 @@ func TestDoctor(t *testing.T) {
 	}
 	_, checks = doctor(t)
 	wantCheck(t, checks, "database", checkOK, fmt.Sprintf("schema %d, integrity ok", store.SchemaVersion))
+	wantCheck(t, checks, "search", checkOK, "index ready")
 	wantCheck(t, checks, "holder", checkOK, "holds turn 1 in "+repo)
 	if err := procid.Signal(hs[0].Guardian, syscall.SIGKILL); err != nil {
 		t.Fatal(err)

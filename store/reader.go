@@ -147,5 +147,17 @@ func (r *Reader) Integrity(ctx context.Context) ([]string, error) {
 	return out, nil
 }
 
+// SearchIndex reports the state of the full-text search index.
+func (r *Reader) SearchIndex(ctx context.Context) (IndexState, error) {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	defer r.conn.SetInterrupt(r.conn.SetInterrupt(ctx.Done()))
+	out, err := indexState(r.conn)
+	if err != nil {
+		return out, r.s.mapErr(err)
+	}
+	return out, nil
+}
+
 // Path returns the database file's path.
 func (r *Reader) Path() string { return r.s.path }

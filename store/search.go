@@ -245,6 +245,28 @@ func setMeta(conn *sqlite.Conn, key, value string) error {
 		&sqlitex.ExecOptions{Args: []any{key, value}})
 }
 
+// IndexState describes the search index of a database, for diagnosis.
+type IndexState struct {
+	// State is "ready", "stale" (a stick without FTS5 wrote the file; the
+	// next stick with FTS5 to open it rebuilds the index) or "" (none yet).
+	State string
+	// Indexed and Last are the last event_seq indexed and the last one
+	// there is: the index lags by Last - Indexed events until a write or
+	// a search catches it up.
+	Indexed, Last int64
+}
+
+// indexState reads the search index's state on conn.
+func indexState(conn *sqlite.Conn) (IndexState, error) {
+	var out IndexState
+	var err error
+	if out.State, err = metaValue(conn, "search_index"); err != nil || out.State == "" {
+		return out, err
+	}
+	out.Indexed, out.Last, err = watermark(conn)
+	return out, err
+}
+
 // searchUnavailable is the error of a search that cannot run.
 func searchUnavailable(why string) *stick.Error {
 	return stick.Errorf(stick.CodeSearchUnavailable, "full-text search is not available: %s", why).

@@ -68,9 +68,14 @@ func TestSearchWithoutFTS5(t *testing.T) {
 		t.Fatalf("want search_unavailable with a hint, got %v", err)
 	}
 	plain.Close()
-	c := rawConn(t, filepath.Join(dir, DBFileName))
-	if v := query(t, c, "SELECT value FROM meta WHERE key = 'search_index'"); v != "stale" {
-		t.Fatalf("the index must be marked stale: %q", v)
+	r, err := OpenReader(dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	ix, err := r.SearchIndex(ctx)
+	r.Close()
+	if err != nil || ix.State != "stale" {
+		t.Fatalf("the index must be marked stale: %+v %v", ix, err)
 	}
 
 	st, err = OpenDir(dir, Options{})
