@@ -9,6 +9,11 @@
 // members may take over explicitly; when its process is proven gone, takeover
 // opens at once.
 //
+// The room also remembers what the group knows: notes any member may post,
+// a per-member Sync cursor over the log, a versioned markdown document with
+// compare-and-swap updates and a Conclusion written at close, full-text
+// Search, and reclaim tokens that let a restarted member be itself again.
+//
 // The package holds every rule of the protocol and nothing else: persistence is
 // behind the Store interface (package store implements it on SQLite), process
 // liveness behind Liveness (package procid), and time behind Clock. Frontends

@@ -1,6 +1,7 @@
-// Package store keeps rooms, members and events in one SQLite database that
-// many processes on a host share safely, and wakes waiters when any of them
-// commits. It implements stick.Store.
+// Package store keeps rooms, members, events and room documents in one
+// SQLite database that many processes on a host share safely, searches them
+// with a full-text index (FTS5), and wakes waiters when any of them commits.
+// It implements stick.Store.
 //
 // Every connection sets WAL, synchronous=NORMAL, a busy timeout and foreign
 // keys; every write transaction is BEGIN IMMEDIATE; the schema carries a
