@@ -15,7 +15,8 @@ import (
 func mdTime(t time.Time) string { return t.Local().Format("2006-01-02 15:04:05") }
 
 // writeMarkdown writes a room's transcript as a markdown document for a
-// reader who was not there: the room's state and members, its document,
+// reader who was not there: the room's state, where things stand (the
+// latest handoff, open questions, decisions), the members, the document,
 // then every event in order with its handoff in full. The output depends
 // only on the transcript.
 func writeMarkdown(w io.Writer, t stick.Transcript) {
@@ -53,6 +54,8 @@ func writeMarkdown(w io.Writer, t stick.Transcript) {
 		fmt.Fprintf(w, "- **Closed:** %s\n", mdTime(*st.ClosedAt))
 	}
 	fmt.Fprintf(w, "- **Last event:** #%d\n", st.LastEventSeq)
+
+	writeMarkdownDigest(w, t.Digest())
 
 	fmt.Fprint(w, "\n## Members\n\n")
 	if len(st.Members) == 0 {
@@ -93,6 +96,36 @@ func writeMarkdown(w io.Writer, t stick.Transcript) {
 	}
 	for _, e := range t.Events {
 		writeMarkdownEvent(w, e)
+	}
+}
+
+// writeMarkdownDigest writes what a newcomer reads first: the latest
+// handoff, the questions nobody answered and the decisions, each pointing
+// at its event below.
+func writeMarkdownDigest(w io.Writer, d stick.Digest) {
+	if d.Handoff == nil && len(d.OpenQuestions) == 0 && len(d.Decisions) == 0 {
+		return
+	}
+	fmt.Fprint(w, "\n## Where things stand\n")
+	if h := d.Handoff; h != nil {
+		fmt.Fprintf(w, "\nLatest handoff: #%d, %s by %s", h.Seq, h.Type, orDash(h.From))
+		if h.To != "" {
+			fmt.Fprintf(w, " to %s", h.To)
+		}
+		fmt.Fprintf(w, " at %s.\n", mdTime(h.CreatedAt))
+		writeMarkdownHandoff(w, *h.Handoff)
+	}
+	for _, part := range []struct {
+		title string
+		evs   []stick.Event
+	}{{"Open questions", d.OpenQuestions}, {"Decisions", d.Decisions}} {
+		if len(part.evs) == 0 {
+			continue
+		}
+		fmt.Fprintf(w, "\n**%s:**\n\n", part.title)
+		for _, e := range part.evs {
+			fmt.Fprintf(w, "- #%d %s: %s\n", e.Seq, orDash(e.From), mdItem(e.Text))
+		}
 	}
 }
 

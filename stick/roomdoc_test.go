@@ -213,6 +213,18 @@ func TestTranscript(t *testing.T) {
 	if err != nil || len(tail.Events) != 1 || tail.After != rel.Seq {
 		t.Fatalf("after: %+v %v", tail.Events, err)
 	}
+	q1, _ := e.svc.Post(e.ctx, a, room, stick.Note{Text: "keep the v1 flag?", Type: stick.NoteQuestion})
+	q2, _ := e.svc.Post(e.ctx, b, room, stick.Note{Text: "which lexer?", Type: stick.NoteQuestion})
+	if _, err := e.svc.Post(e.ctx, b, room, stick.Note{Text: "yes, until v2", Type: stick.NoteAnswer, ReplyTo: q1.Event.Seq}); err != nil {
+		t.Fatal(err)
+	}
+	dec, _ := e.svc.Post(e.ctx, a, room, stick.Note{Text: "we use sqlite", Type: stick.NoteDecision})
+	tr, _ = e.svc.Transcript(e.ctx, room, 0)
+	d := tr.Digest()
+	if d.Handoff == nil || d.Handoff.Seq != rel.Seq || len(d.OpenQuestions) != 1 || d.OpenQuestions[0].Seq != q2.Event.Seq ||
+		len(d.Decisions) != 1 || d.Decisions[0].Seq != dec.Event.Seq {
+		t.Fatalf("digest: %+v", d)
+	}
 	wantCode(t, second(e.svc.Transcript(e.ctx, room, -1)), stick.CodeInvalidArgument)
 	wantCode(t, second(e.svc.Transcript(e.ctx, "room_nope", 0)), stick.CodeRoomNotFound)
 }

@@ -28,7 +28,8 @@ func (s *Service) Transcript(ctx context.Context, roomID string, after int64) (T
 		return Transcript{}, err
 	}
 	if after < 0 {
-		return Transcript{}, invalidArg("after", "after must be an event_seq of 0 or more, not %d", after)
+		return Transcript{}, invalidArg("after", "after must be an event_seq of 0 or more, not %d", after).
+			WithHint("give 0 for the whole log, or the event_seq after which to start (see get_room_events)")
 	}
 	var out Transcript
 	err := s.store.View(ctx, func(tx Tx) error {
@@ -55,4 +56,40 @@ func (s *Service) Transcript(ctx context.Context, roomID string, after int64) (T
 		return err
 	})
 	return out, err
+}
+
+// Digest is what a reader of a transcript needs first: the latest handoff,
+// the questions nobody has answered and the decisions taken.
+type Digest struct {
+	// Handoff is the newest release or pass event of the transcript, nil if none.
+	Handoff *Event
+	// OpenQuestions are the question notes no note of the transcript replies to, oldest first.
+	OpenQuestions []Event
+	// Decisions are the decision notes, oldest first.
+	Decisions []Event
+}
+
+// Digest sums up the transcript's events. It sees only the transcript's
+// events, so a question answered before its After counts as answered only
+// if the answer is in it too.
+func (t Transcript) Digest() Digest {
+	var d Digest
+	answered := map[int64]bool{}
+	for _, e := range t.Events {
+		if e.Type == EventNote && e.Ref != 0 {
+			answered[e.Ref] = true
+		}
+	}
+	for i := range t.Events {
+		e := &t.Events[i]
+		switch {
+		case (e.Type == EventRelease || e.Type == EventPass) && e.Handoff != nil:
+			d.Handoff = e
+		case e.Type == EventNote && e.MessageType == NoteQuestion && !answered[e.Seq]:
+			d.OpenQuestions = append(d.OpenQuestions, *e)
+		case e.Type == EventNote && e.MessageType == NoteDecision:
+			d.Decisions = append(d.Decisions, *e)
+		}
+	}
+	return d
 }
