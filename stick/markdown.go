@@ -18,6 +18,10 @@ func sectionTitle(section string) (string, error) {
 		return "", nil
 	}
 	title := strings.TrimSpace(strings.TrimLeft(strings.TrimSpace(section), "#"))
+	if !strings.ContainsFunc(title, unicode.IsControl) {
+		// As the heading will read it back: "Decisions ##" is "Decisions".
+		_, title = headingLevel("## " + title)
+	}
 	switch {
 	case title == "":
 		return "", invalidArg("section", "section %q has no title; give the heading's text, for example \"Decisions\"", section)
@@ -144,11 +148,13 @@ func block(text string) string {
 // appendUnder returns content with text added at the end, or at the end of
 // the section titled title (a new section at the end if there is none).
 func appendUnder(content, title, text string) string {
+	text = closedFences(text)
 	if title == "" {
 		if content == "" {
 			return block(text)
 		}
-		return block(content) + block(text)
+		lines := docLines(content)
+		return splice(lines, len(lines), separate(lines[len(lines)-1], text), text, len(lines))
 	}
 	lines := docLines(content)
 	start, end := findSection(lines, title)
@@ -159,7 +165,43 @@ func appendUnder(content, title, text string) string {
 	for last > start+1 && strings.TrimSpace(lines[last-1]) == "" {
 		last--
 	}
-	return splice(lines, last, last == start+1, text, end)
+	return splice(lines, last, last == start+1 || separate(lines[last-1], text), text, end)
+}
+
+// separate reports whether text appended after the line last needs a
+// blank line before it: always, but between two items of a list, so an
+// appended paragraph is a paragraph of its own and a list stays tight.
+func separate(last, text string) bool {
+	if strings.TrimSpace(last) == "" {
+		return false
+	}
+	first, _, _ := strings.Cut(strings.TrimLeft(text, "\n"), "\n")
+	return !listItem(last) || !listItem(first)
+}
+
+// listItem reports whether line starts an item of a markdown list:
+// "- ", "* ", "+ ", "1. " or "1) ".
+func listItem(line string) bool {
+	t := strings.TrimLeft(line, " \t")
+	if strings.HasPrefix(t, "- ") || strings.HasPrefix(t, "* ") || strings.HasPrefix(t, "+ ") {
+		return true
+	}
+	digits := len(t) - len(strings.TrimLeft(t, "0123456789"))
+	return digits > 0 && digits <= 9 && (strings.HasPrefix(t[digits:], ". ") || strings.HasPrefix(t[digits:], ") "))
+}
+
+// closedFences returns text with a fence it leaves open closed, so that
+// what follows it in the document is not taken for code (and its
+// headings for none).
+func closedFences(text string) string {
+	var f fences
+	for _, l := range docLines(text) {
+		f.code(l)
+	}
+	if f.n == 0 {
+		return text
+	}
+	return block(text) + strings.Repeat(string(f.c), f.n) + "\n"
 }
 
 // replaceSection returns content with the section titled title holding
@@ -168,9 +210,9 @@ func replaceSection(content, title, text string) string {
 	lines := docLines(content)
 	start, end := findSection(lines, title)
 	if start < 0 {
-		return newSection(content, title, text)
+		return newSection(content, title, closedFences(text))
 	}
-	return splice(lines, start+1, true, text, end)
+	return splice(lines, start+1, true, closedFences(text), end)
 }
 
 // splice returns lines[:keep], a blank line if blank, text, and then, if
@@ -197,9 +239,10 @@ func splice(lines []string, keep int, blank bool, text string, end int) string {
 	return block(b.String())
 }
 
-// nested returns text with its level 1 and 2 headings (outside fenced
-// code) made level 3 and 4, so that all of it stays inside one "## "
-// section and a later replaceSection replaces all of it.
+// nested returns text with its headings (outside fenced code) two levels
+// deeper, at most 6, so that all of it stays inside one "## " section, a
+// later replaceSection replaces all of it, and its own levels keep their
+// order.
 func nested(text string) string {
 	lines := docLines(text)
 	var f fences
@@ -208,8 +251,9 @@ func nested(text string) string {
 		if f.code(l) {
 			continue
 		}
-		if level, _ := headingLevel(l); level == 1 || level == 2 {
-			lines[i] = "##" + strings.TrimLeft(l, " ")
+		if level, _ := headingLevel(l); level > 0 {
+			t := strings.TrimLeft(l, " ")
+			lines[i] = strings.Repeat("#", min(level+2, 6)) + t[level:]
 			changed = true
 		}
 	}

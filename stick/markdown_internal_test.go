@@ -8,21 +8,25 @@ import (
 func TestAppendUnder(t *testing.T) {
 	for _, c := range []struct{ name, content, title, text, want string }{
 		{"empty, no section", "", "", "first", "first\n"},
-		{"end of document", "# Plan\n\nstep one", "", "step two\n\n", "# Plan\n\nstep one\nstep two\n"},
+		{"end of document", "# Plan\n\nstep one", "", "step two\n\n", "# Plan\n\nstep one\n\nstep two\n"},
+		{"list item after list item", "# Plan\n\n- one\n", "", "- two", "# Plan\n\n- one\n- two\n"},
+		{"numbered items", "1. one", "", "2) two", "1. one\n2) two\n"},
+		{"an open fence is closed", "# Plan\n", "", "see:\n```sh\nmake", "# Plan\n\nsee:\n```sh\nmake\n```\n"},
 		{"new section in empty", "", "Decisions", "- keep v1", "## Decisions\n\n- keep v1\n"},
 		{"new section at end", "# Plan\n\nintro\n\n\n", "Decisions", "- keep v1", "# Plan\n\nintro\n\n## Decisions\n\n- keep v1\n"},
 		{"under existing, before next", "## Decisions\n\n- a\n\n## Risks\n\n- r\n", "decisions", "- b",
 			"## Decisions\n\n- a\n- b\n\n## Risks\n\n- r\n"},
 		{"under heading with no body", "## Decisions\n## Risks\n", "Decisions", "- a",
 			"## Decisions\n\n- a\n\n## Risks\n"},
-		{"last section", "# T\n\n## Log\n\none\n", "Log", "two", "# T\n\n## Log\n\none\ntwo\n"},
+		{"last section", "# T\n\n## Log\n\none\n", "Log", "two", "# T\n\n## Log\n\none\n\ntwo\n"},
 		{"level three stays inside", "## Log\n\none\n### detail\n\nmore\n## Next\n", "Log", "two",
-			"## Log\n\none\n### detail\n\nmore\ntwo\n\n## Next\n"},
+			"## Log\n\none\n### detail\n\nmore\n\ntwo\n\n## Next\n"},
 		{"heading in a fence is not a section", "```\n## Log\n```\n", "Log", "x", "```\n## Log\n```\n\n## Log\n\nx\n"},
 		{"a longer fence is closed only by as long a fence", "# Notes\n\n````md\n```\n## Log\n````\n\n## Log\n\nreal entry\n\n## Next\n\nn\n", "Log", "NEW",
-			"# Notes\n\n````md\n```\n## Log\n````\n\n## Log\n\nreal entry\nNEW\n\n## Next\n\nn\n"},
+			"# Notes\n\n````md\n```\n## Log\n````\n\n## Log\n\nreal entry\n\nNEW\n\n## Next\n\nn\n"},
 		{"tilde fences and info strings", "~~~\n## Log\n```\n~~~\n## Log\n", "Log", "x", "~~~\n## Log\n```\n~~~\n## Log\n\nx\n"},
-		{"closing hashes", "## Log ##\n\na\n", "Log", "b", "## Log ##\n\na\nb\n"},
+		{"closing hashes", "## Log ##\n\na\n", "Log", "b", "## Log ##\n\na\n\nb\n"},
+		{"an open fence in a section is closed", "## Plan\n\n- a\n\n## Risks\n", "Plan", "```\ncode", "## Plan\n\n- a\n\n```\ncode\n```\n\n## Risks\n"},
 		{"not a heading without a space", "##Log\n", "Log", "b", "##Log\n\n## Log\n\nb\n"},
 	} {
 		if got := appendUnder(c.content, c.title, c.text); got != c.want {
@@ -45,7 +49,7 @@ func TestReplaceSection(t *testing.T) {
 }
 
 func TestSectionTitle(t *testing.T) {
-	for in, want := range map[string]string{"": "", "Plan": "Plan", "## Plan": "Plan", "  ### Plan  ": "Plan"} {
+	for in, want := range map[string]string{"": "", "Plan": "Plan", "## Plan": "Plan", "  ### Plan  ": "Plan", "Decisions ##": "Decisions", "C#": "C#"} {
 		if got, err := sectionTitle(in); err != nil || got != want {
 			t.Errorf("sectionTitle(%q) = %q, %v; want %q", in, got, err, want)
 		}
@@ -110,7 +114,7 @@ func BenchmarkAppendUnderEarlySection(b *testing.B) {
 
 func TestNestedConclusion(t *testing.T) {
 	in := "Shipped.\n\n## Details\n\n# Why\n```\n## not a heading\n```\n### kept\n"
-	want := "Shipped.\n\n#### Details\n\n### Why\n```\n## not a heading\n```\n### kept\n"
+	want := "Shipped.\n\n#### Details\n\n### Why\n```\n## not a heading\n```\n##### kept\n"
 	if got := nested(in); got != want {
 		t.Fatalf("got %q", got)
 	}
@@ -118,5 +122,20 @@ func TestNestedConclusion(t *testing.T) {
 	again := replaceSection(doc, ConclusionSection, nested("Revised."))
 	if again != "# Plan\n\n## Appendix\n\na\n\n## Conclusion\n\nRevised.\n" {
 		t.Fatalf("a revised conclusion must replace all of the first, headings included: %q", again)
+	}
+}
+
+// TestConclusionWithOpenFence: a conclusion that leaves a fence open does
+// not swallow the sections after it, so revising it keeps them.
+func TestConclusionWithOpenFence(t *testing.T) {
+	doc := "# Plan\n\n## Conclusion\n\n(to be written)\n\n## Appendix\n\nimportant notes\n"
+	first := replaceSection(doc, ConclusionSection, nested("We stopped here:\n```sh\nmake test\n"))
+	revised := replaceSection(first, ConclusionSection, nested("Revised conclusion."))
+	if revised != "# Plan\n\n## Conclusion\n\nRevised conclusion.\n\n## Appendix\n\nimportant notes\n" {
+		t.Fatalf("got %q", revised)
+	}
+	twice := appendUnder(appendUnder("## Risks\n\n- r\n", "Plan", "see:\n```\ncode\n"), "Risks", "- s")
+	if strings.Count(twice, "## Risks") != 1 {
+		t.Fatalf("an open fence must not hide a section from later appends: %q", twice)
 	}
 }

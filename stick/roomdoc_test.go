@@ -94,7 +94,7 @@ func TestDocAppendConcurrent(t *testing.T) {
 		}
 	}
 	end, err := e.svc.AppendDoc(e.ctx, a, room, "trailing words", "")
-	if err != nil || !strings.HasSuffix(end.Content, "- none yet\ntrailing words\n") {
+	if err != nil || !strings.HasSuffix(end.Content, "- none yet\n\ntrailing words\n") {
 		t.Fatalf("an append without a section goes to the end: %q %v", end.Content, err)
 	}
 	page, _ := e.svc.RoomEvents(e.ctx, room, end.EventSeq-1, 0)
@@ -218,10 +218,13 @@ func TestTranscript(t *testing.T) {
 	if _, err := e.svc.Post(e.ctx, b, room, stick.Note{Text: "yes, until v2", Type: stick.NoteAnswer, ReplyTo: q1.Event.Seq}); err != nil {
 		t.Fatal(err)
 	}
+	if _, err := e.svc.Post(e.ctx, a, room, stick.Note{Text: "which parser, too?", Type: stick.NoteQuestion, ReplyTo: q2.Event.Seq}); err != nil {
+		t.Fatal(err)
+	}
 	dec, _ := e.svc.Post(e.ctx, a, room, stick.Note{Text: "we use sqlite", Type: stick.NoteDecision})
 	tr, _ = e.svc.Transcript(e.ctx, room, 0)
 	d := tr.Digest()
-	if d.Handoff == nil || d.Handoff.Seq != rel.Seq || len(d.OpenQuestions) != 1 || d.OpenQuestions[0].Seq != q2.Event.Seq ||
+	if d.Handoff == nil || d.Handoff.Seq != rel.Seq || len(d.OpenQuestions) != 2 || d.OpenQuestions[0].Seq != q2.Event.Seq ||
 		len(d.Decisions) != 1 || d.Decisions[0].Seq != dec.Event.Seq {
 		t.Fatalf("digest: %+v", d)
 	}
