@@ -58,7 +58,9 @@ type SearchHit struct {
 	// From is the event's author, or the writer of the document's matching paragraph.
 	From      string    `json:"from_agent_id,omitempty"`
 	CreatedAt time.Time `json:"created_at"`
-	// Snippet is the best matching passage, each match between HighlightStart and HighlightEnd.
+	// Snippet is the best matching passage, each match between
+	// HighlightStart and HighlightEnd; a "**" of the text itself is
+	// written \*\*, as markdown escapes it.
 	Snippet string `json:"snippet"`
 	// Score is the bm25 relevance: higher is better.
 	Score float64 `json:"score"`

@@ -53,6 +53,14 @@ func TestSearchRanking(t *testing.T) {
 	if h := search(t, e, stick.SearchQuery{Query: "backfill migrations"}); len(h) != 1 || h[0].EventSeq != rel.EventSeq {
 		t.Fatalf("open questions are found, with stemming (migrations ~ migration): %+v", h)
 	}
+	bold, err := e.svc.Post(e.ctx, a, room, stick.Note{Text: "**Decision:** keep the **v1** wombat"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if h := search(t, e, stick.SearchQuery{Query: "wombat"}); len(h) != 1 || h[0].EventSeq != bold.Event.Seq ||
+		h[0].Snippet != `\*\*Decision:\*\* keep the \*\*v1\*\* **wombat**` {
+		t.Fatalf("the text's own ** must not read as a match: %+v", h)
+	}
 	if h := search(t, e, stick.SearchQuery{Query: "blimp"}); len(h) != 1 || h[0].Type != stick.DocumentHit || h[0].DocVersion != 2 || h[0].EventSeq != 0 {
 		t.Fatalf("the current document is found: %+v", h)
 	}

@@ -322,13 +322,16 @@ func (t *tx) Search(match string, q stick.SearchQuery) ([]stick.SearchHit, error
 			return nil
 		}})
 	out := make([]stick.SearchHit, 0, len(best))
-	highlight := strings.NewReplacer("\x02", stick.HighlightStart, "\x03", stick.HighlightEnd)
+	// Matches come between two private-use characters, which become the
+	// markers; a literal "**" of the text is escaped, so that a marker is
+	// never mistaken for the text's own bold.
+	highlight := strings.NewReplacer("**", `\*\*`, "\uE000", stick.HighlightStart, "\uE001", stick.HighlightEnd)
 	for _, b := range best {
 		if err != nil {
 			break
 		}
 		err = sqlitex.Execute(t.conn, `SELECT s.room_id, s.type, s.from_agent_id,
-			snippet(search_index, 0, char(2), char(3), '…', 24), r.canonical_path,
+			snippet(search_index, 0, char(57344), char(57345), '…', 24), r.canonical_path,
 			coalesce(e.created_at, d.updated_at), d.version, c.section
 		FROM search_index s
 		JOIN rooms r ON r.room_id = s.room_id
