@@ -252,3 +252,46 @@ func TestE2EReclaimAfterRestart(t *testing.T) {
 		t.Fatalf("the intruder joins as itself: %v", own.data)
 	}
 }
+
+// TestReclaimAfterJoiningAsNew: a restarted harness that first joined
+// under its new derived identity and then reclaims its old one leaves no
+// member behind that would be given turns nobody takes.
+func TestReclaimAfterJoiningAsNew(t *testing.T) {
+	w := newWorld(t, self(t))
+	parent, err := procid.Parent()
+	if err != nil {
+		t.Fatal(err)
+	}
+	other, err := mcpserver.New(mcpserver.Config{Service: w.svc, Harness: parent, Version: "test"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	peer := w.connect("codex", nil)
+	pj := ok(t, peer, "join_path", obj{"context_path": w.repo})
+	room, peerID := pj.str("room_id"), pj.str("agent_id")
+	old := w.connect("claude-code", nil)
+	token := ok(t, old, "join_path", obj{"context_path": w.repo, "agent_id_override": "keeper"}).str("reclaim_token")
+
+	b := connectTo(t, other, "claude-code")
+	derived := ok(t, b, "join_path", obj{"context_path": w.repo}).str("agent_id")
+	back := ok(t, b, "join_path", obj{"context_path": w.repo, "reclaim_token": token})
+	if back.str("agent_id") != "keeper" {
+		t.Fatalf("reclaim: %v", back.data)
+	}
+	ids := map[string]bool{}
+	for _, m := range ok(t, b, "get_room_state", obj{"room_id": room}).data["members"].([]any) {
+		ids[m.(map[string]any)["agent_id"].(string)] = true
+	}
+	if ids[derived] || !ids["keeper"] || len(ids) != 2 {
+		t.Fatalf("the member this connection joined as before the reclaim must leave: %v", ids)
+	}
+	turn := ok(t, b, "wait_for_turn", obj{"room_id": room, "max_wait_ms": 0})
+	if turn.str("status") != "your_turn" {
+		t.Fatalf("keeper claims: %v", turn.data)
+	}
+	rel := ok(t, b, "release_stick", obj{"room_id": room, "lease_id": turn.str("lease_id"), "expected_turn_id": turn.num("turn_id"),
+		"handoff": obj{"status": "s", "next_action": "n"}})
+	if to := rel.str("reserved_for"); to != peerID {
+		t.Fatalf("the stick must go to the peer, not to the member that left (%s): %v", derived, rel.data)
+	}
+}

@@ -170,17 +170,23 @@ func (c *conn) token(room, agentID string) string {
 }
 
 // joined records a successful join: the room's calls act as the member it
-// joined as, with its reclaim token kept for the room. A join with an
+// joined as, with its reclaim token kept for the room; it returns the
+// membership the connection had there before. A join with an
 // override, or a reclaim of a member other than the derived identity, makes
 // that member the name later joins pass on; a reclaim of the derived
 // identity clears it.
-func (c *conn) joined(res stick.JoinResult, override bool) {
+func (c *conn) joined(res stick.JoinResult, override bool) (before membership) {
 	c.mu.Lock()
 	defer c.mu.Unlock()
 	if c.rooms == nil {
 		c.rooms = map[string]membership{}
 	}
-	c.rooms[res.RoomID] = membership{agentID: res.AgentID, token: res.ReclaimToken}
+	before = c.rooms[res.RoomID]
+	m := membership{agentID: res.AgentID, token: res.ReclaimToken}
+	if m.token == "" && before.agentID == m.agentID {
+		m.token = before.token // a rejoin need not repeat the token
+	}
+	c.rooms[res.RoomID] = m
 	switch {
 	case override:
 		c.name = res.AgentID
@@ -189,6 +195,7 @@ func (c *conn) joined(res stick.JoinResult, override bool) {
 	case res.Reclaimed:
 		c.name = res.AgentID
 	}
+	return before
 }
 
 // roomIndex returns the index sequence (for reflect.Value.FieldByIndex) of

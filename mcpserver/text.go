@@ -377,7 +377,12 @@ func nextAfterReadDoc(d stick.Document, asked int64) string {
 }
 
 func nextAfterDocWrite(v stick.DocVersion) string {
-	return fmt.Sprintf("the document is at version %d; an update_room_doc based on what you know now passes expected_version %d, or read_room_doc again first", v.Version, v.Version)
+	if v.Op == stick.DocAppend {
+		// The appender has not seen the rest of this version: others may
+		// have written, and the server chose where the text went.
+		return fmt.Sprintf("the document is at version %d; before any update_room_doc, read it with read_room_doc (an append does not show you the whole document)", v.Version)
+	}
+	return fmt.Sprintf("the document is at version %d, the content you sent; a later update_room_doc from it passes expected_version %d", v.Version, v.Version)
 }
 
 // docLine describes one document version in a line: op, author, time, size and event.

@@ -364,7 +364,17 @@ func (s *Server) joinPath(ctx context.Context, c stick.Caller, req *mcp.CallTool
 	if err != nil {
 		return joinOut{}, "", err
 	}
-	conn.joined(res, jr.AgentIDOverride != "")
+	before := conn.joined(res, jr.AgentIDOverride != "")
+	if res.Reclaimed && before.agentID == c.AgentID && before.agentID != res.AgentID {
+		// This connection had joined the room under its derived identity
+		// before it reclaimed its old one: that member would get turns
+		// nobody takes. It leaves, unless it holds the stick.
+		if err := s.cfg.Service.Leave(ctx, c, res.RoomID); err == nil {
+			if st, err := s.cfg.Service.RoomState(ctx, res.RoomID); err == nil {
+				res.Room = st
+			}
+		}
+	}
 	out := joinOut{JoinResult: res, NextStep: nextAfterJoin(res)}
 	return out, textJoin(out), nil
 }

@@ -41,7 +41,9 @@ type JoinResult struct {
 	// NewMember is true when the caller was added to the member sequence.
 	NewMember bool `json:"new_member"`
 	// ReclaimToken lets a restarted process join as this member again
-	// (JoinRequest.ReclaimToken); keep it, and show it to no one else.
+	// (JoinRequest.ReclaimToken); keep it, and show it to no one else. It
+	// is given only to the member itself: on the join that adds it, on a
+	// reclaim, and to the process the member recorded; "" otherwise.
 	ReclaimToken string `json:"reclaim_token"`
 	// Reclaimed is true when the join presented a reclaim token.
 	Reclaimed bool `json:"reclaimed,omitempty"`
@@ -148,7 +150,8 @@ type enrolment struct {
 }
 
 // enrol adds the caller to the room or refreshes it, appends a join event
-// for a new or reclaimed member, and returns the member's reclaim token.
+// for a new or reclaimed member, and returns the member's reclaim token
+// when the caller is the member itself ("" otherwise).
 func (s *Service) enrol(tx Tx, sn *snapshot, c Caller, how enrolment, added *bool) (string, error) {
 	m := sn.member(c.AgentID)
 	if m == nil {
@@ -166,8 +169,10 @@ func (s *Service) enrol(tx Tx, sn *snapshot, c Caller, how enrolment, added *boo
 		m.ReclaimToken = newID("rt_", 16)
 	}
 	// A reclaim is worth a join event only when the member came back in
-	// another process.
+	// another process. The token goes only to the member itself: on the
+	// join that adds it, on a reclaim, and to the process it recorded.
 	moved := how.reclaimed && !c.Process.Same(m.Process)
+	own := *added || how.reclaimed || (!c.Process.IsZero() && c.Process.Same(m.Process))
 	owner := sn.room.State == StateOwned && sn.room.Owner == c.AgentID
 	recipient := sn.room.State == StateReserved && sn.room.ReservedFor == c.AgentID
 	switch {
@@ -191,8 +196,12 @@ func (s *Service) enrol(tx Tx, sn *snapshot, c Caller, how enrolment, added *boo
 	if err := tx.SaveMember(*m); err != nil {
 		return "", err
 	}
+	token := ""
+	if own {
+		token = m.ReclaimToken
+	}
 	if !*added && !moved {
-		return m.ReclaimToken, nil
+		return token, nil
 	}
 	fields := map[string]any{"override": how.override, "force_new": how.forceNew, "session_kind": m.Kind, "ordinal": m.Ordinal}
 	if moved {
@@ -200,7 +209,7 @@ func (s *Service) enrol(tx Tx, sn *snapshot, c Caller, how enrolment, added *boo
 	}
 	data, _ := json.Marshal(fields)
 	_, err := tx.AppendEvent(Event{RoomID: sn.room.ID, TurnID: sn.room.TurnID, Type: EventJoin, From: c.AgentID, Data: data, CreatedAt: sn.now})
-	return m.ReclaimToken, err
+	return token, err
 }
 
 // claimName returns the agent id a join with a reclaim token or an agent id

@@ -90,8 +90,8 @@ func TestNameReserved(t *testing.T) {
 	if e.state(j.RoomID).LastEventSeq != before || len(e.state(j.RoomID).Members) != 2 {
 		t.Fatal("a refused join must write nothing")
 	}
-	if _, err := e.svc.JoinPath(e.ctx, agent("b"), stick.JoinRequest{Path: e.repo}); err != nil {
-		t.Fatalf("a derived identity rejoins without a token: %v", err)
+	if rejoin, err := e.svc.JoinPath(e.ctx, agent("b"), stick.JoinRequest{Path: e.repo}); err != nil || rejoin.ReclaimToken != "" {
+		t.Fatalf("a derived identity rejoins without a token, and a caller with no process is not shown it: %+v %v", rejoin, err)
 	}
 	if err := e.svc.Leave(e.ctx, a, j.RoomID); err == nil {
 		t.Fatal("a is not the member; reviewer is")

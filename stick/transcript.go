@@ -63,7 +63,8 @@ func (s *Service) Transcript(ctx context.Context, roomID string, after int64) (T
 type Digest struct {
 	// Handoff is the newest release or pass event of the transcript, nil if none.
 	Handoff *Event
-	// OpenQuestions are the question notes no note of the transcript replies to, oldest first.
+	// OpenQuestions are the question notes no answer note of the
+	// transcript replies to, oldest first.
 	OpenQuestions []Event
 	// Decisions are the decision notes, oldest first.
 	Decisions []Event
@@ -76,7 +77,7 @@ func (t Transcript) Digest() Digest {
 	var d Digest
 	answered := map[int64]bool{}
 	for _, e := range t.Events {
-		if e.Type == EventNote && e.Ref != 0 {
+		if e.Type == EventNote && e.Ref != 0 && e.MessageType == NoteAnswer {
 			answered[e.Ref] = true
 		}
 	}
