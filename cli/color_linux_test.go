@@ -147,3 +147,18 @@ func TestSearchBoldOnTerminal(t *testing.T) {
 		t.Errorf("search with NO_COLOR: %d %q", code, out)
 	}
 }
+
+// A "**" of the text, which stick escapes in a snippet, shows as "**" on a
+// terminal, apart from the bold matches; piped, the snippet stays markdown.
+func TestSearchEscapedStarsOnTerminal(t *testing.T) {
+	s := newScene(t)
+	s.join("human:ana", s.repo, false)
+	s.ok("note", s.repo, "pass **kwargs to the lexer")
+	code, out := runOnTerminal(t, "search", "lexer")
+	if code != 0 || !strings.Contains(out, "  pass **kwargs to the \x1b[1mlexer\x1b[0m\n") {
+		t.Errorf("search on a terminal: %d %q", code, out)
+	}
+	if plain := s.ok("search", "lexer"); !strings.Contains(plain, "  pass \\*\\*kwargs to the **lexer**\n") {
+		t.Errorf("search piped: %q", plain)
+	}
+}

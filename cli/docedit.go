@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"os"
+	"path/filepath"
 	"strings"
 
 	"github.com/spf13/cobra"
@@ -12,7 +13,7 @@ import (
 )
 
 func newDocEdit(agent *string) *cobra.Command {
-	var asJSON bool
+	var asJSON, allowEmpty bool
 	cmd := &cobra.Command{
 		Use:   "edit [path]",
 		Short: "Edit the room's document in $VISUAL or $EDITOR; saves only if nobody wrote it meanwhile",
@@ -20,29 +21,95 @@ func newDocEdit(agent *string) *cobra.Command {
 $VISUAL (else $EDITOR, else vi; notepad on Windows) opens it, and when the
 editor exits successfully the file is saved as the next version. The variable
 may carry arguments, as in EDITOR="code --wait". A file left as it was saves
-nothing.
+nothing. A file saved empty (or blank) aborts the edit and saves nothing, as an
+empty commit message does in git; --allow-empty saves it, emptying the document.
 
 The save succeeds only if the document is still at the version the edit started
 from. If another member saved in the meantime, nothing is saved: your text is
 kept in a file whose path is printed, with who wrote which version since and
 their change as a diff; run 'stick doc edit' again and re-apply your change.
-Writing needs membership ('stick join') and an open room.
+With --json all of that is the JSON on standard output, and standard error has
+only the error and its hint. Writing needs membership ('stick join') and an
+open room.
 
 Exit status: 0 saved or nothing changed, 5 version conflict (nothing saved,
-your text kept), 1 any other error (the editor failed, not a member, ...).`,
+your text kept), 1 any other error (the editor failed, the file was saved
+empty, not a member, ...).`,
 		Example: "  stick doc edit\n" +
 			"  EDITOR=\"code --wait\" stick doc edit\n" +
-			"  stick doc edit ~/src/app --json",
+			"  stick doc edit ~/src/app --json\n" +
+			"  stick doc edit --allow-empty   # save an empty file to empty the document",
 		Args:              cobra.MaximumNArgs(1),
 		ValidArgsFunction: completePath,
 		RunE: func(cmd *cobra.Command, args []string) error {
 			return inRoom(cmd.Context(), *agent, pathArg(args), false, func(s *session, r stick.RoomSummary) error {
-				return editDoc(cmd, s, r, asJSON)
+				return editDoc(cmd, s, r, newDocEditOptions(cmd, args, asJSON, allowEmpty))
 			})
 		},
 	}
 	addJSON(cmd, &asJSON)
+	cmd.Flags().BoolVar(&allowEmpty, "allow-empty", false, "save the file even if it is empty, emptying the document (without it an empty file aborts the edit)")
 	return cmd
+}
+
+// docEditOptions are the flags of one 'stick doc edit', and what the hints
+// need to name the same room and member again.
+type docEditOptions struct {
+	asJSON, allowEmpty bool
+	// path is the path argument, absolute so that a command using it works
+	// from any directory, and quoted for a shell (hintQuote); "" when none
+	// was given.
+	path string
+	// agent is the --agent value, quoted for a shell; "" when none was given.
+	agent string
+}
+
+// newDocEditOptions returns the options of the running 'stick doc edit'.
+func newDocEditOptions(cmd *cobra.Command, args []string, asJSON, allowEmpty bool) docEditOptions {
+	o := docEditOptions{asJSON: asJSON, allowEmpty: allowEmpty}
+	if len(args) > 0 {
+		path := args[0]
+		if abs, err := filepath.Abs(path); err == nil {
+			path = abs
+		}
+		o.path = hintQuote(path)
+	}
+	if f := cmd.Flag("agent"); f != nil && f.Changed {
+		o.agent = hintQuote(f.Value.String())
+	}
+	return o
+}
+
+// hintQuote quotes s for a shell when it needs quoting, in double quotes
+// where they suffice, so that a command reads well inside the single quotes
+// a hint puts around it: run 'stick doc edit "/src/my app"' again.
+func hintQuote(s string) string {
+	q := shellQuote(s)
+	if q == s || strings.ContainsAny(s, "\"$`\\!") {
+		return q
+	}
+	return `"` + s + `"`
+}
+
+// again is the command line that starts the edit over: the same room, as
+// the same member.
+func (o docEditOptions) again() string {
+	line := "stick doc edit"
+	if o.path != "" {
+		line += " " + o.path
+	}
+	if o.agent != "" {
+		line += " --agent " + o.agent
+	}
+	return line
+}
+
+// read is the command line that prints the same room's document.
+func (o docEditOptions) read() string {
+	if o.path == "" {
+		return "stick doc"
+	}
+	return "stick doc " + o.path
 }
 
 // docEdit is what 'stick doc edit --json' prints.
@@ -65,7 +132,7 @@ type docEdit struct {
 }
 
 // editDoc runs one edit of the room's document.
-func editDoc(cmd *cobra.Command, s *session, r stick.RoomSummary, asJSON bool) error {
+func editDoc(cmd *cobra.Command, s *session, r stick.RoomSummary, o docEditOptions) error {
 	ctx := cmd.Context()
 	words, from, err := editorCommand()
 	if err != nil {
@@ -80,11 +147,11 @@ func editDoc(cmd *cobra.Command, s *session, r stick.RoomSummary, asJSON bool) e
 		return err
 	}
 	editorOut := cmd.OutOrStdout()
-	if asJSON {
+	if o.asJSON {
 		editorOut = cmd.ErrOrStderr()
 	}
 	edited, changed := base.Content, false
-	runErr := runEditor(words, from, file, cmd.InOrStdin(), editorOut, cmd.ErrOrStderr())
+	runErr := runEditor(words, from, file, o.again(), cmd.InOrStdin(), editorOut, cmd.ErrOrStderr())
 	if b, err := os.ReadFile(file); err == nil {
 		edited = string(b)
 		changed = strings.TrimRight(edited, "\n") != strings.TrimRight(base.Content, "\n")
@@ -93,7 +160,8 @@ func editDoc(cmd *cobra.Command, s *session, r stick.RoomSummary, asJSON bool) e
 			hint: "an editor must save the file in place, under the same name"}
 	}
 	if runErr != nil {
-		if !changed {
+		keep := changed && strings.TrimSpace(edited) != "" // an emptied file holds nothing to keep
+		if !keep {
 			os.Remove(file)
 		}
 		var f *failure
@@ -101,17 +169,28 @@ func editDoc(cmd *cobra.Command, s *session, r stick.RoomSummary, asJSON bool) e
 			return runErr
 		}
 		f.msg += "; nothing was saved"
-		if changed {
+		if keep {
 			f.hint = keptHint(file, f.hint)
 		}
 		return f
 	}
-	p := newPrinter(cmd.OutOrStdout(), asJSON)
+	if changed && strings.TrimSpace(edited) == "" && !o.allowEmpty {
+		os.Remove(file) // nothing in it to keep
+		what := "empty"
+		if edited != "" {
+			what = "blank"
+		}
+		return &failure{code: 1,
+			msg: fmt.Sprintf("the edited file is %s, so the edit was aborted: nothing was saved, and the document of room %s stays at version %d",
+				what, r.RoomID, base.Version),
+			hint: fmt.Sprintf("to empty the document, run '%s --allow-empty' and save an empty file", o.again())}
+	}
+	p := newPrinter(cmd.OutOrStdout(), o.asJSON)
 	out := docEdit{RoomID: r.RoomID, StartedFrom: base.Version, Document: base.DocVersion}
 	if !changed {
 		os.Remove(file)
 		out.Outcome = "unchanged"
-		if asJSON {
+		if o.asJSON {
 			return p.JSON(out)
 		}
 		fmt.Fprintf(p.w, "no changes; the document of room %s stays at version %d\n", r.RoomID, base.Version)
@@ -122,7 +201,7 @@ func editDoc(cmd *cobra.Command, s *session, r stick.RoomSummary, asJSON bool) e
 	ctx = context.WithoutCancel(ctx)
 	saved, err := s.svc.UpdateDoc(ctx, s.caller, r.RoomID, edited, base.Version)
 	if stick.ErrorCode(err) == stick.CodeVersionConflict {
-		return docConflict(cmd, s, r, base, file, stick.AsError(err), asJSON)
+		return docConflict(cmd, s, r, base, file, stick.AsError(err), o)
 	}
 	if err != nil {
 		e := *stick.AsError(err)
@@ -131,7 +210,7 @@ func editDoc(cmd *cobra.Command, s *session, r stick.RoomSummary, asJSON bool) e
 	}
 	os.Remove(file)
 	out.Outcome, out.Document = "saved", saved.DocVersion
-	if asJSON {
+	if o.asJSON {
 		return p.JSON(out)
 	}
 	fmt.Fprintf(p.w, "saved version %d of the document of room %s (%d bytes)\n", saved.Version, r.RoomID, saved.Size)
@@ -167,8 +246,10 @@ func keptHint(file, hint string) string {
 
 // docConflict reports an edit that lost the race: who saved which version
 // since the edit started, and their change as a diff. Nothing is saved and
-// the edited text stays in file.
-func docConflict(cmd *cobra.Command, s *session, r stick.RoomSummary, base stick.Document, file string, conflict *stick.Error, asJSON bool) error {
+// the edited text stays in file. With --json the report is the JSON on
+// standard output, and standard error has only the error and its hint, as
+// for every failure.
+func docConflict(cmd *cobra.Command, s *session, r stick.RoomSummary, base stick.Document, file string, conflict *stick.Error, o docEditOptions) error {
 	ctx := context.WithoutCancel(cmd.Context())
 	kept := func(err error) error {
 		e := *stick.AsError(err)
@@ -191,9 +272,11 @@ func docConflict(cmd *cobra.Command, s *session, r stick.RoomSummary, base stick
 	}
 	diff := unifiedDiff(fmt.Sprintf("version %d (your edit started here)", base.Version),
 		fmt.Sprintf("version %d (current)", cur.Version), base.Content, cur.Content)
-	retry := fmt.Sprintf("run 'stick doc edit' again and re-apply your change from %s ('stick doc --version %d | diff -u - %s' shows your change)",
-		file, base.Version, file)
-	if asJSON {
+	retry := fmt.Sprintf("run '%s' again and re-apply your change from %s ('%s --version %d | diff -u - %s' shows your change)",
+		o.again(), file, o.read(), base.Version, hintQuote(file))
+	what := fmt.Sprintf("the document changed while you edited it: your edit started from version %d, and it is now at version %d; nothing was saved",
+		base.Version, cur.Version)
+	if o.asJSON {
 		e := *conflict
 		e.Hint = retry
 		out := docEdit{RoomID: r.RoomID, Outcome: "conflict", StartedFrom: base.Version, Document: cur.DocVersion,
@@ -201,11 +284,12 @@ func docConflict(cmd *cobra.Command, s *session, r stick.RoomSummary, base stick
 		if err := newPrinter(cmd.OutOrStdout(), true).JSON(out); err != nil {
 			return err
 		}
+		e.Message = what // Execute prints it with the hint, and exits 5
+		return &e
 	}
 	w := cmd.ErrOrStderr()
 	p := newPrinter(w, false)
-	fmt.Fprintf(w, "stick: %s: the document changed while you edited it: your edit started from version %d, and it is now at version %d; nothing was saved\n",
-		conflict.Code, base.Version, cur.Version)
+	fmt.Fprintf(w, "stick: %s: %s\n", conflict.Code, what)
 	fmt.Fprintf(w, "your text is kept in %s\n", file)
 	fmt.Fprintln(w, "saved meanwhile:")
 	for _, v := range meanwhile {

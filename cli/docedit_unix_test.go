@@ -167,6 +167,16 @@ func TestGoldenDocEdit(t *testing.T) {
 	}
 	tr.run("", "doc", "history", s.repo)
 
+	// An editor that saves an empty or blank file aborts the edit: nothing
+	// saved, nothing kept; --allow-empty saves the empty document.
+	env["EDITOR"] = editorScript(t, scripts, "empty.sh", ": > \"$1\"\n")
+	tr.run("", "doc", "edit", s.repo)
+	env["EDITOR"] = editorScript(t, scripts, "blank.sh", "printf '\\n  \\n' > \"$1\"\n")
+	tr.run("", "doc", "edit", s.repo, "--agent", "codex:1")
+	env["EDITOR"] = editorScript(t, scripts, "empty.sh", ": > \"$1\"\n")
+	tr.run("", "doc", "edit", s.repo, "--allow-empty")
+	tr.run("", "doc", s.repo)
+
 	// Not a member: refused before the editor runs.
 	marker := filepath.Join(scripts, "ran")
 	env["EDITOR"] = editorScript(t, scripts, "mark.sh", "touch '"+marker+"'\n")
@@ -233,7 +243,7 @@ func TestJSONDocEdit(t *testing.T) {
 	}
 	if e.Outcome != "conflict" || e.StartedFrom != 1 || e.Document.Version != 2 || e.Document.Author != "codex:1" ||
 		len(e.Meanwhile) != 1 || e.Meanwhile[0].Version != 2 || e.Error == nil || e.Error.Code != stick.CodeVersionConflict ||
-		e.Error.Details["current_version"] != 2.0 || !strings.Contains(e.Error.Hint, "run 'stick doc edit' again") {
+		e.Error.Details["current_version"] != 2.0 {
 		t.Errorf("conflict: %+v", e)
 	}
 	wantDiff := "--- version 1 (your edit started here)\n+++ version 2 (current)\n@@ -1 +1 @@\n-first draft\n+first draft, reworded\n"
@@ -243,8 +253,115 @@ func TestJSONDocEdit(t *testing.T) {
 	if b, err := os.ReadFile(e.KeptFile); err != nil || string(b) != "first draft\nmore\n" {
 		t.Errorf("kept file %s: %v %q", e.KeptFile, err, b)
 	}
-	if !strings.HasPrefix(r.errOut, "stick: version_conflict: ") || !strings.Contains(r.errOut, "\nhint: run 'stick doc edit' again") {
-		t.Errorf("conflict --json must still explain on stderr: %q", r.errOut)
+	// Standard error has the error and its hint, as for every failure, and
+	// not the report the JSON already holds.
+	wantErr := "stick: version_conflict: the document changed while you edited it: your edit started from version 1, and it is now at version 2; nothing was saved\n" +
+		"hint: " + e.Error.Hint + "\n"
+	if r.errOut != wantErr {
+		t.Errorf("conflict --json, stderr:\n%s\nwant:\n%s", r.errOut, wantErr)
+	}
+	wantHint := "run 'stick doc edit " + s.repo + "' again and re-apply your change from " + e.KeptFile +
+		" ('stick doc " + s.repo + " --version 1 | diff -u - " + e.KeptFile + "' shows your change)"
+	if e.Error.Hint != wantHint {
+		t.Errorf("conflict --json, hint:\n%s\nwant:\n%s", e.Error.Hint, wantHint)
+	}
+}
+
+// The commands a failed edit suggests name the room and the member it
+// edited as, so they work from any directory: the path argument made
+// absolute and quoted for a shell, and --agent.
+func TestDocEditHintsNameTheRoom(t *testing.T) {
+	s := newScene(t)
+	t.Setenv("TMPDIR", t.TempDir())
+	env := map[string]string{"USER": "ana"}
+	fakeEnv(t, env)
+	app := s.mkdir("my app")
+	s.join("human:ana", s.repo, false)
+	s.join("codex:1", s.repo, false)
+	s.ok("doc", "append", "--path", s.repo, "the plan")
+	t.Chdir(s.repo)
+
+	env["VISUAL"] = "false"
+	code, out, errOut := s.run("", "doc", "edit", "my app", "--agent", "codex:1")
+	want := "stick: the editor \"false\" (from $VISUAL) ended with exit status 1; nothing was saved\n" +
+		"hint: an edit is saved only when the editor exits successfully (in vi, :wq); run 'stick doc edit \"" + app + "\" --agent codex:1' again\n"
+	if code != 1 || out != "" || errOut != want {
+		t.Errorf("editor failed: exit %d, %q\n%s\nwant:\n%s", code, out, errOut, want)
+	}
+	env["VISUAL"] = editorScript(t, t.TempDir(), "empty.sh", ": > \"$1\"\n")
+	code, _, errOut = s.run("", "doc", "edit", "my app")
+	if want := "hint: to empty the document, run 'stick doc edit \"" + app + "\" --allow-empty' and save an empty file\n"; code != 1 || !strings.HasSuffix(errOut, want) {
+		t.Errorf("empty file: exit %d\n%s\nwant the hint:\n%s", code, errOut, want)
+	}
+	if doc := s.ok("doc"); doc != "the plan\n" {
+		t.Errorf("an aborted edit changed the document: %q", doc)
+	}
+
+	for in, want := range map[string]string{
+		"/src/app":         "/src/app",
+		"/src/my app":      `"/src/my app"`,
+		"/src/it's":        `"/src/it's"`,
+		`/src/a "b" $HOME`: `'/src/a "b" $HOME'`,
+		"/src/wow!":        `'/src/wow!'`,
+	} {
+		if got := hintQuote(in); got != want {
+			t.Errorf("hintQuote(%q) = %s, want %s", in, got, want)
+		}
+	}
+}
+
+// An editor that saves an empty file leaves the document as it was, and
+// the command says why; with --allow-empty the document is emptied.
+func TestJSONDocEditEmpty(t *testing.T) {
+	s := newScene(t)
+	tmp := t.TempDir()
+	t.Setenv("TMPDIR", tmp)
+	env := map[string]string{"USER": "ana"}
+	fakeEnv(t, env)
+	s.join("human:ana", s.repo, false)
+	s.ok("doc", "append", "--path", s.repo, "the plan")
+	env["EDITOR"] = editorScript(t, t.TempDir(), "empty.sh", ": > \"$1\"\n")
+	code, out, errOut := s.run("", "doc", "edit", s.repo, "--json")
+	if code != 1 || out != "" || !strings.HasPrefix(errOut, "stick: the edited file is empty, so the edit was aborted: nothing was saved") {
+		t.Errorf("empty file --json: exit %d, %q, %q", code, out, errOut)
+	}
+	if entries, _ := os.ReadDir(tmp); len(entries) != 0 {
+		t.Errorf("an aborted empty edit left files behind: %v", entries)
+	}
+	// An editor that fails after emptying the file keeps nothing either.
+	env["EDITOR"] = editorScript(t, t.TempDir(), "empty-fail.sh", ": > \"$1\"\nexit 1\n")
+	code, out, errOut = s.run("", "doc", "edit", s.repo)
+	if code != 1 || out != "" || strings.Contains(errOut, "kept") {
+		t.Errorf("emptied, then failed: exit %d, %q, %q", code, out, errOut)
+	}
+	if entries, _ := os.ReadDir(tmp); len(entries) != 0 {
+		t.Errorf("a failed edit that emptied the file left it behind: %v", entries)
+	}
+	env["EDITOR"] = editorScript(t, t.TempDir(), "empty.sh", ": > \"$1\"\n")
+	var e docEdit
+	s.decodeJSON(&e, "doc", "edit", s.repo, "--allow-empty")
+	if e.Outcome != "saved" || e.StartedFrom != 1 || e.Document.Version != 2 || e.Document.Size != 0 {
+		t.Errorf("--allow-empty: %+v", e)
+	}
+	var d stick.Document
+	s.decodeJSON(&d, "doc", s.repo)
+	if d.Version != 2 || d.Content != "" {
+		t.Errorf("the document after --allow-empty: %+v", d)
+	}
+}
+
+// Without $VISUAL and $EDITOR the default editor runs, and a failure says
+// so in one pair of parentheses.
+func TestDocEditDefaultEditor(t *testing.T) {
+	s := newScene(t)
+	t.Setenv("TMPDIR", t.TempDir())
+	s.join("human:ana", s.repo, false)
+	t.Setenv("PATH", t.TempDir()) // no vi on it
+	code, _, errOut := s.run("", "doc", "edit", s.repo)
+	want := "stick: cannot run the editor \"vi\" (the default, as neither $VISUAL nor $EDITOR is set): " +
+		"exec: \"vi\": executable file not found in $PATH; nothing was saved\n"
+	if code != 1 || !strings.HasPrefix(errOut, want) {
+		t.Errorf("default editor: exit %d\n%s\nwant it to begin:\n%s", code, errOut, want)
 	}
 }
 
@@ -267,12 +384,15 @@ func TestBinaryDocEditConflict(t *testing.T) {
 		cmd.Env = append(os.Environ(), append(b.env, "TMPDIR="+tmp, "EDITOR="+ed.command, "VISUAL=")...)
 		var out, errb bytes.Buffer
 		cmd.Stdout, cmd.Stderr = &out, &errb
+		cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true} // the editor too, for the cleanup
 		if err := cmd.Start(); err != nil {
 			t.Fatal(err)
 		}
 		t.Cleanup(func() {
 			if cmd.ProcessState == nil {
-				cmd.Process.Kill()
+				// The editor holds the output pipes too: kill it with stick,
+				// or Wait waits for it.
+				syscall.Kill(-cmd.Process.Pid, syscall.SIGKILL)
 				cmd.Wait()
 			}
 		})
@@ -301,7 +421,7 @@ func TestBinaryDocEditConflict(t *testing.T) {
 		"your text is kept in " + kept + "\n",
 		"saved meanwhile:\n  version 2 by human:ana at ",
 		"their change, version 1 to 2:\n--- version 1 (your edit started here)\n+++ version 2 (current)\n@@ -3,3 +3,4 @@\n - parse\n - lex\n - emit\n+- test (ana)\n",
-		"hint: run 'stick doc edit' again and re-apply your change from " + kept,
+		"hint: run 'stick doc edit --agent codex:1' again and re-apply your change from " + kept,
 	} {
 		if kept == "" || !strings.Contains(stderr, want) {
 			t.Errorf("the conflict report lacks %q:\n%s", want, stderr)
@@ -334,5 +454,76 @@ func TestBinaryDocEditConflict(t *testing.T) {
 	r := runBin(t, b.repo, append(b.env, "TMPDIR="+tmp, "EDITOR="+fix, "VISUAL="), "doc", "edit", "--agent", "codex:1")
 	if r.code != 0 || !strings.HasPrefix(r.stdout, "saved version 3 ") {
 		t.Fatalf("retry: %+v", r)
+	}
+}
+
+// The commands a conflict's hint suggests work when pasted into a shell in
+// another directory: the diff shows the user's own change, and the edit
+// reaches the same room.
+func TestBinaryDocEditConflictHintWorksElsewhere(t *testing.T) {
+	t.Parallel()
+	b := newBinRoom(t)
+	b.ok(t, "join")
+	b.ok(t, "join", "--agent", "codex:1")
+	b.ok(t, "doc", "append", "# Plan\n\n- parse")
+	if err := os.Mkdir(filepath.Join(b.repo, "my app"), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	scripts := t.TempDir()
+	env := append(b.env, "TMPDIR="+t.TempDir(), "VISUAL=", "PATH="+filepath.Dir(stickBin)+string(os.PathListSeparator)+os.Getenv("PATH"))
+	ed := newBlockingEditor(t, scripts, "ana", "- lex (ana)")
+	cmd := exec.Command(stickBin, "doc", "edit", "my app")
+	cmd.Dir = b.repo
+	cmd.Env = append(os.Environ(), append(env, "EDITOR="+ed.command)...)
+	cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true} // the editor too, for the cleanup
+	var errb bytes.Buffer
+	cmd.Stderr = &errb
+	if err := cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() {
+		if cmd.ProcessState == nil {
+			syscall.Kill(-cmd.Process.Pid, syscall.SIGKILL)
+			cmd.Wait()
+		}
+	})
+	ed.ready()
+	b.ok(t, "doc", "append", "--agent", "codex:1", "emit (codex)")
+	ed.release()
+	cmd.Wait()
+	if code := cmd.ProcessState.ExitCode(); code != exitConflict {
+		t.Fatalf("edit: exit %d\n%s", code, errb.String())
+	}
+	hint := errb.String()[strings.LastIndex(errb.String(), "\nhint: ")+1:]
+	m := regexp.MustCompile(`^hint: run '([^']+)' again and re-apply your change from \S+ \('([^']+)' shows your change\)\n$`).FindStringSubmatch(hint)
+	if m == nil {
+		t.Fatalf("the hint does not name two commands: %q", hint)
+	}
+	again, diff := m[1], m[2]
+	if want := `stick doc edit "` + b.repo + `/my app"`; again != want {
+		t.Errorf("the edit command: %s, want %s", again, want)
+	}
+
+	elsewhere := t.TempDir()
+	sh := func(line string, extra ...string) binResult {
+		c := exec.Command("sh", "-c", line)
+		c.Dir = elsewhere
+		c.Env = append(os.Environ(), append(env, extra...)...)
+		var out, errb bytes.Buffer
+		c.Stdout, c.Stderr = &out, &errb
+		c.Run()
+		return binResult{code: c.ProcessState.ExitCode(), stdout: out.String(), stderr: errb.String()}
+	}
+	r := sh(diff)
+	if r.code != 1 || !strings.Contains(r.stdout, "\n+- lex (ana)\n") || strings.Contains(r.stdout, "codex") || r.stderr != "" {
+		t.Errorf("%s, run elsewhere: %+v", diff, r)
+	}
+	fix := editorScript(t, scripts, "retry.sh", "printf '%s\\n' '- lex (ana)' >> \"$1\"\n")
+	r = sh(again, "EDITOR="+fix)
+	if r.code != 0 || !strings.HasPrefix(r.stdout, "saved version 3 ") {
+		t.Errorf("%s, run elsewhere: %+v", again, r)
+	}
+	if doc := b.ok(t, "doc"); !strings.HasPrefix(doc, "# Plan\n\n- parse\n") || !strings.Contains(doc, "\nemit (codex)\n") || !strings.HasSuffix(doc, "\n- lex (ana)\n") {
+		t.Errorf("the document after the retry: %q", doc)
 	}
 }

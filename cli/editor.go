@@ -10,10 +10,14 @@ import (
 	"strings"
 )
 
-// editorCommand returns the editor to run and where it came from: $VISUAL,
-// else $EDITOR, else vi (notepad on Windows). The variable is split into
-// words as a shell would split it (quotes and backslashes, no expansions),
-// so EDITOR="code --wait" runs code with the argument --wait.
+// defaultEditor says where the editor came from when no variable names one.
+const defaultEditor = "the default, as neither $VISUAL nor $EDITOR is set"
+
+// editorCommand returns the editor to run and where it came from ("from
+// $VISUAL", "from $EDITOR" or defaultEditor): $VISUAL, else $EDITOR, else vi
+// (notepad on Windows). The variable is split into words as a shell would
+// split it (quotes and backslashes, no expansions), so EDITOR="code --wait"
+// runs code with the argument --wait.
 func editorCommand() (words []string, from string, err error) {
 	for _, env := range []string{"VISUAL", "EDITOR"} {
 		v := getenv(env)
@@ -25,12 +29,12 @@ func editorCommand() (words []string, from string, err error) {
 			return nil, "", &failure{code: 1, msg: fmt.Sprintf("$%s (%s) %v", env, v, err),
 				hint: fmt.Sprintf("set $%s to an editor command, for example %s=\"code --wait\" or %s=nano", env, env, env)}
 		}
-		return words, "$" + env, nil
+		return words, "from $" + env, nil
 	}
 	if runtime.GOOS == "windows" {
-		return []string{"notepad"}, "the default (neither $VISUAL nor $EDITOR is set)", nil
+		return []string{"notepad"}, defaultEditor, nil
 	}
-	return []string{"vi"}, "the default (neither $VISUAL nor $EDITOR is set)", nil
+	return []string{"vi"}, defaultEditor, nil
 }
 
 // shellWords splits s into words as a POSIX shell does, without expanding
@@ -99,11 +103,12 @@ func shellWords(s string) ([]string, error) {
 	return words, nil
 }
 
-// runEditor runs the editor words (from says where they came from) on file
-// with the given standard streams. It is not tied to the command's context:
-// an interrupt typed in the editor is the editor's to handle, and its exit
-// status decides.
-func runEditor(words []string, from, file string, stdin io.Reader, stdout, stderr io.Writer) error {
+// runEditor runs the editor words (from says where they came from, as
+// editorCommand does) on file with the given standard streams; again is the
+// command that starts the edit over, for the hint of a failure. It is not
+// tied to the command's context: an interrupt typed in the editor is the
+// editor's to handle, and its exit status decides.
+func runEditor(words []string, from, file, again string, stdin io.Reader, stdout, stderr io.Writer) error {
 	c := exec.Command(words[0], append(words[1:], file)...)
 	c.Stdin, c.Stdout, c.Stderr = stdin, stdout, stderr
 	err := c.Run()
@@ -112,10 +117,10 @@ func runEditor(words []string, from, file string, stdin io.Reader, stdout, stder
 	case err == nil:
 		return nil
 	case errors.As(err, &exit):
-		return &failure{code: 1, msg: fmt.Sprintf("the editor %q (from %s) ended with %v", strings.Join(words, " "), from, exit.ProcessState),
-			hint: "an edit is saved only when the editor exits successfully (in vi, :wq); run 'stick doc edit' again"}
+		return &failure{code: 1, msg: fmt.Sprintf("the editor %q (%s) ended with %v", strings.Join(words, " "), from, exit.ProcessState),
+			hint: fmt.Sprintf("an edit is saved only when the editor exits successfully (in vi, :wq); run '%s' again", again)}
 	}
-	return &failure{code: 1, msg: fmt.Sprintf("cannot run the editor %q (from %s): %v", strings.Join(words, " "), from, err),
+	return &failure{code: 1, msg: fmt.Sprintf("cannot run the editor %q (%s): %v", strings.Join(words, " "), from, err),
 		hint: "set $VISUAL or $EDITOR to an editor command on your PATH, for example EDITOR=nano or EDITOR=\"code --wait\""}
 }
 

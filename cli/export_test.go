@@ -67,6 +67,7 @@ func TestGoldenExport(t *testing.T) {
 	exportScene(s)
 	tr.run("", "export", s.repo)
 	tr.run("", "export", s.repo, "--after", "9")
+	tr.run("", "export", s.repo, "--after", "13")
 	tr.run("", "export", s.repo, "--after", "99")
 	tr.run("", "export", s.repo, "--format", "yaml")
 	tr.run("", "export", s.repo, "--after", "-1")
@@ -200,5 +201,30 @@ func TestBinaryExport(t *testing.T) {
 	}
 	checkFailure(t, "export --frobnicate", b.run(t, "export", "--frobnicate"), 2, "stick: unknown flag: --frobnicate", usage("export"))
 	checkFailure(t, "export --format html", b.run(t, "export", "--format", "html"), 2, `stick: --format must be markdown or json, not "html"`, usage("export"))
+	checkFailure(t, "export --json --format markdown", b.run(t, "export", "--json", "--format", "markdown"), 2,
+		"stick: --json and --format markdown ask for different formats; give one of them", usage("export"))
 	checkFailure(t, "export . extra", b.run(t, "export", ".", "extra"), 2, "stick: accepts at most 1 arg(s), received 2", usage("export"))
+}
+
+// --json is --format json, as every command that prints data takes it.
+func TestExportJSONFlag(t *testing.T) {
+	s := newScene(t)
+	exportScene(s)
+	want := s.ok("export", s.repo, "--format", "json")
+	for _, args := range [][]string{{"--json"}, {"--json", "--format", "json"}, {"--format", "json", "--json"}} {
+		if got := s.ok(append([]string{"export", s.repo}, args...)...); got != want {
+			t.Errorf("export %v differs from export --format json:\n%s", args, got)
+		}
+	}
+	file := filepath.Join(t.TempDir(), "room.json")
+	s.ok("export", s.repo, "--json", "-o", file)
+	if b, err := os.ReadFile(file); err != nil || string(b) != want {
+		t.Errorf("export --json -o: %v", err)
+	}
+	for _, args := range [][]string{{"--json", "--format", "markdown"}, {"--format", "markdown", "--json"}} {
+		code, out, errOut := s.run("", append([]string{"export", s.repo}, args...)...)
+		if code != 2 || out != "" || errOut != "stick: --json and --format markdown ask for different formats; give one of them\nhint: run 'stick export --help' for usage\n" {
+			t.Errorf("export %v: exit %d, %q, %q", args, code, out, errOut)
+		}
+	}
 }

@@ -88,9 +88,12 @@ func writeMarkdown(w io.Writer, t stick.Transcript) {
 
 	fmt.Fprint(w, "\n## Events\n")
 	if len(t.Events) == 0 {
-		if t.After > 0 {
-			fmt.Fprintf(w, "\nNo events after #%d.\n", t.After)
-		} else {
+		switch last := st.LastEventSeq; {
+		case t.After > last:
+			fmt.Fprintf(w, "\nNo events after #%d; the last event is #%d.\n", t.After, last)
+		case t.After > 0:
+			fmt.Fprintf(w, "\nNo events after #%d, the room's last event.\n", t.After)
+		default:
 			fmt.Fprint(w, "\nNo events.\n")
 		}
 	}

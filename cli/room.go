@@ -112,6 +112,57 @@ func inRoom(ctx context.Context, agent, path string, closedToo bool, fn func(*se
 	return fn(s, r)
 }
 
+// roomFlagHelp is the help of the --room flag of the commands that read a
+// room.
+const roomFlagHelp = "the room with this id ('stick list' shows it) instead of the room of a path; reaches closed rooms too"
+
+// addRoomFlag adds --room to a command that reads a room, so a user can
+// name a room by its id: the one way to reach a closed room once a new
+// room is open at its path.
+func addRoomFlag(cmd *cobra.Command, roomID *string) {
+	cmd.Flags().StringVar(roomID, "room", "", roomFlagHelp)
+}
+
+// inNamedRoom runs fn with the room --room names (open or closed) or,
+// without --room, with the room of the path argument (the open one, else
+// the most recently closed one). A path argument together with --room is a
+// usage error.
+func inNamedRoom(cmd *cobra.Command, agent, roomID string, args []string, fn func(*session, stick.RoomSummary) error) error {
+	if !cmd.Flags().Changed("room") {
+		return inRoom(cmd.Context(), agent, pathArg(args), true, fn)
+	}
+	if len(args) > 0 {
+		return fmt.Errorf("give either a path or --room, not both (--room %s already names the room)", roomID)
+	}
+	return withSession(agent, func(s *session) error {
+		r, err := s.resolveRoom(cmd.Context(), roomID)
+		if err != nil {
+			return err
+		}
+		return fn(s, r)
+	})
+}
+
+// resolveRoom finds the room a --room value names: a value that is an
+// existing path is the room of that path, as a path argument is (the open
+// room, else the most recently closed one); any other value is a room id,
+// of an open or a closed room. The summary of a room found by its id
+// leaves ActiveMembers zero.
+func (s *session) resolveRoom(ctx context.Context, value string) (stick.RoomSummary, error) {
+	if strings.TrimSpace(value) == "" {
+		return stick.RoomSummary{}, errors.New("--room needs a room id, as 'stick list' shows it (or a path)")
+	}
+	if _, err := os.Stat(value); err == nil {
+		return s.findRoom(ctx, value, true)
+	}
+	st, err := s.svc.RoomState(ctx, value)
+	if err != nil {
+		return stick.RoomSummary{}, err
+	}
+	return stick.RoomSummary{RoomID: st.RoomID, CanonicalPath: st.CanonicalPath, State: st.State, Owner: st.Owner,
+		ReservedFor: st.ReservedFor, TurnID: st.TurnID, Members: len(st.Members), UpdatedAt: st.UpdatedAt}, nil
+}
+
 // withSession opens a session for agent and runs fn, closing it afterwards.
 func withSession(agent string, fn func(*session) error) error {
 	s, err := openSession(agent)
@@ -208,13 +259,15 @@ func newJoin(agent *string) *cobra.Command {
 
 func newState(agent *string) *cobra.Command {
 	var asJSON bool
+	var roomID string
 	cmd := &cobra.Command{
-		Use:     "state [path]",
-		Short:   "Show who holds the stick, the turn, the members and the pending handoff",
-		Example: "  stick state\n  stick state --json | jq .owner",
-		Args:    cobra.MaximumNArgs(1),
+		Use:   "state [path | --room ROOM_ID]",
+		Short: "Show who holds the stick, the turn, the members and the pending handoff",
+		Example: "  stick state\n  stick state --json | jq .owner\n" +
+			"  stick state --room room_7b64e0c2a1f3d9b8   # a room by its id ('stick list' shows it), closed ones too",
+		Args: cobra.MaximumNArgs(1),
 		RunE: func(cmd *cobra.Command, args []string) error {
-			return inRoom(cmd.Context(), *agent, pathArg(args), true, func(s *session, r stick.RoomSummary) error {
+			return inNamedRoom(cmd, *agent, roomID, args, func(s *session, r stick.RoomSummary) error {
 				st, err := s.svc.RoomState(cmd.Context(), r.RoomID)
 				if err != nil {
 					return err
@@ -229,6 +282,7 @@ func newState(agent *string) *cobra.Command {
 		},
 	}
 	addJSON(cmd, &asJSON)
+	addRoomFlag(cmd, &roomID)
 	return cmd
 }
 
@@ -292,14 +346,16 @@ func newEvents(agent *string) *cobra.Command {
 	var asJSON, follow bool
 	var after int64
 	var limit int
+	var roomID string
 	cmd := &cobra.Command{
-		Use:   "events [path]",
+		Use:   "events [path | --room ROOM_ID]",
 		Short: "Show a room's event log (claims, handoffs, takeovers, notes, ...)",
 		Example: "  stick events\n  stick events --after 120 --limit 20\n  stick events --follow          # stream events as they commit, until Ctrl-C\n" +
-			"  stick events --follow --json   # one JSON object per line",
+			"  stick events --follow --json   # one JSON object per line\n" +
+			"  stick events --room room_7b64e0c2a1f3d9b8   # a room by its id ('stick list' shows it), closed ones too",
 		Args: cobra.MaximumNArgs(1),
 		RunE: func(cmd *cobra.Command, args []string) error {
-			return inRoom(cmd.Context(), *agent, pathArg(args), true, func(s *session, r stick.RoomSummary) error {
+			return inNamedRoom(cmd, *agent, roomID, args, func(s *session, r stick.RoomSummary) error {
 				p := newPrinter(cmd.OutOrStdout(), asJSON)
 				if !follow {
 					page, err := s.svc.RoomEvents(cmd.Context(), r.RoomID, after, limit)
@@ -313,7 +369,11 @@ func newEvents(agent *string) *cobra.Command {
 						printEvent(p, e)
 					}
 					if page.HasMore {
-						more := fmt.Sprintf("more: stick events %s --after %d", r.CanonicalPath, page.Cursor)
+						which := shellQuote(r.CanonicalPath)
+						if cmd.Flags().Changed("room") {
+							which = "--room " + r.RoomID
+						}
+						more := fmt.Sprintf("more: stick events %s --after %d", which, page.Cursor)
 						if limit > 0 {
 							more += fmt.Sprintf(" --limit %d", limit)
 						}
@@ -347,6 +407,7 @@ func newEvents(agent *string) *cobra.Command {
 	cmd.Flags().BoolVar(&follow, "follow", false, "keep printing new events as they commit, until interrupted")
 	cmd.Flags().Int64Var(&after, "after", 0, "show events after this event number")
 	cmd.Flags().IntVar(&limit, "limit", 0, "show at most this many events (default 50, at most 1000)")
+	addRoomFlag(cmd, &roomID)
 	return cmd
 }
 

@@ -24,8 +24,9 @@ func completePath(_ *cobra.Command, args []string, _ string) ([]cobra.Completion
 func newDoc(agent *string) *cobra.Command {
 	var asJSON bool
 	var version int64
+	var roomID string
 	cmd := &cobra.Command{
-		Use:   "doc [path]",
+		Use:   "doc [path | --room ROOM_ID]",
 		Short: "Print the room's shared document (edit, append and history below)",
 		Long: `Every room has one shared markdown document: a plan, the decisions taken, what
 is known. Any member may write it, with or without the stick; each write makes a
@@ -34,9 +35,11 @@ new version and an event in the log, and old versions stay readable.
 'stick doc' prints the current version (or --version N) to standard output
 and nothing else, so it can be piped or saved; an empty document prints
 nothing, and says so on standard error. Reading needs no membership and works
-on closed rooms too.`,
+on closed rooms too; --room reads a room by its id, which reaches a closed room
+even after a new room started at its path ('stick list' shows the ids).`,
 		Example: "  stick doc                      # the current document of this workspace's room\n" +
 			"  stick doc --version 3          # an earlier version ('stick doc history' lists them)\n" +
+			"  stick doc --room room_7b64e0c2a1f3d9b8   # a room by its id, closed ones too\n" +
 			"  stick doc edit                 # change it in $VISUAL or $EDITOR\n" +
 			"  stick doc append --section Decisions \"Keep the v1 flag until v2.\"",
 		Args:              cobra.MaximumNArgs(1),
@@ -45,7 +48,7 @@ on closed rooms too.`,
 			if err := notASubcommand(cmd, args); err != nil {
 				return err
 			}
-			return inRoom(cmd.Context(), *agent, pathArg(args), true, func(s *session, r stick.RoomSummary) error {
+			return inNamedRoom(cmd, *agent, roomID, args, func(s *session, r stick.RoomSummary) error {
 				d, err := s.svc.ReadDoc(cmd.Context(), r.RoomID, version)
 				if err != nil {
 					return err
@@ -69,6 +72,7 @@ on closed rooms too.`,
 	cmd.SuggestionsMinimumDistance = 2
 	addJSON(cmd, &asJSON)
 	cmd.Flags().Int64Var(&version, "version", 0, "print this version instead of the current one (see 'stick doc history')")
+	addRoomFlag(cmd, &roomID)
 	cmd.AddCommand(newDocEdit(agent), newDocAppend(agent), newDocHistory(agent))
 	return cmd
 }
@@ -102,14 +106,16 @@ func emptyDocNote(r stick.RoomSummary, d stick.Document) string {
 
 func newDocHistory(agent *string) *cobra.Command {
 	var asJSON bool
+	var roomID string
 	cmd := &cobra.Command{
-		Use:               "history [path]",
-		Short:             "List the versions of the room's document: when, by whom, how, how big",
-		Example:           "  stick doc history\n  stick doc --version 2     # print one of them",
+		Use:   "history [path | --room ROOM_ID]",
+		Short: "List the versions of the room's document: when, by whom, how, how big",
+		Example: "  stick doc history\n  stick doc --version 2     # print one of them\n" +
+			"  stick doc history --room room_7b64e0c2a1f3d9b8   # a room by its id ('stick list' shows it), closed ones too",
 		Args:              cobra.MaximumNArgs(1),
 		ValidArgsFunction: completePath,
 		RunE: func(cmd *cobra.Command, args []string) error {
-			return inRoom(cmd.Context(), *agent, pathArg(args), true, func(s *session, r stick.RoomSummary) error {
+			return inNamedRoom(cmd, *agent, roomID, args, func(s *session, r stick.RoomSummary) error {
 				versions, err := s.svc.DocHistory(cmd.Context(), r.RoomID)
 				if err != nil {
 					return err
@@ -133,6 +139,7 @@ func newDocHistory(agent *string) *cobra.Command {
 		},
 	}
 	addJSON(cmd, &asJSON)
+	addRoomFlag(cmd, &roomID)
 	return cmd
 }
 

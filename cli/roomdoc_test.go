@@ -226,3 +226,87 @@ func TestBinaryDocConcurrentAppends(t *testing.T) {
 		t.Errorf("history: %v %d versions", err, len(versions))
 	}
 }
+
+// A closed room stays reachable by its id once a new room is open at its
+// path: --room on doc, doc history, export, events and state; search
+// --room takes a room id or a path.
+func TestRoomFlagReachesClosedRoom(t *testing.T) {
+	s := newScene(t)
+	s.join("human:ana", s.repo, false)
+	old := s.roomID(s.repo)
+	s.ok("doc", "append", "--path", s.repo, "old plan")
+	s.ok("close", s.repo, "--reason", "v1 shipped")
+	s.join("human:ana", s.repo, false)
+	cur := s.roomID(s.repo)
+	if cur == old {
+		t.Fatal("join after close did not start a new room")
+	}
+	s.ok("doc", "append", "--path", s.repo, "new plan")
+
+	if out := s.ok("doc", s.repo); out != "new plan\n" {
+		t.Errorf("doc of the path: %q", out)
+	}
+	if out := s.ok("doc", "--room", old); out != "old plan\n" {
+		t.Errorf("doc --room: %q", out)
+	}
+	var versions []stick.DocVersion
+	s.decodeJSON(&versions, "doc", "history", "--room", old)
+	if len(versions) != 1 || versions[0].RoomID != old {
+		t.Errorf("doc history --room: %+v", versions)
+	}
+	var tr stick.Transcript
+	s.decodeJSON(&tr, "export", "--room", old)
+	if tr.Room.RoomID != old || tr.Room.State != stick.StateClosed || tr.Document.Content != "old plan\n" {
+		t.Errorf("export --room: %+v", tr.Room)
+	}
+	if md := s.ok("export", "--room", old); !strings.Contains(md, "Room `"+old+"`") {
+		t.Errorf("export --room, markdown:\n%s", md)
+	}
+	var page stick.EventPage
+	s.decodeJSON(&page, "events", "--room", old)
+	if len(page.Events) == 0 || page.Events[len(page.Events)-1].Type != stick.EventClose {
+		t.Errorf("events --room: %+v", page.Events)
+	}
+	out := s.ok("events", "--room", old, "--limit", "1")
+	if want := "more: stick events --room " + old + " --after "; !strings.Contains(out, want) {
+		t.Errorf("events --room --limit 1 must say how to read on in the same room (%q):\n%s", want, out)
+	}
+	var st stick.RoomStatus
+	s.decodeJSON(&st, "state", "--room", old)
+	if st.RoomID != old || st.State != stick.StateClosed {
+		t.Errorf("state --room: %+v", st)
+	}
+
+	var hits []stick.SearchHit
+	s.decodeJSON(&hits, "search", "plan", "--room", old)
+	if len(hits) != 1 || hits[0].RoomID != old {
+		t.Errorf("search --room ROOM_ID: %+v", hits)
+	}
+	hits = nil
+	s.decodeJSON(&hits, "search", "plan", "--room", s.repo)
+	if len(hits) != 1 || hits[0].RoomID != cur {
+		t.Errorf("search --room PATH: %+v", hits)
+	}
+	t.Chdir(s.repo)
+	hits = nil
+	s.decodeJSON(&hits, "search", "plan", "--room", ".")
+	if len(hits) != 1 || hits[0].RoomID != cur {
+		t.Errorf("search --room .: %+v", hits)
+	}
+
+	for _, tc := range []struct {
+		args   []string
+		code   int
+		errOut string
+	}{
+		{[]string{"doc", s.repo, "--room", old}, 2, "stick: give either a path or --room, not both (--room " + old + " already names the room)\nhint: run 'stick doc --help' for usage\n"},
+		{[]string{"export", ".", "--room", old}, 2, "stick: give either a path or --room, not both (--room " + old + " already names the room)\nhint: run 'stick export --help' for usage\n"},
+		{[]string{"doc", "history", "--room", ""}, 2, "stick: --room needs a room id, as 'stick list' shows it (or a path)\nhint: run 'stick doc history --help' for usage\n"},
+		{[]string{"search", "plan", "--room", " "}, 2, "stick: --room needs a room id, as 'stick list' shows it (or a path)\nhint: run 'stick search --help' for usage\n"},
+		{[]string{"state", "--room", "room_0000000000000000"}, 1, "stick: room_not_found: no room has room_id \"room_0000000000000000\"\nhint: call 'stick list' or 'stick join' to find the room for your path\n"},
+	} {
+		if code, out, errOut := s.run("", tc.args...); code != tc.code || out != "" || errOut != tc.errOut {
+			t.Errorf("stick %s: exit %d, %q\n%s\nwant exit %d:\n%s", strings.Join(tc.args, " "), code, out, errOut, tc.code, tc.errOut)
+		}
+	}
+}

@@ -15,22 +15,27 @@ func newSearch(agent *string) *cobra.Command {
 	var asJSON bool
 	var q stick.SearchQuery
 	cmd := &cobra.Command{
-		Use:   "search QUERY... [--room ROOM_ID] [--type T] [--from AGENT] [--limit N]",
+		Use:   "search QUERY... [--room ROOM_ID|PATH] [--type T] [--from AGENT] [--limit N]",
 		Short: "Search notes, handoffs, conclusions and documents of every room, best match first",
-		Long: `Search the notes, handoffs (status, next action, open questions), close reasons
-and conclusions, document appends and current documents of every room (or of
-one with --room), best match first. No membership is needed; closed rooms are
-searched too.
+		Long: `Search every room's log (notes, handoffs' status, next action and open
+questions, close reasons and conclusions) and the paragraphs of each room's
+current document, best match first; --room searches one room, given by its id
+or by a path in its workspace. A document is searched as it stands now: its
+earlier versions and the log's records of document writes are not. No
+membership is needed; closed rooms are searched too.
 
-The words of QUERY must all appear: "parse" also finds parser and parsing,
-"pars*" any word that begins so, "exact phrase" (in quotes, quoted again for
-the shell) the words in order, and OR between two words either of them.
---type keeps one kind of hit: a note's type (note, question, answer,
-decision, ...), an event type (release, pass, close) or document.`,
+The words of QUERY must all appear, in any form that has the same stem:
+"migration" also finds migrations and "parser" parsers, but "parse" does not
+find parser (a different word): "pars*" finds every word that begins so.
+"exact phrase" (in quotes, quoted again for the shell) finds the words in
+order, and OR between two words either of them. --type keeps one kind of hit:
+a note's type (note, question, answer, decision, ...), an event type (release,
+pass, close) or document.`,
 		Example: "  stick search flaky test\n" +
 			"  stick search '\"error recovery\"' --type release\n" +
 			"  stick search parser OR lexer --from codex:9b22ce --limit 5\n" +
-			"  stick search decision* --room room_7b64e0c2a1f3d9b8 --json",
+			"  stick search decision* --room room_7b64e0c2a1f3d9b8 --json\n" +
+			"  stick search migration --room ~/src/app   # the room of that path",
 		Args: cobra.MinimumNArgs(1),
 		ValidArgsFunction: func(*cobra.Command, []string, string) ([]cobra.Completion, cobra.ShellCompDirective) {
 			return nil, cobra.ShellCompDirectiveNoFileComp
@@ -38,6 +43,13 @@ decision, ...), an event type (release, pass, close) or document.`,
 		RunE: func(cmd *cobra.Command, args []string) error {
 			q.Query = strings.Join(args, " ")
 			return withSession(*agent, func(s *session) error {
+				if cmd.Flags().Changed("room") {
+					r, err := s.resolveRoom(cmd.Context(), q.RoomID)
+					if err != nil {
+						return err
+					}
+					q.RoomID = r.RoomID
+				}
 				hits, err := s.svc.Search(cmd.Context(), q)
 				if err != nil {
 					return err
@@ -63,7 +75,7 @@ decision, ...), an event type (release, pass, close) or document.`,
 	}
 	addJSON(cmd, &asJSON)
 	f := cmd.Flags()
-	f.StringVar(&q.RoomID, "room", "", "search only this room (its id, as 'stick list' shows it)")
+	f.StringVar(&q.RoomID, "room", "", "search only this room: its id, as 'stick list' shows it, or a path in its workspace")
 	f.StringVar(&q.Type, "type", "", "only hits of this kind: a note type (question, decision, ...), an event type (release, pass, close) or document")
 	f.StringVar(&q.From, "from", "", "only hits written by this member")
 	f.IntVar(&q.Limit, "limit", 0, fmt.Sprintf("show at most this many hits (default %d, at most %d)", stick.DefaultSearchLimit, stick.MaxSearchLimit))
@@ -86,29 +98,47 @@ func printHit(p *printer, h stick.SearchHit, now time.Time) {
 	}
 }
 
+// escapedMarker is how a snippet writes a literal "**" of the matched
+// text, so that only the highlight markers are bare "**".
+const escapedMarker = `\*\*`
+
 // highlight shows the matches of a snippet, which stand between
-// stick.HighlightStart and stick.HighlightEnd, in bold when colours are on;
-// otherwise the snippet keeps its markers.
+// stick.HighlightStart and stick.HighlightEnd, in bold when colours are on,
+// and shows an escaped "**" of the text (escapedMarker) as "**". Without
+// colours the snippet stays as stick returns it: markdown, in which both
+// read as they should. A marker without its closing one stays as it is.
 func highlight(p *printer, snippet string) string {
 	if !p.color {
 		return snippet
 	}
-	var b strings.Builder
-	for rest := snippet; ; {
-		i := strings.Index(rest, stick.HighlightStart)
-		if i < 0 {
-			b.WriteString(rest)
-			break
+	var out, match strings.Builder
+	open := false // between a start marker and its end
+	for i := 0; i < len(snippet); {
+		rest := snippet[i:]
+		w := &out
+		if open {
+			w = &match
 		}
-		after := rest[i+len(stick.HighlightStart):]
-		j := strings.Index(after, stick.HighlightEnd)
-		if j < 0 {
-			b.WriteString(rest)
-			break
+		switch {
+		case strings.HasPrefix(rest, escapedMarker):
+			w.WriteString("**")
+			i += len(escapedMarker)
+		case !open && strings.HasPrefix(rest, stick.HighlightStart):
+			open = true
+			i += len(stick.HighlightStart)
+		case open && strings.HasPrefix(rest, stick.HighlightEnd):
+			out.WriteString(p.bold(match.String()))
+			match.Reset()
+			open = false
+			i += len(stick.HighlightEnd)
+		default:
+			w.WriteByte(snippet[i])
+			i++
 		}
-		b.WriteString(rest[:i])
-		b.WriteString(p.bold(after[:j]))
-		rest = after[j+len(stick.HighlightEnd):]
 	}
-	return b.String()
+	if open { // no end marker: the start marker was text
+		out.WriteString(stick.HighlightStart)
+		out.WriteString(match.String())
+	}
+	return out.String()
 }

@@ -161,3 +161,138 @@ func TestBinarySearch(t *testing.T) {
 	checkFailure(t, "search --frobnicate", b.run(t, "search", "x", "--frobnicate"), 2, "stick: unknown flag: --frobnicate", usage("search"))
 	checkFailure(t, "search --limit -1", b.run(t, "search", "x", "--limit", "-1"), 1, "stick: invalid_argument: limit must be between 1 and 200, not -1", "")
 }
+
+// On a terminal the matches are bold and an escaped "**" of the text shows
+// as "**"; without colours the snippet stays as stick returns it. A snippet
+// without escapes shows as it did before stick escaped them.
+func TestHighlight(t *testing.T) {
+	const b, off = "\x1b[1m", "\x1b[0m"
+	term, plain := &printer{color: true}, &printer{}
+	for _, tc := range []struct{ snippet, want string }{
+		{"the **parser** needs a **fuzz** target", "the " + b + "parser" + off + " needs a " + b + "fuzz" + off + " target"},
+		{`use \*\*kwargs in the **parser**`, "use **kwargs in the " + b + "parser" + off},
+		{`a\*\***parser**\*\*b`, "a**" + b + "parser" + off + "**b"},
+		{`**bold \*\* match**`, b + "bold ** match" + off},
+		{`\*\*only escapes\*\*`, "**only escapes**"},
+		{"no match at all", "no match at all"},
+		{"an **unclosed marker", "an **unclosed marker"},
+		{"**a** and **unclosed", b + "a" + off + " and **unclosed"},
+		{"empty ****", "empty "},
+		{`a \* alone`, `a \* alone`},
+		{"", ""},
+	} {
+		if got := highlight(term, tc.snippet); got != tc.want {
+			t.Errorf("highlight on a terminal (%q) = %q, want %q", tc.snippet, got, tc.want)
+		}
+		if got := highlight(plain, tc.snippet); got != tc.snippet {
+			t.Errorf("highlight without colours (%q) = %q, want it unchanged", tc.snippet, got)
+		}
+	}
+}
+
+// What 'stick search --help' promises about words holds: a word finds its
+// other forms with the same stem, not another word that begins alike (a
+// prefix does); the current document is searched, not what the log
+// records of document writes.
+func TestSearchHelpHolds(t *testing.T) {
+	s := newScene(t)
+	s.join("human:ana", s.repo, false)
+	s.ok("note", s.repo, "two migrations ran overnight")
+	s.ok("note", s.repo, "the parsers agree now")
+	s.ok("note", s.repo, "parse errors went away")
+	found := func(query, text string) bool {
+		t.Helper()
+		var hits []stick.SearchHit
+		s.decodeJSON(&hits, "search", query)
+		for _, h := range hits {
+			if strings.ReplaceAll(h.Snippet, "**", "") == text {
+				return true
+			}
+		}
+		return false
+	}
+	for _, tc := range []struct {
+		query, text string
+		want        bool
+	}{
+		{"migration", "two migrations ran overnight", true},
+		{"parser", "the parsers agree now", true},
+		{"parse", "the parsers agree now", false},
+		{"pars*", "the parsers agree now", true},
+		{"pars*", "parse errors went away", true},
+	} {
+		if got := found(tc.query, tc.text); got != tc.want {
+			t.Errorf("search %s finds %q: %v, want %v", tc.query, tc.text, got, tc.want)
+		}
+	}
+
+	// Text appended to the document and then edited out is in the log's
+	// doc event, and is not found.
+	s.ok("doc", "append", "--path", s.repo, "zeppelin plans")
+	room := s.roomID(s.repo)
+	ana := stick.Caller{AgentID: "human:ana", Kind: stick.KindOneShot}
+	if _, err := s.svc.UpdateDoc(context.Background(), ana, room, "no plans\n", 1); err != nil {
+		t.Fatal(err)
+	}
+	var hits []stick.SearchHit
+	if s.decodeJSON(&hits, "search", "zeppelin"); len(hits) != 0 {
+		t.Errorf("a word no longer in the document was found: %+v", hits)
+	}
+
+	help := s.ok("search", "--help")
+	for _, claim := range []string{`"migration" also finds migrations`, `"parser" parsers`, `"parse" does not`, "a path in its workspace"} {
+		if !strings.Contains(strings.Join(strings.Fields(help), " "), claim) {
+			t.Errorf("search --help lacks %q:\n%s", claim, help)
+		}
+	}
+	for _, wrong := range []string{"document appends", "also finds parser"} {
+		if strings.Contains(strings.Join(strings.Fields(help), " "), wrong) {
+			t.Errorf("search --help still says %q:\n%s", wrong, help)
+		}
+	}
+}
+
+// highlightUnescaped is highlight as it was before stick escaped a "**" of
+// the text: the reference for snippets without escapes.
+func highlightUnescaped(p *printer, snippet string) string {
+	var b strings.Builder
+	for rest := snippet; ; {
+		i := strings.Index(rest, stick.HighlightStart)
+		if i < 0 {
+			b.WriteString(rest)
+			break
+		}
+		after := rest[i+len(stick.HighlightStart):]
+		j := strings.Index(after, stick.HighlightEnd)
+		if j < 0 {
+			b.WriteString(rest)
+			break
+		}
+		b.WriteString(rest[:i])
+		b.WriteString(p.bold(after[:j]))
+		rest = after[j+len(stick.HighlightEnd):]
+	}
+	return b.String()
+}
+
+// Every snippet of up to 7 characters of "*", "\", "a" and " " that holds
+// no escaped "**" shows on a terminal exactly as it did before.
+func TestHighlightWithoutEscapesUnchanged(t *testing.T) {
+	term := &printer{color: true}
+	alphabet := []byte{'*', '\\', 'a', ' '}
+	var walk func(prefix []byte)
+	walk = func(prefix []byte) {
+		if s := string(prefix); !strings.Contains(s, escapedMarker) {
+			if got, want := highlight(term, s), highlightUnescaped(term, s); got != want {
+				t.Fatalf("highlight(%q) = %q, before %q", s, got, want)
+			}
+		}
+		if len(prefix) == 7 {
+			return
+		}
+		for _, c := range alphabet {
+			walk(append(prefix, c))
+		}
+	}
+	walk(nil)
+}
