@@ -35,7 +35,7 @@ type DocVersion struct {
 	Size int `json:"size"`
 	// EventSeq is the event that recorded the write (a doc event, or the close for a conclusion).
 	EventSeq  int64     `json:"event_seq,omitempty"`
-	CreatedAt time.Time `json:"created_at"`
+	CreatedAt time.Time `json:"created_at,omitzero"`
 }
 
 // Document is one version of a room's shared markdown document.
