@@ -12,7 +12,6 @@ import (
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 	"github.com/stickhq/stick/internal/testproc"
 	"github.com/stickhq/stick/mcpserver"
-	"github.com/stickhq/stick/procid"
 	"github.com/stickhq/stick/stick"
 )
 
@@ -68,14 +67,7 @@ func syncAll(t *testing.T, cs *mcp.ClientSession, room string) (int64, []map[str
 // joins as it, by the token it holds.
 func TestReclaimIdentity(t *testing.T) {
 	w := newWorld(t, self(t))
-	parent, err := procid.Parent()
-	if err != nil {
-		t.Fatal(err)
-	}
-	other, err := mcpserver.New(mcpserver.Config{Service: w.svc, Harness: parent, Version: "test"})
-	if err != nil {
-		t.Fatal(err)
-	}
+	other, _ := otherHarness(t, w)
 	peer := w.connect("codex", nil)
 	room := ok(t, peer, "join_path", obj{"context_path": w.repo}).str("room_id")
 	a := w.connect("claude-code", nil)
@@ -258,14 +250,7 @@ func TestE2EReclaimAfterRestart(t *testing.T) {
 // member behind that would be given turns nobody takes.
 func TestReclaimAfterJoiningAsNew(t *testing.T) {
 	w := newWorld(t, self(t))
-	parent, err := procid.Parent()
-	if err != nil {
-		t.Fatal(err)
-	}
-	other, err := mcpserver.New(mcpserver.Config{Service: w.svc, Harness: parent, Version: "test"})
-	if err != nil {
-		t.Fatal(err)
-	}
+	other, _ := otherHarness(t, w)
 	peer := w.connect("codex", nil)
 	pj := ok(t, peer, "join_path", obj{"context_path": w.repo})
 	room, peerID := pj.str("room_id"), pj.str("agent_id")
