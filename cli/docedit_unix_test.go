@@ -62,44 +62,43 @@ const fifoDeadline = 30 * time.Second
 // ready waits until the editor has edited the file and is waiting.
 func (e *blockingEditor) ready() {
 	e.t.Helper()
-	got := make(chan error, 1)
-	go func() {
+	e.within("start", func() error {
 		f, err := os.Open(e.readyFifo) // blocks until the editor opens it to write
 		if err == nil {
 			_, err = bufio.NewReader(f).ReadString('\n')
 			f.Close()
 		}
-		got <- err
-	}()
-	select {
-	case err := <-got:
-		if err != nil {
-			e.t.Fatalf("waiting for the editor: %v", err)
-		}
-	case <-time.After(fifoDeadline):
-		e.t.Fatalf("the editor did not start within %v", fifoDeadline)
-	}
+		return err
+	})
 }
 
 // release lets the editor exit (successfully).
 func (e *blockingEditor) release() {
 	e.t.Helper()
-	done := make(chan error, 1)
-	go func() {
+	e.within("wait to be released", func() error {
 		f, err := os.OpenFile(e.releaseFifo, os.O_WRONLY, 0) // blocks until the editor reads
 		if err == nil {
 			_, err = f.WriteString("go\n")
 			f.Close()
 		}
-		done <- err
-	}()
+		return err
+	})
+}
+
+// within runs fn, a wait on one of the editor's fifos, and fails the test
+// if it fails or the editor did not do what (start, ...) within
+// fifoDeadline.
+func (e *blockingEditor) within(what string, fn func() error) {
+	e.t.Helper()
+	done := make(chan error, 1)
+	go func() { done <- fn() }()
 	select {
 	case err := <-done:
 		if err != nil {
-			e.t.Fatalf("releasing the editor: %v", err)
+			e.t.Fatalf("the editor did not %s: %v", what, err)
 		}
 	case <-time.After(fifoDeadline):
-		e.t.Fatalf("the editor did not wait to be released within %v", fifoDeadline)
+		e.t.Fatalf("the editor did not %s within %v", what, fifoDeadline)
 	}
 }
 
