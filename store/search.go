@@ -91,18 +91,14 @@ func (s *Store) ensureSearch(conn *sqlite.Conn) (backlog bool, err error) {
 		if state != "ready" {
 			return false, nil
 		}
-		for _, t := range searchTriggers {
-			if err := sqlitex.ExecuteTransient(conn, "DROP TRIGGER IF EXISTS "+t, nil); err != nil {
-				return false, err
-			}
+		if err := dropSearchTriggers(conn); err != nil {
+			return false, err
 		}
 		return false, setMeta(conn, "search_index", "stale")
 	}
 	if state != "ready" {
-		for _, t := range searchTriggers {
-			if err := sqlitex.ExecuteTransient(conn, "DROP TRIGGER IF EXISTS "+t, nil); err != nil {
-				return false, err
-			}
+		if err := dropSearchTriggers(conn); err != nil {
+			return false, err
 		}
 		if err := sqlitex.ExecuteTransient(conn, "DROP TABLE IF EXISTS "+searchTable, nil); err != nil {
 			return false, err
@@ -121,6 +117,16 @@ func (s *Store) ensureSearch(conn *sqlite.Conn) (backlog bool, err error) {
 		return false, fmt.Errorf("index the log: %w", err)
 	}
 	return left > 0, nil
+}
+
+// dropSearchTriggers drops the triggers that keep paragraphs in the index.
+func dropSearchTriggers(conn *sqlite.Conn) error {
+	for _, t := range searchTriggers {
+		if err := sqlitex.ExecuteTransient(conn, "DROP TRIGGER IF EXISTS "+t, nil); err != nil {
+			return err
+		}
+	}
+	return nil
 }
 
 // watermark returns the last event_seq indexed and the last one there is.
