@@ -70,9 +70,10 @@ func (s *Service) Heartbeat(ctx context.Context, c Caller, l Lease) (HeartbeatRe
 }
 
 // Release ends the caller's turn with a handoff and reserves the stick for
-// the next active member after it in sequence whose process is not proven
-// gone; with no such member the room becomes idle and the handoff waits for
-// whoever claims next.
+// the next member after it in sequence that takes turns (active, or a
+// person who is away; never an inactive or gone member); with no such
+// member the room becomes idle and the handoff waits for whoever claims
+// next.
 //
 // Errors, in order: invalid_argument, room_not_found, room_closed,
 // turn_mismatch, stale_lease, invalid_handoff.
@@ -81,8 +82,8 @@ func (s *Service) Release(ctx context.Context, c Caller, l Lease, h Handoff) (Re
 }
 
 // Pass ends the caller's turn with a handoff and reserves the stick for the
-// named member, which must be active and not proven gone. The sequence
-// resumes after that member.
+// named member, whose status must be active or away (not inactive or
+// gone). The sequence resumes after that member.
 //
 // Errors, in order: invalid_argument, room_not_found, room_closed,
 // turn_mismatch, stale_lease, invalid_handoff, unknown_member (the target is
@@ -139,6 +140,9 @@ func (s *Service) handOn(ctx context.Context, c Caller, l Lease, h Handoff, to s
 		ev := Event{RoomID: sn.room.ID, TurnID: sn.room.TurnID, Type: typ, From: c.AgentID, Handoff: &h, CreatedAt: sn.now}
 		if next != nil {
 			ev.To = next.AgentID
+			if err := sn.standFor(tx, next); err != nil {
+				return err
+			}
 		}
 		if ev, err = tx.AppendEvent(ev); err != nil {
 			return err
@@ -167,20 +171,33 @@ func (s *Service) handOn(ctx context.Context, c Caller, l Lease, h Handoff, to s
 	return out, err
 }
 
-// passTarget checks that to is an active member whose process is not proven gone.
+// passTarget checks that to is a member that takes turns: active, or a
+// person who is away (judged afresh).
 func (sn *snapshot) passTarget(to string) (*Member, error) {
 	m := sn.member(to)
 	fail := func(why, format string, args ...any) error {
 		return sn.describe(Errorf(CodeUnknownMember, format, args...)).With("to_agent_id", to).With("why", why).
-			WithHint("pass to an active member (see get_room_state), or release_stick to follow the sequence")
+			WithHint("pass to a member whose status is active or away (see get_room_state), or release_stick to follow the sequence")
 	}
 	switch {
 	case m == nil:
 		return nil, fail("not_a_member", "pass_stick target %s is not a member of this room", to)
 	case !sn.present(m):
-		return nil, fail("inactive", "pass_stick target %s is inactive (last seen %s ago)", to, ago(sn.now, m.LastSeenAt))
-	case sn.probe(m.Process) == procid.Gone:
-		return nil, fail("gone", "pass_stick target %s has exited", to)
+		return nil, fail(MemberInactive, "pass_stick target %s is inactive (last seen %s ago)", to, ago(sn.now, m.LastSeenAt))
+	case sn.standing(m, sn.probe) == MemberGone:
+		return nil, fail(MemberGone, "pass_stick target %s is gone: its process has exited", to)
 	}
 	return m, nil
+}
+
+// standFor readies the member a release or pass reserves the stick for: a
+// person whose recorded process (an earlier guardian) has exited stands for
+// itself again, so the room waits for the person to claim instead of
+// reporting its recipient gone.
+func (sn *snapshot) standFor(tx Tx, m *Member) error {
+	if !person(m) || m.Process.IsZero() || sn.probe(m.Process) != procid.Gone {
+		return nil
+	}
+	m.Process = Process{}
+	return sn.saveMember(tx, m)
 }

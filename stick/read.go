@@ -37,7 +37,9 @@ type RoomStatus struct {
 type MemberStatus struct {
 	AgentID string `json:"agent_id"`
 	Ordinal int    `json:"ordinal"`
-	Status  string `json:"status"` // active, inactive or gone
+	// Status is active, away, inactive or gone (MemberActive and the
+	// others): only active and away members can receive the stick.
+	Status string `json:"status"`
 	// TurnRole is "holder" for the member holding the stick, "reserved" for the reserved recipient.
 	TurnRole    string      `json:"turn_role,omitempty"`
 	Kind        SessionKind `json:"session_kind"`
@@ -48,8 +50,9 @@ type MemberStatus struct {
 	IdleMS int64 `json:"idle_ms"`
 }
 
-// RoomSummary is the cheap per-room line of ListRooms: it uses the stored
-// ownership fields and presence only, without probing any process.
+// RoomSummary is the cheap per-room line of ListRooms: the stored
+// ownership fields, presence, and processes judged by cached verdicts (at
+// most one liveness poll old), so listing many rooms stays cheap.
 type RoomSummary struct {
 	RoomID        string    `json:"room_id"`
 	CanonicalPath string    `json:"canonical_path"`
@@ -58,7 +61,10 @@ type RoomSummary struct {
 	ReservedFor   string    `json:"reserved_for,omitempty"`
 	TurnID        int64     `json:"turn_id"`
 	Members       int       `json:"members"`
+	// ActiveMembers and AwayMembers count the members whose status is
+	// active and away (see MemberStatus).
 	ActiveMembers int       `json:"active_members"`
+	AwayMembers   int       `json:"away_members"`
 	UpdatedAt     time.Time `json:"updated_at"`
 }
 
@@ -76,8 +82,9 @@ const (
 	MaxEventLimit     = 1000
 )
 
-// RoomState returns the authoritative state of a room, probing only the
-// holder's and the reserved recipient's processes.
+// RoomState returns the authoritative state of a room. It probes the
+// holder's and the reserved recipient's processes; the other present
+// members' processes are judged by verdicts at most one liveness poll old.
 //
 // Errors: invalid_argument, room_not_found.
 func (s *Service) RoomState(ctx context.Context, roomID string) (RoomStatus, error) {
@@ -136,7 +143,8 @@ func (s *Service) status(tx Tx, sn *snapshot) (RoomStatus, error) {
 // ListRooms returns the rooms on the ancestor chain from path up to its
 // workspace root and the rooms nested below that root, deepest-first along
 // the chain; with path "" it returns every room. Closed rooms are included so
-// their logs stay discoverable. No process is probed.
+// their logs stay discoverable. Processes are judged by cached verdicts,
+// as in RoomSummary.
 //
 // Errors: invalid_argument (path).
 func (s *Service) ListRooms(ctx context.Context, path string) ([]RoomSummary, error) {
@@ -186,14 +194,24 @@ func (s *Service) ListRooms(ctx context.Context, path string) ([]RoomSummary, er
 			if err != nil {
 				return err
 			}
-			sn := &snapshot{room: r, members: ms, policy: r.Policy.Effective(s.defaults), now: now}
+			sn := s.snapshotOf(r, ms, now)
+			sn.probe = sn.verdict
+			if r.State == StateOwned {
+				sn.ownerStatus = sn.probeAgent(r.Owner)
+			}
+			if r.State == StateReserved {
+				sn.recipientStatus = sn.probeAgent(r.ReservedFor)
+			}
 			sum := RoomSummary{
 				RoomID: r.ID, CanonicalPath: r.Path, State: sn.state(), Owner: r.Owner, ReservedFor: r.ReservedFor,
 				TurnID: r.TurnID, Members: len(ms), UpdatedAt: r.UpdatedAt,
 			}
 			for i := range ms {
-				if sn.present(&ms[i]) {
+				switch sn.memberStatus(&ms[i]) {
+				case MemberActive:
 					sum.ActiveMembers++
+				case MemberAway:
+					sum.AwayMembers++
 				}
 			}
 			out = append(out, sum)

@@ -197,7 +197,7 @@ func (sn *snapshot) waitDecision(c Caller) (waitKind, GrantReason) {
 		return waitClaim, GrantOpenClaim
 	case StateOwned:
 		if agent == r.Owner && sn.ownerStatus != procid.Gone {
-			if held := sn.member(agent).Process; held.IsZero() || c.facts().IsZero() || held.Same(c.facts()) {
+			if sn.holds(c) {
 				return waitRedeliver, ""
 			}
 			return waitNotYet, ""
@@ -229,9 +229,9 @@ func (sn *snapshot) nextHeartbeat() time.Time {
 	return next
 }
 
-// next returns the first member after agent in sequence order (wrapping) that
-// is active, whose process is not proven gone and who is not in skip, or nil.
-// Only candidates up to the first acceptable one are probed.
+// next returns the first member after agent in sequence order (wrapping)
+// that takes turns (active or away, judged afresh) and is not in skip, or
+// nil. Only candidates up to the first acceptable one are probed.
 func (sn *snapshot) next(agent string, skip ...string) *Member {
 	start := -1
 	for i := range sn.members {
@@ -242,13 +242,12 @@ func (sn *snapshot) next(agent string, skip ...string) *Member {
 	n := len(sn.members)
 	for k := 1; k <= n; k++ {
 		m := &sn.members[(start+k+n)%n]
-		if m.AgentID == agent || slices.Contains(skip, m.AgentID) || !sn.active(m) {
+		if m.AgentID == agent || slices.Contains(skip, m.AgentID) || !sn.present(m) {
 			continue
 		}
-		if sn.probe(m.Process) == procid.Gone {
-			continue
+		if takesTurns(sn.standing(m, sn.probe)) {
+			return m
 		}
-		return m
 	}
 	return nil
 }

@@ -22,6 +22,8 @@ type Service struct {
 	// livenessPoll is how often a waiter re-checks the holder's process when
 	// the Liveness cannot report exits as they happen.
 	livenessPoll time.Duration
+	// verdicts caches the liveness of members' processes for reads.
+	verdicts verdicts
 
 	done      chan struct{}
 	closeOnce sync.Once
@@ -43,7 +45,8 @@ func WithDefaults(p Policy) Option {
 }
 
 // WithLivenessPoll sets how often waiters re-check a holder's process when
-// exits cannot be watched directly (default 1 s).
+// exits cannot be watched directly, and how long a member's process found
+// alive is shown so without checking it again (default 1 s).
 func WithLivenessPoll(d time.Duration) Option { return func(s *Service) { s.livenessPoll = d } }
 
 // New returns a Service over st. It fails only with invalid_argument, when

@@ -8,8 +8,9 @@ import (
 
 // snapshot is everything the rules need to decide about one room at one
 // instant: the stored room, its members, the effective policy, the time, and
-// the liveness of the holder and the reserved recipient (only those two are
-// probed, so reads stay cheap however many members a room has).
+// the liveness of the holder and the reserved recipient (probed afresh).
+// Other members' processes are judged by cached verdicts (see verdicts), so
+// reads stay cheap however many members a room has.
 type snapshot struct {
 	room    Room
 	members []Member
@@ -23,8 +24,12 @@ type snapshot struct {
 	// ownerStatus and recipientStatus are the liveness of room.Owner and room.ReservedFor.
 	ownerStatus     procid.Status
 	recipientStatus procid.Status
-	// probe checks the liveness of one member's process; used sparingly (sequence scans).
+	// probe checks the liveness of one member's process afresh; used
+	// sparingly (the member a release or pass hands the stick to).
 	probe func(Process) procid.Status
+	// verdict is probe through the service's verdict cache; it judges the
+	// members a reader sees.
+	verdict func(Process) procid.Status
 }
 
 // load reads a room and its members inside tx and probes the holder's and the
@@ -41,11 +46,7 @@ func (s *Service) load(tx Tx, roomID string) (*snapshot, error) {
 	if err != nil {
 		return nil, err
 	}
-	sn := &snapshot{room: r, members: ms, policy: r.Policy.Effective(s.defaults), now: s.clock.Now(), probe: s.check}
-	sn.stored = make(map[string]Member, len(ms))
-	for _, m := range ms {
-		sn.stored[m.AgentID] = m
-	}
+	sn := s.snapshotOf(r, ms, s.clock.Now())
 	if r.PendingHandoffSeq != 0 {
 		e, ok, err := tx.Event(roomID, r.PendingHandoffSeq)
 		if err != nil {
@@ -64,11 +65,36 @@ func (s *Service) load(tx Tx, roomID string) (*snapshot, error) {
 	return sn, nil
 }
 
+// snapshotOf returns the snapshot of a room read at now, without probing anyone.
+func (s *Service) snapshotOf(r Room, ms []Member, now time.Time) *snapshot {
+	sn := &snapshot{room: r, members: ms, policy: r.Policy.Effective(s.defaults), now: now, probe: s.check, verdict: s.cachedCheck}
+	sn.stored = make(map[string]Member, len(ms))
+	for _, m := range ms {
+		sn.stored[m.AgentID] = m
+	}
+	return sn
+}
+
+// check probes p afresh and remembers the verdict for cachedCheck.
 func (s *Service) check(p Process) procid.Status {
 	if p.IsZero() {
 		return procid.Unknown
 	}
-	return s.liveness.Check(p)
+	st := s.liveness.Check(p)
+	s.verdicts.put(p, st, s.clock.Now(), s.livenessPoll)
+	return st
+}
+
+// cachedCheck is check, answered from a verdict at most one liveness poll
+// old when there is one.
+func (s *Service) cachedCheck(p Process) procid.Status {
+	if p.IsZero() {
+		return procid.Unknown
+	}
+	if st, ok := s.verdicts.get(p, s.clock.Now()); ok {
+		return st
+	}
+	return s.check(p)
 }
 
 func (sn *snapshot) probeAgent(id string) procid.Status {
@@ -105,23 +131,71 @@ func (sn *snapshot) gone(id string) bool {
 	return false
 }
 
-// active reports whether m counts as active: recently present and not proven gone.
-func (sn *snapshot) active(m *Member) bool {
-	return sn.present(m) && !sn.gone(m.AgentID)
-}
+// The statuses of a member (MemberStatus.Status).
+const (
+	// MemberActive is a member that called within the presence TTL and
+	// whose process runs, or cannot be judged (no facts, another host).
+	MemberActive = "active"
+	// MemberAway is a person (a human guardian or one-shot member) that
+	// called within the presence TTL but has no live process standing for
+	// it: between commands, not waiting for the stick now. It still takes
+	// its turn in the sequence and may be passed to; its prompt tells it.
+	MemberAway = "away"
+	// MemberInactive is a member that has not called within the presence TTL.
+	MemberInactive = "inactive"
+	// MemberGone is a member whose recorded process is proven to have
+	// exited: a program's (harness, process), or the holder's or the
+	// reserved recipient's.
+	MemberGone = "gone"
+)
 
-// memberStatus is "gone", "active" or "inactive".
-func (sn *snapshot) memberStatus(m *Member) string {
+// person reports whether m stands for a person: its process facts (a
+// guardian's, or none for one-shot commands) tell whether the person waits
+// for the stick now, not whether the person is still around.
+func person(m *Member) bool { return m.Kind == KindGuardian || m.Kind == KindOneShot }
+
+// memberStatus is m's status, with other members' processes judged by cached verdicts.
+func (sn *snapshot) memberStatus(m *Member) string { return sn.standing(m, sn.verdict) }
+
+// standing is m's status, with its process (unless it is the holder or the
+// reserved recipient, probed by load) judged by check. Members that are not
+// present are never probed.
+func (sn *snapshot) standing(m *Member, check func(Process) procid.Status) string {
 	switch {
 	case sn.gone(m.AgentID):
-		return "gone"
-	case sn.present(m):
-		return "active"
+		return MemberGone
+	case !sn.present(m):
+		return MemberInactive
+	case sn.room.State == StateOwned && m.AgentID == sn.room.Owner:
+		return MemberActive
 	}
-	return "inactive"
+	st := procid.Unknown
+	switch {
+	case sn.room.State == StateReserved && m.AgentID == sn.room.ReservedFor:
+		st = sn.recipientStatus
+	case !m.Process.IsZero():
+		st = check(m.Process)
+	}
+	switch {
+	case person(m) && (m.Process.IsZero() || st == procid.Gone):
+		return MemberAway
+	case st == procid.Gone:
+		return MemberGone
+	}
+	return MemberActive
 }
 
-// anyActive reports whether some member other than those in except is active.
+// takesTurns reports whether a member with the given status may receive
+// the stick: by release in sequence, by pass, or by recovering the room.
+func takesTurns(status string) bool { return status == MemberActive || status == MemberAway }
+
+// active reports whether m can take a turn now: present and, unless it is
+// a person, not proven gone.
+func (sn *snapshot) active(m *Member) bool {
+	return takesTurns(sn.memberStatus(m))
+}
+
+// anyActive reports whether some member other than those in except can take a turn.
 func (sn *snapshot) anyActive(except ...string) bool {
 outer:
 	for i := range sn.members {
