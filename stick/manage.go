@@ -362,7 +362,8 @@ func (s *Service) ReorderMembers(ctx context.Context, c Caller, roomID string, o
 }
 
 // memberUpdate runs fn in a write transaction for a member of an open room,
-// after refreshing the caller's presence.
+// after refreshing the caller's presence and, when the caller holds the
+// stick, renewing its lease once that is due (see attend).
 func (s *Service) memberUpdate(ctx context.Context, c Caller, roomID string, fn func(Tx, *snapshot) error) error {
 	return s.update(ctx, c, roomID, false, fn)
 }
@@ -389,7 +390,10 @@ func (s *Service) update(ctx context.Context, c Caller, roomID string, allowClos
 		if err := sn.touch(tx, m); err != nil {
 			return err
 		}
-		return fn(tx, sn)
+		if err := fn(tx, sn); err != nil {
+			return err
+		}
+		return sn.attend(tx, c)
 	})
 }
 

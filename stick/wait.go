@@ -352,6 +352,9 @@ func (w *waiter) evaluate(tx Tx, write bool) (WaitResult, bool, error) {
 		if err := sn.touch(tx, m); err != nil {
 			return WaitResult{}, false, err
 		}
+		if err := sn.attend(tx, w.c); err != nil {
+			return WaitResult{}, false, err
+		}
 		w.touched = sn.now
 	}
 	kind, reason := sn.waitDecision(w.c)
