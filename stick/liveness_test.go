@@ -126,30 +126,6 @@ func TestOneShotJoinKeepsHolderFacts(t *testing.T) {
 	}
 }
 
-// Reads probe only the holder and the reserved recipient, never every member.
-func TestReadsProbeOnlyHolder(t *testing.T) {
-	e := newEnv(t)
-	owner, _ := liveAgent(t, "owner")
-	room := e.join(owner).RoomID
-	for i := 0; i < 20; i++ {
-		m, _ := liveAgent(t, "m"+itoa(int64(i)))
-		e.join(m)
-	}
-	e.claim(owner, room)
-	e.probes.n = 0
-	e.state(room)
-	if e.probes.n != 1 {
-		t.Fatalf("get_room_state probed %d processes, want 1", e.probes.n)
-	}
-	e.probes.n = 0
-	if _, err := e.svc.ListRooms(e.ctx, e.repo); err != nil {
-		t.Fatal(err)
-	}
-	if e.probes.n != 0 {
-		t.Fatalf("list_rooms probed %d processes, want 0", e.probes.n)
-	}
-}
-
 func TestDormantRoomStaysReadableAndResumable(t *testing.T) {
 	e := newEnv(t)
 	a, b := agent("a"), agent("b")
