@@ -41,7 +41,10 @@ func TestHolderWorkRenewsLease(t *testing.T) {
 			return err
 		}},
 		{"read state", func() error { e.svc.Attend(e.ctx, holder, room); _, err := e.svc.RoomState(e.ctx, room); return err }},
-		{"wait again", func() error { _, err := e.svc.WaitForTurn(e.ctx, holder, stick.WaitRequest{RoomID: room, MaxWait: noWait()}); return err }},
+		{"wait again", func() error {
+			_, err := e.svc.WaitForTurn(e.ctx, holder, stick.WaitRequest{RoomID: room, MaxWait: noWait()})
+			return err
+		}},
 	}
 	// Each kind of call alone carries the lease through two lease lengths.
 	for _, step := range work {
