@@ -2,6 +2,7 @@ package stick_test
 
 import (
 	"context"
+	"fmt"
 	"strings"
 	"testing"
 	"time"
@@ -9,6 +10,7 @@ import (
 	"github.com/stickhq/stick/internal/testkit"
 
 	"github.com/stickhq/stick/internal/testproc"
+	"github.com/stickhq/stick/procid"
 	"github.com/stickhq/stick/stick"
 	"github.com/stickhq/stick/store"
 )
@@ -107,4 +109,65 @@ func loneMember(b *testing.B) (*stick.Service, stick.Caller, stick.JoinResult) {
 		b.Fatal(err)
 	}
 	return svc, me, j
+}
+
+// BenchmarkRoomStateManyMembers measures get_room_state of a room of 201
+// members, each with its own process: the holder, 20 live child processes
+// and 180 processes that have exited. "cached" is the default service,
+// whose member verdicts last one liveness poll; "every-read" has a
+// liveness poll of 0, so every read probes every live member again (a
+// process found exited stays so for good). probes/op counts liveness
+// checks per read.
+func BenchmarkRoomStateManyMembers(b *testing.B) {
+	for _, bc := range []struct {
+		name string
+		poll time.Duration
+	}{{"cached", time.Second}, {"every-read", 0}} {
+		b.Run(bc.name, func(b *testing.B) {
+			st, err := store.OpenDir(b.TempDir(), store.Options{})
+			if err != nil {
+				b.Fatal(err)
+			}
+			defer st.Close()
+			probes := &countingLiveness{inner: procid.Checker{}}
+			svc := newService(b, st, stick.WithLivenessPoll(bc.poll), stick.WithLiveness(probes))
+			ctx := context.Background()
+			self, err := procid.Self()
+			if err != nil {
+				b.Fatal(err)
+			}
+			holder := stick.Caller{AgentID: "holder", Kind: stick.KindHarness, Process: self}
+			j, err := svc.JoinPath(ctx, holder, stick.JoinRequest{Path: mkRepo(b)})
+			if err != nil {
+				b.Fatal(err)
+			}
+			for i := range 200 {
+				p := self
+				if i < 20 {
+					if p, err = procid.Of(testproc.Start(b, "sleep").PID()); err != nil {
+						b.Fatal(err)
+					}
+				} else {
+					p.PID, p.StartedAt = 1<<22+i, p.StartedAt.Add(-time.Hour) // no such process
+				}
+				c := stick.Caller{AgentID: fmt.Sprintf("member-%d", i), Kind: stick.KindHarness, Process: p}
+				if _, err := svc.JoinPath(ctx, c, stick.JoinRequest{Path: j.CanonicalPath}); err != nil {
+					b.Fatal(err)
+				}
+			}
+			zero := time.Duration(0)
+			if w, err := svc.WaitForTurn(ctx, holder, stick.WaitRequest{RoomID: j.RoomID, MaxWait: &zero}); err != nil || w.Status != stick.YourTurn {
+				b.Fatalf("%+v %v", w, err)
+			}
+			probes.n = 0
+			b.ResetTimer()
+			for b.Loop() {
+				rs, err := svc.RoomState(ctx, j.RoomID)
+				if err != nil || len(rs.Members) != 201 {
+					b.Fatalf("%d members, %v", len(rs.Members), err)
+				}
+			}
+			b.ReportMetric(float64(probes.n)/float64(b.N), "probes/op")
+		})
+	}
 }
