@@ -33,6 +33,10 @@ type Config struct {
 	// ProgressEvery is how often wait_for_turn reports progress to a client
 	// that asked for it (default 5 s).
 	ProgressEvery time.Duration
+	// NoLeaseKeeping turns off keeping the leases of the sticks this
+	// server's connections hold (see keepers), for tests that drive the
+	// clock past leases and check that nothing else writes.
+	NoLeaseKeeping bool
 }
 
 // Server is one MCP server; each client connection gets its own identity.
@@ -42,6 +46,10 @@ type Server struct {
 	// conns holds each connection's identities: the derived one, fixed at
 	// its first call, and the ones join_path established in its rooms.
 	conns sync.Map // *mcp.ServerSession -> *conn
+	// keeps holds each connection's kept leases (see keepers); keepWG
+	// counts the goroutines keeping them.
+	keeps  sync.Map // *mcp.ServerSession -> *keepers
+	keepWG sync.WaitGroup
 }
 
 // conn is one client connection's identity. It is derived once from the
@@ -109,6 +117,7 @@ func (s *Server) MCP() *mcp.Server { return s.mcp }
 func (s *Server) Run(ctx context.Context, t mcp.Transport) error {
 	stop := context.AfterFunc(ctx, s.cfg.Service.Shutdown)
 	defer stop()
+	defer s.keepWG.Wait() // after Shutdown, which ends every kept lease's renewal
 	defer s.cfg.Service.Shutdown()
 	err := s.mcp.Run(ctx, t)
 	if errors.Is(err, io.EOF) || errors.Is(err, context.Canceled) {
@@ -233,7 +242,11 @@ func roomIndex(t reflect.Type) []int {
 // content, and a success carries Out as structured content and text for
 // text-only clients. The handler's caller is the identity the connection
 // has in the room the arguments name (their room_id field, see roomIndex),
-// or the derived identity for a tool whose input has no room_id.
+// or the derived identity for a tool whose input has no room_id. A
+// successful read-only call in a room tells the service the caller read
+// it (stick.Service.Attend: a holder's read counts as a heartbeat; a read
+// that renewed the lease is read again to show it), and a result that
+// grants or ends a turn starts or stops keeping its lease (see keepers).
 func addTool[In, Out any](s *Server, t *mcp.Tool, h func(context.Context, stick.Caller, *mcp.CallToolRequest, In) (Out, string, error)) error {
 	in, err := schemaFor[In](true)
 	if err != nil {
@@ -251,6 +264,7 @@ func addTool[In, Out any](s *Server, t *mcp.Tool, h func(context.Context, stick.
 	out.Properties["error"] = errSchema
 	t.InputSchema, t.OutputSchema = in, out
 	roomAt := roomIndex(reflect.TypeFor[In]())
+	readOnly := t.Annotations != nil && t.Annotations.ReadOnlyHint
 	s.mcp.AddTool(t, func(ctx context.Context, req *mcp.CallToolRequest) (*mcp.CallToolResult, error) {
 		var v In
 		if err := decode(req.Params.Arguments, &v); err != nil {
@@ -262,8 +276,14 @@ func addTool[In, Out any](s *Server, t *mcp.Tool, h func(context.Context, stick.
 		}
 		caller := s.conn(req).in(room)
 		o, text, err := h(ctx, caller, req, v)
+		if err == nil && readOnly && room != "" && s.cfg.Service.Attend(ctx, caller, room) {
+			o, text, err = h(ctx, caller, req, v) // read again: the holder's lease was renewed
+		}
 		if err != nil {
 			return errorResult(err), nil
+		}
+		if !s.cfg.NoLeaseKeeping {
+			s.follow(req, caller, o)
 		}
 		return &mcp.CallToolResult{Content: []mcp.Content{&mcp.TextContent{Text: text}}, StructuredContent: o}, nil
 	})

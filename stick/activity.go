@@ -67,10 +67,11 @@ func (sn *snapshot) readDue(c Caller) bool {
 // reads the room row and, only for the holder, its members; it takes the
 // write lock only when a renewal is due. It changes nothing for anyone but
 // the holder, and a failure (a busy database) only postpones the renewal
-// to the holder's next call, so it reports none.
-func (s *Service) Attend(ctx context.Context, c Caller, roomID string) {
+// to the holder's next call, so it reports none: it reports whether it
+// renewed.
+func (s *Service) Attend(ctx context.Context, c Caller, roomID string) bool {
 	if c.validate() != nil || requireRoomID(roomID) != nil {
-		return
+		return false
 	}
 	due := false
 	err := s.store.View(ctx, func(tx Tx) error {
@@ -86,18 +87,22 @@ func (s *Service) Attend(ctx context.Context, c Caller, roomID string) {
 		return nil
 	})
 	if err != nil || !due {
-		return
+		return false
 	}
-	_ = s.store.Update(ctx, func(tx Tx) error {
+	renewed := false
+	err = s.store.Update(ctx, func(tx Tx) error {
 		sn, err := s.load(tx, roomID)
+		renewed = false
 		if err != nil || !sn.readDue(c) {
 			return err
 		}
 		if err := sn.touch(tx, sn.member(c.AgentID)); err != nil {
 			return err
 		}
+		renewed = true
 		return sn.attend(tx, c)
 	})
+	return err == nil && renewed
 }
 
 // KeepAlive keeps the lease l of the holder c alive between c's calls, for
