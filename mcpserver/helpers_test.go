@@ -57,6 +57,18 @@ func newWorldTB(tb testing.TB, t *testing.T, harness procid.Identity) *world {
 	return w
 }
 
+// withoutLeaseKeeping replaces w's server by one that keeps no connection's
+// lease alive, for tests that drive the clock past a connected holder's
+// lease; call it before connecting.
+func (w *world) withoutLeaseKeeping(harness procid.Identity) {
+	w.t.Helper()
+	srv, err := mcpserver.New(mcpserver.Config{Service: w.svc, Harness: harness, Version: "test", ProgressEvery: 20 * time.Millisecond, NoLeaseKeeping: true})
+	if err != nil {
+		w.t.Fatal(err)
+	}
+	w.srv = srv
+}
+
 // mkRepo returns a temporary git top level.
 func mkRepo(t testing.TB) string { return testkit.Repo(t) }
 

@@ -141,6 +141,7 @@ func TestOverrideDoesNotLeaveItsRoom(t *testing.T) {
 // room it joined, and a later join_path of that room keeps it.
 func TestOverrideInItsRoom(t *testing.T) {
 	w := newWorld(t, self(t))
+	w.withoutLeaseKeeping(self(t)) // the peer's lease must run out below
 	peer := w.connect("codex", nil)
 	pj := ok(t, peer, "join_path", obj{"context_path": w.repo})
 	room, peerID := pj.str("room_id"), pj.str("agent_id")

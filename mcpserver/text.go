@@ -59,7 +59,7 @@ func nextAfterJoin(r stick.JoinResult) string {
 func nextAfterWait(r stick.WaitResult, now time.Time) string {
 	switch r.Status {
 	case stick.YourTurn:
-		return fmt.Sprintf("read the handoff, then work; call heartbeat(room_id %s, lease_id %s, expected_turn_id %d) %s and then regularly; finish with release_stick and a truthful handoff",
+		return fmt.Sprintf("read the handoff, then work; your calls in the room renew your lease and this server keeps it alive between them (heartbeat(room_id %s, lease_id %s, expected_turn_id %d) renews it explicitly, first due %s); finish with release_stick and a truthful handoff",
 			r.RoomID, r.LeaseID, r.TurnID, until(now, *r.NextHeartbeatAt))
 	case stick.TakeoverAvailable:
 		return fmt.Sprintf("%s: if the work should go on, call takeover_stick(room_id %s, expected_turn_id %d, reason); otherwise call wait_for_turn again",
@@ -87,7 +87,7 @@ func takeoverWhy(r stick.WaitResult) string {
 
 func nextAfterRelease(r stick.ReleaseResult) string {
 	if r.ReservedFor == "" {
-		return fmt.Sprintf("nobody else is active, so the stick is free; if there is more to do, wait_for_turn(room_id %s) gives it back to you (with your own handoff), otherwise stop or leave_path", r.RoomID)
+		return fmt.Sprintf("no other member is active or away, so the stick is free; if there is more to do, wait_for_turn(room_id %s) gives it back to you (with your own handoff), otherwise stop or leave_path", r.RoomID)
 	}
 	return fmt.Sprintf("stop working on shared files; call wait_for_turn(room_id %s) to wait for your next turn", r.RoomID)
 }
@@ -100,6 +100,9 @@ func textListRooms(o listRoomsOut) string {
 	fmt.Fprintf(&b, "%d room(s) around %s:", len(o.Rooms), o.ContextPath)
 	for _, r := range o.Rooms {
 		fmt.Fprintf(&b, "\n- room_id %s at %s: %s, turn %d, %d/%d members active", r.RoomID, r.CanonicalPath, r.State, r.TurnID, r.ActiveMembers, r.Members)
+		if r.AwayMembers > 0 {
+			fmt.Fprintf(&b, ", %d away", r.AwayMembers)
+		}
 		if r.Owner != "" {
 			fmt.Fprintf(&b, ", held by %s", r.Owner)
 		}
@@ -205,7 +208,7 @@ func textRelease(o releaseOut) string {
 	if o.ReservedFor != "" {
 		fmt.Fprintf(&b, "the stick is reserved for %s until %s.", o.ReservedFor, stamp(*o.ClaimExpiresAt))
 	} else {
-		b.WriteString("no other member is active, so the room is idle and the handoff waits for whoever claims next.")
+		b.WriteString("no other member is active or away, so the room is idle and the handoff waits for whoever claims next.")
 	}
 	fmt.Fprintf(&b, "\nnext: %s", o.NextStep)
 	return b.String()
@@ -263,6 +266,9 @@ func textMembers(room string, ms []stick.MemberStatus) string {
 		if m.TurnRole != "" {
 			fmt.Fprintf(&b, " (%s)", m.TurnRole)
 		}
+	}
+	if len(ms) > 0 {
+		b.WriteString("\n(active and away members can receive the stick; away: a person not waiting right now)")
 	}
 	return b.String()
 }

@@ -162,12 +162,12 @@ func (s *Server) register() error {
 		},
 		func() error {
 			return addTool(s, &mcp.Tool{Name: "wait_for_turn", Title: "Wait for your turn", Annotations: write,
-				Description: "Claim the stick if it is free or reserved for you, otherwise block until it is (up to max_wait_ms). Returns your_turn (with lease_id, turn_id and the previous holder's handoff: read it before working), not_yet (call again), takeover_available (the holder or recipient failed: consider takeover_stick) or closed. Never takes over by itself."},
+				Description: "Claim the stick if it is free or reserved for you, otherwise block until it is (up to max_wait_ms). Returns your_turn (with lease_id, turn_id and the previous holder's handoff: read it before working), not_yet (call again), takeover_available (the holder or recipient failed: consider takeover_stick) or closed. Never takes over by itself. While you hold the stick the server keeps your lease alive as long as you keep making calls."},
 				s.waitForTurn)
 		},
 		func() error {
 			return addTool(s, &mcp.Tool{Name: "heartbeat", Title: "Renew your lease", Annotations: &mcp.ToolAnnotations{IdempotentHint: true, DestructiveHint: hint(false), OpenWorldHint: hint(false)},
-				Description: "While you hold the stick, renew your lease about every heartbeat_interval_ms so nobody takes over. stale_lease or turn_mismatch means you no longer hold it: stop working and read get_room_state."},
+				Description: "While you hold the stick, renew your lease about every heartbeat_interval_ms so nobody takes over; your other calls and the server renew it too. stale_lease or turn_mismatch means you no longer hold it: stop working and read get_room_state."},
 				func(ctx context.Context, c stick.Caller, _ *mcp.CallToolRequest, in leaseIn) (heartbeatOut, string, error) {
 					res, err := svc.Heartbeat(ctx, c, in.lease())
 					out := heartbeatOut{HeartbeatResult: res, NextStep: "keep working; heartbeat again " + until(time.Now(), res.NextHeartbeatAt) + "; release_stick with a handoff when done"}
