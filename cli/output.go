@@ -64,7 +64,7 @@ func (p *printer) state(s string) string {
 	switch s {
 	case "owned", "active", "holder":
 		return p.green(s)
-	case "reserved", "idle":
+	case "reserved", "idle", "away":
 		return s
 	case "stale_owner", "dormant", "inactive":
 		return p.yellow(s)

@@ -163,7 +163,8 @@ func segment(st stick.RoomStatus, me string, waiting bool, ahead int) (seg, warn
 }
 
 // ahead counts who comes before me: the holder (or reserved recipient) and
-// the active members between it and me in sequence order.
+// the members between it and me in sequence order that would get the stick
+// first (active or away; not inactive or gone).
 func ahead(st stick.RoomStatus, me string) int {
 	cur := st.Owner
 	if cur == "" {
@@ -186,7 +187,7 @@ func ahead(st stick.RoomStatus, me string) int {
 	}
 	n := 1
 	for i := (ci + 1) % len(st.Members); i != mi; i = (i + 1) % len(st.Members) {
-		if st.Members[i].Status == "active" {
+		if s := st.Members[i].Status; s == stick.MemberActive || s == stick.MemberAway {
 			n++
 		}
 	}
