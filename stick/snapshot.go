@@ -135,18 +135,18 @@ func (sn *snapshot) gone(id string) bool {
 const (
 	// MemberActive is a member that called within the presence TTL and
 	// whose process runs, or cannot be judged (no facts, another host).
-	MemberActive = "active"
+	MemberActive string = "active"
 	// MemberAway is a person (a human guardian or one-shot member) that
 	// called within the presence TTL but has no live process standing for
 	// it: between commands, not waiting for the stick now. It still takes
 	// its turn in the sequence and may be passed to; its prompt tells it.
-	MemberAway = "away"
+	MemberAway string = "away"
 	// MemberInactive is a member that has not called within the presence TTL.
-	MemberInactive = "inactive"
+	MemberInactive string = "inactive"
 	// MemberGone is a member whose recorded process is proven to have
 	// exited: a program's (harness, process), or the holder's or the
 	// reserved recipient's.
-	MemberGone = "gone"
+	MemberGone string = "gone"
 )
 
 // person reports whether m stands for a person: its process facts (a
