@@ -245,7 +245,7 @@ func TestBinaryCommands(t *testing.T) {
 	}
 
 	match("state", b.ok(t, "state"), `^room `+room+` at `+q(b.repo)+`\nstate  idle, turn 0\n\n#\s+MEMBER\s+STATUS\s+TURN\s+LAST SEEN\n`+
-		`1\s+human:ana\s+active\s+-\s+just now\n2\s+codex:1\s+active\s+-\s+just now\n$`)
+		`1\s+human:ana\s+away\s+-\s+just now\n2\s+codex:1\s+away\s+-\s+just now\n$`)
 
 	if out := b.ok(t, "note", "CI is red"); out != "note #3 posted to room "+room+" as human:ana\n" {
 		t.Errorf("note: %q", out)

@@ -137,7 +137,7 @@ func TestExportRoundTrip(t *testing.T) {
 		"**Sender's id:** `a-1`", "**Metadata:** `{\"pr\": 42}`",
 		"### #4 release · codex:1 → human:ana\n", "### #11 leave · gemini:1\n\n2025-06-11 09:36:53 · turn 1 · the stick is reserved for human:ana now\n", "**Reason:** v1 shipped\n",
 		"**Conclusion:**\n\n> We keep the old syntax until v2.\n", "doc v2, append to Decisions", "**Appended:**\n\n> Keep the old syntax until v2.\n",
-		"| 1 | human:ana | active |", "````markdown\n" + want.Document.Content + "````\n",
+		"| 1 | human:ana | away |", "````markdown\n" + want.Document.Content + "````\n",
 	} {
 		if !strings.Contains(md, want) {
 			t.Errorf("the markdown export lacks %q:\n%s", want, md)

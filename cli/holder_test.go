@@ -559,9 +559,9 @@ func TestTurnCommandsInProcess(t *testing.T) {
 	if err := json.Unmarshal([]byte(out), &bob); code != exitNotYet || err != nil || bob.Wait == nil || bob.Wait.Status != stick.NotYet || bob.Wait.CurrentOwner != rep.Join.AgentID {
 		t.Fatalf("try by another: %d %v %s", code, err, out)
 	}
-	// A member whose try ended is gone: a pass needs a live one.
-	if code, _, errOut := run(t, "pass", "bob", "--status", "s", "--next-action", "n"); code != 1 || !strings.Contains(errOut, "unknown_member") {
-		t.Fatalf("pass to a member whose process ended: %d %q", code, errOut)
+	// A person whose try ended is away: not waiting now, but still in the rotation.
+	if code, out, _ := run(t, "state", "--json"); code != 0 || !strings.Contains(out, `"agent_id": "bob"`) || !strings.Contains(out, `"status": "away"`) {
+		t.Fatalf("state after bob's try: %d %s", code, out)
 	}
 	waiter := startBin(t, repo, "--agent", "bob", "wait")
 	waitingHolder(t, data, "bob")

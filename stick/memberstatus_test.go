@@ -47,7 +47,7 @@ func TestExitedMemberShowsGone(t *testing.T) {
 		t.Fatalf("after the exits: %v, want %v", got, want)
 	}
 	list, err := e.svc.ListRooms(e.ctx, e.repo)
-	if err != nil || len(list) != 1 || list[0].Members != 4 || list[0].ActiveMembers != 1 || list[0].AwayMembers != 2 {
+	if err != nil || len(list) != 1 || list[0].Members != 4 || list[0].ActiveMembers != 3 || list[0].AwayMembers != 2 {
 		t.Fatalf("list counts: %+v %v", list, err)
 	}
 

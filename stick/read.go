@@ -61,8 +61,9 @@ type RoomSummary struct {
 	ReservedFor   string    `json:"reserved_for,omitempty"`
 	TurnID        int64     `json:"turn_id"`
 	Members       int       `json:"members"`
-	// ActiveMembers and AwayMembers count the members whose status is
-	// active and away (see MemberStatus).
+	// ActiveMembers counts the members that take turns: those whose
+	// status is active or away (see MemberStatus); AwayMembers counts
+	// the away ones among them.
 	ActiveMembers int       `json:"active_members"`
 	AwayMembers   int       `json:"away_members"`
 	UpdatedAt     time.Time `json:"updated_at"`
@@ -211,6 +212,7 @@ func (s *Service) ListRooms(ctx context.Context, path string) ([]RoomSummary, er
 				case MemberActive:
 					sum.ActiveMembers++
 				case MemberAway:
+					sum.ActiveMembers++
 					sum.AwayMembers++
 				}
 			}
