@@ -40,6 +40,7 @@ func TestHolderWorkRenewsLease(t *testing.T) {
 			_, err := e.svc.SetPolicy(e.ctx, holder, room, stick.PolicyUpdate{WaitMaxWait: &wait})
 			return err
 		}},
+		{"join again", func() error { _, err := e.svc.JoinPath(e.ctx, holder, stick.JoinRequest{Path: e.repo}); return err }},
 		{"read state", func() error { e.svc.Attend(e.ctx, holder, room); _, err := e.svc.RoomState(e.ctx, room); return err }},
 		{"wait again", func() error {
 			_, err := e.svc.WaitForTurn(e.ctx, holder, stick.WaitRequest{RoomID: room, MaxWait: noWait()})

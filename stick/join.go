@@ -137,6 +137,9 @@ func (s *Service) JoinPath(ctx context.Context, c Caller, req JoinRequest) (Join
 		if out.ReclaimToken, err = s.enrol(tx, sn, c, enrolment{override: override, forceNew: req.ForceNew, reclaimed: out.Reclaimed}, &out.NewMember); err != nil {
 			return err
 		}
+		if err := sn.attend(tx, c); err != nil {
+			return err
+		}
 		out.RoomID, out.CanonicalPath, out.Policy, out.HandoffTemplate = room.ID, room.Path, sn.policy, NewHandoffTemplate()
 		out.Room, err = s.status(tx, sn)
 		return err

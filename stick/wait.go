@@ -70,7 +70,7 @@ func (w WaitResult) Lease() Lease {
 // takeover opens for the caller (takeover_available; it never takes over by
 // itself), the room closes, the cursor is passed, or MaxWait elapses
 // (not_yet). The caller's presence is refreshed. A holder that calls it gets
-// its current lease back. Cancelling ctx ends the call at once with ctx's
+// its current lease back, renewed as by any call of the holder (see attend). Cancelling ctx ends the call at once with ctx's
 // error; Service.Shutdown ends it with the current not_yet.
 //
 // Commits by any process wake the waiter through Store.Changed; lease and
