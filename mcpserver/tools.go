@@ -349,7 +349,10 @@ func (l leaseIn) lease() stick.Lease {
 // refuse a name in a room (another process joined as it since), the
 // reclaim token this connection holds for that name in that room proves it.
 func (s *Server) joinPath(ctx context.Context, c stick.Caller, req *mcp.CallToolRequest, in joinPathIn) (joinOut, string, error) {
-	conn := s.conn(req)
+	conn, err := s.conn(req)
+	if err != nil {
+		return joinOut{}, "", err
+	}
 	jr := stick.JoinRequest{Path: in.ContextPath, ForceNew: in.ForceNew, AgentIDOverride: in.AgentIDOverride, ReclaimToken: in.ReclaimToken}
 	if jr.AgentIDOverride == "" && jr.ReclaimToken == "" {
 		jr.AgentIDOverride = conn.overridden()
