@@ -70,18 +70,23 @@ func TestE2EFoundAgainAfterRestart(t *testing.T) {
 	if live.joined[1] == oldID || live.joined[2] != "false" || live.turn[1] != "not_yet" {
 		t.Fatalf("a live member was taken over: %v %v", live.joined, live.turn)
 	}
+	files := 0
 	err := filepath.Walk(filepath.Join(data, "members"), func(path string, fi os.FileInfo, err error) error {
 		if err != nil {
 			return err
 		}
-		if want := os.FileMode(0o600); fi.IsDir() && fi.Mode().Perm() != 0o700 || !fi.IsDir() && fi.Mode().Perm() != want {
-			t.Errorf("%s: mode %v", path, fi.Mode().Perm())
+		if !fi.IsDir() {
+			files++
+		}
+		if fi.IsDir() && fi.Mode().Perm() != 0o700 || !fi.IsDir() && fi.Mode().Perm() != 0o600 {
+			t.Errorf("%s: mode %v, want owner-only", path, fi.Mode().Perm())
 		}
 		return nil
 	})
-	if err != nil {
-		t.Fatalf("no records were written: %v", err)
+	if err != nil || files != 3 { // the peer, the first harness and the live one
+		t.Fatalf("want a record for each of the three members: %d files, %v", files, err)
 	}
+	ordinal := member(t, ok(t, peer, "get_room_state", obj{"room_id": room}).data["members"], oldID)["ordinal"]
 
 	ok(t, peer, "append_note", obj{"room_id": room, "text": "while you were away"})
 	if err := old.proc.Kill(); err != nil {
@@ -98,8 +103,8 @@ func TestE2EFoundAgainAfterRestart(t *testing.T) {
 		t.Fatalf("the turn follows the member: %v", back.turn)
 	}
 	st := ok(t, peer, "get_room_state", obj{"room_id": room})
-	if n := len(st.data["members"].([]any)); n != 3 {
-		t.Fatalf("no member was added by the restart: %d members", n)
+	if n := len(st.data["members"].([]any)); n != 3 || member(t, st.data["members"], oldID)["ordinal"] != ordinal {
+		t.Fatalf("the member keeps its place (ordinal %v) and none is added: %v", ordinal, st.data["members"])
 	}
 }
 
