@@ -1,6 +1,9 @@
 package mcpserver
 
 import (
+	"context"
+	"errors"
+
 	"github.com/stickhq/stick/identity"
 	"github.com/stickhq/stick/stick"
 	"github.com/stickhq/stick/workspace"
@@ -33,7 +36,7 @@ func (s *Server) recorded(c *conn, path string) []string {
 // reclaim token, under the connection's harness and the join's workspace.
 // It is best effort: a join does not fail because the record could not be
 // written, as the reclaim token still covers a restart.
-func (s *Server) record(c *conn, res stick.JoinResult) {
+func (s *Server) record(ctx context.Context, c *conn, res stick.JoinResult) {
 	if s.records == nil {
 		return
 	}
@@ -42,6 +45,32 @@ func (s *Server) record(c *conn, res stick.JoinResult) {
 		return
 	}
 	_ = s.records.Put(identity.Record{Harness: c.slug, WorkspaceRoot: res.WorkspaceRoot, RoomID: res.RoomID, AgentID: res.AgentID, ReclaimToken: token})
+	s.prune(ctx, c.slug, res)
+}
+
+// prune removes the records of c's harness in the join's workspace whose
+// member is no longer one: gone from the room joined (it left another way),
+// or in a room that is closed or no longer exists. Records stay few, and
+// no join passes tokens that cannot work.
+func (s *Server) prune(ctx context.Context, slug string, res stick.JoinResult) {
+	recs, err := s.records.Find(slug, res.WorkspaceRoot)
+	if err != nil {
+		return
+	}
+	members := map[string]bool{}
+	for _, m := range res.Room.Members {
+		members[m.AgentID] = true
+	}
+	for _, r := range recs {
+		gone := r.RoomID == res.RoomID && !members[r.AgentID]
+		if r.RoomID != res.RoomID {
+			st, err := s.cfg.Service.RoomState(ctx, r.RoomID)
+			gone = errors.Is(err, &stick.Error{Code: stick.CodeRoomNotFound}) || err == nil && st.State == stick.StateClosed
+		}
+		if gone {
+			_ = s.records.Remove(r.RoomID, r.AgentID)
+		}
+	}
 }
 
 // forget removes the records of a member that left its room.

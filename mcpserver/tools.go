@@ -383,7 +383,7 @@ func (s *Server) joinPath(ctx context.Context, c stick.Caller, req *mcp.CallTool
 			}
 		}
 	}
-	s.record(conn, res)
+	s.record(ctx, conn, res)
 	out := joinOut{JoinResult: res, NextStep: nextAfterJoin(res)}
 	return out, textJoin(out), nil
 }
