@@ -13,8 +13,8 @@ import (
 	"testing"
 	"time"
 
+	"github.com/stickhq/stick/identity"
 	"github.com/stickhq/stick/internal/testproc"
-	"github.com/stickhq/stick/mcpserver"
 	"github.com/stickhq/stick/procid"
 	"github.com/stickhq/stick/stick"
 )
@@ -268,7 +268,7 @@ func TestHarnessRunHolderBelongsToTheHarness(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	want := mcpserver.AgentID("claude-code", id, mcpserver.SessionID(func(k string) string {
+	want := identity.AgentID("claude-code", id, identity.SessionID(func(k string) string {
 		return map[string]string{"CODEX_THREAD_ID": "thread-7"}[k]
 	}))
 	if got := out[len(out)-1]; got != want {

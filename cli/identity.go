@@ -5,7 +5,7 @@ import (
 	"os"
 	"os/user"
 
-	"github.com/stickhq/stick/mcpserver"
+	"github.com/stickhq/stick/identity"
 )
 
 // AgentEnv names the environment variable that sets the CLI's identity.
@@ -35,8 +35,8 @@ func whoami(flag string, getenv func(string) string) (id string, why string) {
 			continue
 		}
 		harness, _ := anchor(true)
-		session := mcpserver.SessionID(getenv)
-		id := mcpserver.AgentID(m.slug, harness.Identity, session)
+		session := identity.SessionID(getenv)
+		id := identity.AgentID(m.slug, harness.Identity, session)
 		if session != "" {
 			return id, fmt.Sprintf("run by %s ($%s is set), hashed with the harness process (%s, pid %d) and session %s, like its 'stick mcp'", m.slug, m.env, harness.Name, harness.PID, session)
 		}
@@ -51,7 +51,7 @@ func whoami(flag string, getenv func(string) string) (id string, why string) {
 	if name == "" {
 		name = "unknown"
 	}
-	return "human:" + mcpserver.Slug(name), "a person at a terminal (user " + name + "); set --agent or $" + AgentEnv + " to choose another id"
+	return "human:" + identity.Slug(name), "a person at a terminal (user " + name + "); set --agent or $" + AgentEnv + " to choose another id"
 }
 
 // getenv is the environment lookup the commands use (replaced in tests).

@@ -8,6 +8,7 @@ import (
 	"github.com/spf13/cobra"
 	"github.com/stickhq/stick/mcpserver"
 	"github.com/stickhq/stick/procid"
+	"github.com/stickhq/stick/store"
 )
 
 func newMCP(version string) *cobra.Command {
@@ -32,7 +33,11 @@ harness process exits.`,
 			if err != nil {
 				fmt.Fprintf(cmd.ErrOrStderr(), "stick mcp: %v; this server's own process stands for the harness\n", err)
 			}
-			srv, err := mcpserver.New(mcpserver.Config{Service: svc, Harness: harness, Getenv: os.Getenv, Version: version})
+			dataDir, err := store.DataDir()
+			if err != nil {
+				return err
+			}
+			srv, err := mcpserver.New(mcpserver.Config{Service: svc, Harness: harness, DataDir: dataDir, Getenv: os.Getenv, Version: version})
 			if err != nil {
 				return err
 			}

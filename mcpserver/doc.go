@@ -1,7 +1,9 @@
 // Package mcpserver is the MCP frontend of stick: it exposes the protocol's
 // tools over the Model Context Protocol (the official Go SDK), derives each
 // connection's agent identity from the client's initialize handshake and the
-// harness process, and translates results and coded errors into tool results
-// with structured content and a short text a model can act on. It decides
-// nothing itself: every rule lives in package stick.
+// harness process (through package identity, which also keeps two live
+// connections apart and records members for a restarted harness), and
+// translates results and coded errors into tool results with structured
+// content and a short text a model can act on. It decides nothing itself:
+// every rule lives in package stick.
 package mcpserver

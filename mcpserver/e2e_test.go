@@ -24,6 +24,7 @@ func TestMain(m *testing.M) {
 	testproc.Register("harness", harness)
 	testproc.Register("waiting-harness", waitingHarness)
 	testproc.Register("relay", relay)
+	testproc.Register("member", memberHarness)
 	if os.Getenv("STICK_BIN") == "" && os.Getenv("STICK_TESTPROC_HELPER") == "" {
 		dir, err := os.MkdirTemp("", "stick-bin")
 		if err != nil {

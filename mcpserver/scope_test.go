@@ -7,6 +7,7 @@ import (
 	"time"
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
+	"github.com/stickhq/stick/identity"
 	"github.com/stickhq/stick/mcpserver"
 	"github.com/stickhq/stick/procid"
 	"github.com/stickhq/stick/stick"
@@ -69,7 +70,7 @@ func TestOverrideDoesNotLeaveItsRoom(t *testing.T) {
 	}
 
 	c := connectTo(t, other, "gemini-cli")
-	cID := mcpserver.AgentID("gemini-cli", parent, "")
+	cID := identity.AgentID("gemini-cli", parent, "")
 	y := ok(t, c, "join_path", obj{"context_path": mkRepo(t), "agent_id_override": aID})
 	if y.str("agent_id") != aID || y.str("room_id") == room {
 		t.Fatalf("the override join in another repository: %v", y.data)
@@ -146,7 +147,7 @@ func TestOverrideInItsRoom(t *testing.T) {
 	pj := ok(t, peer, "join_path", obj{"context_path": w.repo})
 	room, peerID := pj.str("room_id"), pj.str("agent_id")
 	o := w.connect("claude-code", nil)
-	derived := mcpserver.AgentID("claude-code", self(t), "")
+	derived := identity.AgentID("claude-code", self(t), "")
 	if j := ok(t, o, "join_path", obj{"context_path": w.repo, "agent_id_override": "tester"}); j.str("agent_id") != "tester" || j.str("room_id") != room {
 		t.Fatalf("join: %v", j.data)
 	}
@@ -268,7 +269,7 @@ func TestReclaimInItsRoom(t *testing.T) {
 
 	// In a room r has not joined it is its derived self; joining one
 	// passes keeper on as an override, which that room's members check.
-	derived := mcpserver.AgentID("claude-code", parent, "")
+	derived := identity.AgentID("claude-code", parent, "")
 	repo2 := mkRepo(t)
 	nested := ok(t, peer, "join_path", obj{"context_path": repo2}).str("room_id")
 	if f := fails(t, r, "append_note", obj{"room_id": nested, "text": "who?"}, stick.CodeUnknownMember); !strings.Contains(f.text, derived+" is not a member") {

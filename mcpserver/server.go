@@ -14,6 +14,7 @@ import (
 	"unicode/utf8"
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
+	"github.com/stickhq/stick/identity"
 	"github.com/stickhq/stick/procid"
 	"github.com/stickhq/stick/stick"
 )
@@ -26,6 +27,12 @@ type Config struct {
 	// become the members' liveness facts, so a member is gone when its
 	// harness dies, and it feeds the identity hash.
 	Harness procid.Identity
+	// DataDir is the host's data directory (store.DataDir). When set, each
+	// connection claims its derived agent id there, so no two live servers
+	// act as one member, and the members joined are recorded there (owner
+	// only), so a harness restarted in the same workspace finds its member
+	// again. "" keeps claims within this process and records nothing.
+	DataDir string
 	// Getenv reads the harness's environment (session ids); default os.Getenv.
 	Getenv func(string) string
 	// Version is reported in the initialize result.
@@ -50,6 +57,13 @@ type Server struct {
 	// counts the goroutines keeping them.
 	keeps  sync.Map // *mcp.ServerSession -> *keepers
 	keepWG sync.WaitGroup
+	// derive serialises deriving connections' identities, so two first
+	// calls of one connection claim one id.
+	derive sync.Mutex
+	// claims keeps two live connections from deriving one agent id.
+	claims *identity.Claims
+	// records is where joined members are recorded, nil without a data directory.
+	records *identity.Records
 }
 
 // conn is one client connection's identity. It is derived once from the
@@ -62,6 +76,10 @@ type Server struct {
 type conn struct {
 	// mu guards name and rooms.
 	mu sync.Mutex
+	// claim holds the derived agent id for the connection's life.
+	claim *identity.Claim
+	// slug is the client's harness slug, which records are kept under.
+	slug string
 	// caller is the derived identity, used in every room no join of this
 	// connection established another one for; it never changes.
 	caller stick.Caller
@@ -99,7 +117,10 @@ func New(cfg Config) (*Server, error) {
 	if cfg.Version == "" {
 		cfg.Version = "(devel)"
 	}
-	s := &Server{cfg: cfg}
+	s := &Server{cfg: cfg, claims: identity.NewClaims(cfg.DataDir)}
+	if cfg.DataDir != "" {
+		s.records = identity.NewRecords(cfg.DataDir)
+	}
 	s.mcp = mcp.NewServer(&mcp.Implementation{Name: "stick", Title: "stick: take turns in a shared workspace", Version: cfg.Version},
 		&mcp.ServerOptions{Instructions: Instructions, Capabilities: &mcp.ServerCapabilities{}})
 	if err := s.register(); err != nil {
@@ -117,6 +138,10 @@ func (s *Server) MCP() *mcp.Server { return s.mcp }
 func (s *Server) Run(ctx context.Context, t mcp.Transport) error {
 	stop := context.AfterFunc(ctx, s.cfg.Service.Shutdown)
 	defer stop()
+	defer s.conns.Range(func(_, c any) bool {
+		c.(*conn).claim.Release()
+		return true
+	})
 	defer s.keepWG.Wait() // after Shutdown, which ends every kept lease's renewal
 	defer s.cfg.Service.Shutdown()
 	err := s.mcp.Run(ctx, t)
@@ -127,23 +152,46 @@ func (s *Server) Run(ctx context.Context, t mcp.Transport) error {
 }
 
 // conn returns the identity of the connection req arrived on, deriving it
-// at the connection's first call.
-func (s *Server) conn(req *mcp.CallToolRequest) *conn {
+// at the connection's first call: the first instance of the derived agent
+// id that no other live connection on this host holds (see
+// identity.Claims), held until the connection ends.
+func (s *Server) conn(req *mcp.CallToolRequest) (*conn, error) {
 	if c, ok := s.conns.Load(req.Session); ok {
-		return c.(*conn)
+		return c.(*conn), nil
+	}
+	s.derive.Lock()
+	defer s.derive.Unlock()
+	if c, ok := s.conns.Load(req.Session); ok {
+		return c.(*conn), nil
 	}
 	name, display := "mcp", ""
 	if ci := req.ClientInfo(); ci != nil && ci.Name != "" {
-		name, display = ci.Name, printable(strings.TrimSpace(ci.Name+" "+ci.Version), stick.MaxDisplayName)
+		name, display = ci.Name, strings.TrimSpace(ci.Name+" "+ci.Version)
 	}
-	c := &conn{caller: stick.Caller{
-		AgentID:     AgentID(name, s.cfg.Harness, SessionID(s.cfg.Getenv)),
+	session := identity.SessionID(s.cfg.Getenv)
+	claim, err := s.claims.Claim(func(n int) string { return identity.InstanceID(name, s.cfg.Harness, session, n) })
+	if err != nil {
+		return nil, stick.Errorf(stick.CodeDataDir, "cannot claim this connection's agent id: %v", err).Wrap(err).
+			WithHint("make the data directory %s writable by you", s.cfg.DataDir)
+	}
+	if claim.Instance > 1 && display != "" {
+		display = fmt.Sprintf("%s #%d", display, claim.Instance)
+	}
+	c := &conn{claim: claim, slug: identity.Slug(name), caller: stick.Caller{
+		AgentID:     claim.ID,
 		Kind:        stick.KindHarness,
 		Process:     s.cfg.Harness,
-		DisplayName: display,
+		DisplayName: printable(display, stick.MaxDisplayName),
 	}}
-	actual, _ := s.conns.LoadOrStore(req.Session, c)
-	return actual.(*conn)
+	s.conns.Store(req.Session, c)
+	if req.Session != nil {
+		go func() {
+			req.Session.Wait()
+			s.conns.Delete(req.Session)
+			claim.Release()
+		}()
+	}
+	return c, nil
 }
 
 // in returns the caller to act as in room: the member a join of this
@@ -274,7 +322,11 @@ func addTool[In, Out any](s *Server, t *mcp.Tool, h func(context.Context, stick.
 		if roomAt != nil {
 			room = reflect.ValueOf(&v).Elem().FieldByIndex(roomAt).String()
 		}
-		caller := s.conn(req).in(room)
+		cn, err := s.conn(req)
+		if err != nil {
+			return errorResult(err), nil
+		}
+		caller := cn.in(room)
 		o, text, err := h(ctx, caller, req, v)
 		if err == nil && readOnly && room != "" && s.cfg.Service.Attend(ctx, caller, room) {
 			o, text, err = h(ctx, caller, req, v) // read again: the holder's lease was renewed

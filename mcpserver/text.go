@@ -117,7 +117,10 @@ func textJoin(o joinOut) string {
 	var b strings.Builder
 	fmt.Fprintf(&b, "joined room_id %s at %s as agent_id %s (room %s, turn %d, %s).",
 		o.RoomID, o.CanonicalPath, o.AgentID, o.Room.State, o.Room.TurnID, plural(len(o.Room.Members), "member"))
-	if o.Reclaimed {
+	switch {
+	case o.FoundAgain:
+		fmt.Fprintf(&b, "\nfound again: this host recorded member %s for your harness in this workspace, and its process has exited; you are that member again, with its place in the sequence, its sync cursor and any turn it held.", o.AgentID)
+	case o.Reclaimed:
 		fmt.Fprintf(&b, "\nreclaimed: you are member %s again, with its place in the sequence and its sync cursor.", o.AgentID)
 	}
 	if o.ReclaimToken != "" {

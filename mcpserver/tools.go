@@ -223,6 +223,9 @@ func (s *Server) register() error {
 				Description: "Leave the room's member sequence. Release or pass the stick first if you hold it."},
 				func(ctx context.Context, c stick.Caller, _ *mcp.CallToolRequest, in roomIn) (leaveOut, string, error) {
 					err := svc.Leave(ctx, c, in.RoomID)
+					if err == nil {
+						s.forget(in.RoomID, c.AgentID)
+					}
 					return leaveOut{RoomID: in.RoomID, AgentID: c.AgentID, Left: err == nil},
 						"left room_id " + in.RoomID + " as " + c.AgentID + "; you are out of its sequence.\nnext: join_path again to rejoin (at the end of the sequence)", err
 				})
@@ -349,10 +352,14 @@ func (l leaseIn) lease() stick.Lease {
 // refuse a name in a room (another process joined as it since), the
 // reclaim token this connection holds for that name in that room proves it.
 func (s *Server) joinPath(ctx context.Context, c stick.Caller, req *mcp.CallToolRequest, in joinPathIn) (joinOut, string, error) {
-	conn := s.conn(req)
+	conn, err := s.conn(req)
+	if err != nil {
+		return joinOut{}, "", err
+	}
 	jr := stick.JoinRequest{Path: in.ContextPath, ForceNew: in.ForceNew, AgentIDOverride: in.AgentIDOverride, ReclaimToken: in.ReclaimToken}
 	if jr.AgentIDOverride == "" && jr.ReclaimToken == "" {
 		jr.AgentIDOverride = conn.overridden()
+		jr.ReclaimIfGone = s.recorded(conn, in.ContextPath)
 	}
 	res, err := s.cfg.Service.JoinPath(ctx, c, jr)
 	if e := stick.AsError(err); e != nil && e.Code == stick.CodeAgentIDInUse && jr.ReclaimToken == "" {
@@ -370,11 +377,13 @@ func (s *Server) joinPath(ctx context.Context, c stick.Caller, req *mcp.CallTool
 		// before it reclaimed its old one: that member would get turns
 		// nobody takes. It leaves, unless it holds the stick.
 		if err := s.cfg.Service.Leave(ctx, c, res.RoomID); err == nil {
+			s.forget(res.RoomID, c.AgentID)
 			if st, err := s.cfg.Service.RoomState(ctx, res.RoomID); err == nil {
 				res.Room = st
 			}
 		}
 	}
+	s.record(ctx, conn, res)
 	out := joinOut{JoinResult: res, NextStep: nextAfterJoin(res)}
 	return out, textJoin(out), nil
 }

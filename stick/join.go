@@ -24,6 +24,16 @@ type JoinRequest struct {
 	// again, from a new process: same agent id, sync cursor and place in the
 	// sequence.
 	ReclaimToken string
+	// ReclaimIfGone lists reclaim tokens a frontend recorded on this host for
+	// members the caller's harness joined as in this workspace before a
+	// restart, most preferred first. A token here counts only while its
+	// member's recorded process is proven gone: a live member, or one whose
+	// liveness is unknown, is never taken over. Without an agent id override
+	// the join becomes the first such member, unless the caller's own agent
+	// id is a member of the room already; with an override naming a member,
+	// such a token of that member proves the name as ReclaimToken does. It
+	// is ignored with ReclaimToken and for a caller without process facts.
+	ReclaimIfGone []string
 }
 
 // JoinResult is what a member needs after joining.
@@ -47,6 +57,10 @@ type JoinResult struct {
 	ReclaimToken string `json:"reclaim_token"`
 	// Reclaimed is true when the join presented a reclaim token.
 	Reclaimed bool `json:"reclaimed,omitempty"`
+	// FoundAgain is true when the join became its member through
+	// JoinRequest.ReclaimIfGone: a member this host recorded for the
+	// caller's harness and workspace, whose process had exited.
+	FoundAgain bool `json:"found_again,omitempty"`
 	// Warning is set when a nested room was created below an existing room.
 	Warning string `json:"warning,omitempty"`
 	// Policy is the room's effective policy, including the heartbeat cadence.
@@ -75,7 +89,9 @@ type JoinResult struct {
 // caller is the very process the member recorded. A reclaim by a new
 // process moves the member's process facts to it, and so does a reclaim by
 // the holder or reserved recipient whose recorded process is proven gone:
-// the restarted member keeps its turn.
+// the restarted member keeps its turn. A join may also become a member
+// the caller's host recorded for it (JoinRequest.ReclaimIfGone), and only
+// one whose recorded process is proven gone.
 //
 // Errors: invalid_argument (path, agent id, reclaim_token), agent_id_in_use.
 func (s *Service) JoinPath(ctx context.Context, c Caller, req JoinRequest) (JoinResult, error) {
@@ -128,11 +144,16 @@ func (s *Service) JoinPath(ctx context.Context, c Caller, req JoinRequest) (Join
 		if err != nil {
 			return err
 		}
-		if req.ReclaimToken != "" || override {
-			if c.AgentID, err = sn.claimName(c, req); err != nil {
+		switch {
+		case req.ReclaimToken != "" || override:
+			if c.AgentID, out.FoundAgain, err = sn.claimName(c, req); err != nil {
 				return err
 			}
-			out.AgentID, out.Reclaimed = c.AgentID, req.ReclaimToken != ""
+			out.AgentID, out.Reclaimed = c.AgentID, req.ReclaimToken != "" || out.FoundAgain
+		case sn.member(c.AgentID) == nil:
+			if id := sn.goneMember(c, req.ReclaimIfGone); id != "" {
+				c.AgentID, out.AgentID, out.Reclaimed, out.FoundAgain = id, id, true, true
+			}
 		}
 		if out.ReclaimToken, err = s.enrol(tx, sn, c, enrolment{override: override, forceNew: req.ForceNew, reclaimed: out.Reclaimed}, &out.NewMember); err != nil {
 			return err
@@ -218,8 +239,9 @@ func (s *Service) enrol(tx Tx, sn *snapshot, c Caller, how enrolment, added *boo
 // claimName returns the agent id a join with a reclaim token or an agent id
 // override may act as: the token's member, or the override if it names no
 // member, or names one whose token the caller holds or whose recorded
-// process the caller is.
-func (sn *snapshot) claimName(c Caller, req JoinRequest) (string, error) {
+// process the caller is, or one that a ReclaimIfGone token of a member
+// whose process is proven gone proves (found is then true).
+func (sn *snapshot) claimName(c Caller, req JoinRequest) (id string, found bool, err error) {
 	if req.ReclaimToken != "" {
 		for i := range sn.members {
 			m := &sn.members[i]
@@ -227,22 +249,53 @@ func (sn *snapshot) claimName(c Caller, req JoinRequest) (string, error) {
 				continue
 			}
 			if req.AgentIDOverride != "" && req.AgentIDOverride != m.AgentID {
-				return "", invalidArg("reclaim_token", "the reclaim_token belongs to %s, not to agent_id_override %s", m.AgentID, req.AgentIDOverride).
+				return "", false, invalidArg("reclaim_token", "the reclaim_token belongs to %s, not to agent_id_override %s", m.AgentID, req.AgentIDOverride).
 					WithHint("leave agent_id_override out to join as %s", m.AgentID)
 			}
-			return m.AgentID, nil
+			return m.AgentID, false, nil
 		}
-		return "", invalidArg("reclaim_token", "the reclaim_token belongs to no member of room %s", sn.room.ID).
+		return "", false, invalidArg("reclaim_token", "the reclaim_token belongs to no member of room %s", sn.room.ID).
 			With("room_id", sn.room.ID).
 			WithHint("join without reclaim_token to join as a new member; a token works only in the room that gave it, while its member has not left")
 	}
 	m := sn.member(c.AgentID)
 	if m == nil || (!c.Process.IsZero() && c.Process.Same(m.Process)) {
-		return c.AgentID, nil
+		return c.AgentID, false, nil
 	}
-	return "", sn.describe(Errorf(CodeAgentIDInUse, "%s is a member of room %s; only its reclaim_token may join as it", c.AgentID, sn.room.ID)).
+	if sn.recordedGone(c, m, req.ReclaimIfGone) {
+		return c.AgentID, true, nil
+	}
+	return "", false, sn.describe(Errorf(CodeAgentIDInUse, "%s is a member of room %s; only its reclaim_token may join as it", c.AgentID, sn.room.ID)).
 		With("agent_id", c.AgentID).
 		WithHint("pass the reclaim_token that join_path gave %s, or choose another agent_id_override", c.AgentID)
+}
+
+// goneMember returns the member of the first of tokens that
+// recordedGone allows c to become, "" if none.
+func (sn *snapshot) goneMember(c Caller, tokens []string) string {
+	for _, t := range tokens {
+		for i := range sn.members {
+			if m := &sn.members[i]; sn.recordedGone(c, m, []string{t}) {
+				return m.AgentID
+			}
+		}
+	}
+	return ""
+}
+
+// recordedGone reports whether c, a caller with process facts, may become
+// m through a token of tokens (JoinRequest.ReclaimIfGone): one of them is
+// m's reclaim token and m's recorded process is proven gone.
+func (sn *snapshot) recordedGone(c Caller, m *Member, tokens []string) bool {
+	if c.Process.IsZero() || c.Kind == KindOneShot || m.ReclaimToken == "" {
+		return false
+	}
+	for _, t := range tokens {
+		if subtle.ConstantTimeCompare([]byte(m.ReclaimToken), []byte(t)) == 1 {
+			return sn.probe(m.Process) == procid.Gone
+		}
+	}
+	return false
 }
 
 func resolvePath(path string) (workspace.Resolution, error) {

@@ -133,3 +133,79 @@ func TestNameReservedWithoutToken(t *testing.T) {
 		t.Fatalf("its own process rejoins and gets a new token: %+v %v", again, err)
 	}
 }
+
+// TestReclaimIfGone: a recorded token makes a new process its member again
+// only when the member's recorded process is proven gone: never a live
+// member, never one whose liveness is unknown, never for a caller that is
+// a member as itself already; the first gone one wins, and a held turn
+// follows it.
+func TestReclaimIfGone(t *testing.T) {
+	e := newEnv(t)
+	first, kill := liveAgent(t, "codex:0ld111")
+	j := e.join(first)
+	room := j.RoomID
+	unknown := e.join(agent("codex:n0fact")) // no process facts: liveness unknown
+	if _, err := e.svc.Post(e.ctx, agent("codex:n0fact"), room, stick.Note{Text: "hello"}); err != nil {
+		t.Fatal(err)
+	}
+	synced, err := e.svc.Sync(e.ctx, first, room, stick.SyncRequest{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	l := e.claim(first, room).Lease()
+	tokens := []string{unknown.ReclaimToken, j.ReclaimToken}
+	joinAs := func(c stick.Caller, req stick.JoinRequest) stick.JoinResult {
+		t.Helper()
+		req.Path = e.repo
+		res, err := e.svc.JoinPath(e.ctx, c, req)
+		if err != nil {
+			t.Fatalf("join %s: %v", c.AgentID, err)
+		}
+		return res
+	}
+
+	live, _ := liveAgent(t, "codex:l1ve11")
+	if res := joinAs(live, stick.JoinRequest{ReclaimIfGone: tokens}); res.AgentID != live.AgentID || res.FoundAgain || res.Reclaimed || res.ReclaimToken == j.ReclaimToken {
+		t.Fatalf("a live member was taken over: %+v", res)
+	}
+	kill()
+	if res := joinAs(live, stick.JoinRequest{ReclaimIfGone: tokens}); res.AgentID != live.AgentID || res.FoundAgain {
+		t.Fatalf("a member of the room stays itself: %+v", res)
+	}
+	oneShot := stick.Caller{AgentID: "human:x", Kind: stick.KindOneShot}
+	if res := joinAs(oneShot, stick.JoinRequest{ReclaimIfGone: tokens}); res.AgentID != oneShot.AgentID || res.FoundAgain {
+		t.Fatalf("a caller without a process took a member: %+v", res)
+	}
+
+	restarted, _ := liveAgent(t, "codex:n3w222")
+	back := joinAs(restarted, stick.JoinRequest{ReclaimIfGone: tokens})
+	if back.AgentID != first.AgentID || !back.FoundAgain || !back.Reclaimed || back.NewMember || back.ReclaimToken != j.ReclaimToken {
+		t.Fatalf("the gone member is found again (the unknown one skipped): %+v", back)
+	}
+	if back.Room.State != stick.StateOwned || back.Room.Owner != first.AgentID {
+		t.Fatalf("the turn follows the member: %+v", back.Room)
+	}
+	restarted.AgentID = back.AgentID
+	if _, err := e.svc.Heartbeat(e.ctx, restarted, l); err != nil {
+		t.Fatalf("the found member keeps its lease: %v", err)
+	}
+	if again, err := e.svc.Sync(e.ctx, restarted, room, stick.SyncRequest{}); err != nil || again.Cursor < synced.Cursor {
+		t.Fatalf("the cursor survives: %+v %v", again, err)
+	}
+	// Now live in the new process, it is taken by no one else.
+	third, _ := liveAgent(t, "codex:thr333")
+	if res := joinAs(third, stick.JoinRequest{ReclaimIfGone: tokens}); res.AgentID != third.AgentID || res.FoundAgain {
+		t.Fatalf("the member, live again, was taken over: %+v", res)
+	}
+
+	// An override naming a gone member: its recorded token proves the name.
+	gone, killGone := liveAgent(t, "codex:g0ne44")
+	gj := e.join(gone)
+	killGone()
+	fresh, _ := liveAgent(t, "codex:fr3sh5")
+	_, err = e.svc.JoinPath(e.ctx, fresh, stick.JoinRequest{Path: e.repo, AgentIDOverride: gone.AgentID, ReclaimIfGone: []string{j.ReclaimToken}})
+	wantCode(t, err, stick.CodeAgentIDInUse)
+	if res := joinAs(fresh, stick.JoinRequest{AgentIDOverride: gone.AgentID, ReclaimIfGone: []string{gj.ReclaimToken}}); res.AgentID != gone.AgentID || !res.FoundAgain {
+		t.Fatalf("override with the recorded token of a gone member: %+v", res)
+	}
+}

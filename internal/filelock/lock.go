@@ -40,5 +40,18 @@ func (l *Lock) TryLock() (bool, error) {
 // Lock blocks until the lock is had.
 func (l *Lock) Lock() error { return l.lock(false) }
 
+// Current reports whether the file at Path is still the one this Lock
+// opened. A holder that removes its lock file before closing it leaves
+// anyone who opened the file in between holding a lock on a removed file;
+// such a locker sees Current false and must open the path again.
+func (l *Lock) Current() bool {
+	held, err := l.f.Stat()
+	if err != nil {
+		return false
+	}
+	now, err := os.Stat(l.path)
+	return err == nil && os.SameFile(held, now)
+}
+
 // Close closes the lock file, which also releases the lock.
 func (l *Lock) Close() error { return l.f.Close() }

@@ -21,5 +21,8 @@ func (l *Lock) Lock() error { return nil }
 // Unlock does nothing.
 func (l *Lock) Unlock() {}
 
+// Current always reports true.
+func (l *Lock) Current() bool { return true }
+
 // Close does nothing.
 func (l *Lock) Close() error { return nil }

@@ -1,4 +1,4 @@
-package mcpserver
+package identity
 
 import (
 	"crypto/sha256"
@@ -53,13 +53,27 @@ func Slug(clientName string) string {
 // AgentID derives a connection's identity: the client's slug and a short
 // hash over the harness process (host, boot, pid, start time) and, when the
 // harness exports one, its session id. Reconnects of the same harness
-// instance get the same id; two harness instances get different ones.
+// instance get the same id; two harness instances get different ones. It is
+// instance 1 of InstanceID, the id a command the harness runs derives too.
 func AgentID(clientName string, harness procid.Identity, sessionID string) string {
+	return InstanceID(clientName, harness, sessionID, 1)
+}
+
+// InstanceID is the agent id of the n-th live connection (n ≥ 1) that
+// derives its identity from the same client name, harness process and
+// session: instance 1 is AgentID, and instance n > 1 also hashes n, so a
+// second server a harness runs at the same time (one per chat tab, say)
+// is a member of its own. See Claims.
+func InstanceID(clientName string, harness procid.Identity, sessionID string, n int) string {
 	h := sha256.New()
-	for _, part := range []string{
+	parts := []string{
 		harness.HostID, harness.BootID, strconv.Itoa(harness.PID),
 		strconv.FormatInt(harness.StartedAt.UnixMilli(), 10), sessionID,
-	} {
+	}
+	if n > 1 {
+		parts = append(parts, "instance "+strconv.Itoa(n))
+	}
+	for _, part := range parts {
 		h.Write([]byte(part))
 		h.Write([]byte{0})
 	}
