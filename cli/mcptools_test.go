@@ -103,3 +103,20 @@ func TestBinaryMCPToolsCore(t *testing.T) {
 		t.Fatalf("stick mcp --tools few: %d %q", r.code, r.stderr)
 	}
 }
+
+// doctor counts a registration with the core tools as registered.
+func TestDoctorToolsCore(t *testing.T) {
+	m := newMachine(t, "codex")
+	old := executable
+	executable = func() (string, error) { return stickBin, nil }
+	t.Cleanup(func() { executable = old })
+	t.Setenv("TALKING_STICK_DATA_DIR", t.TempDir())
+	if code, out, errOut := run(t, "install", "codex", "--tools", "core", "--command", stickBin); code != 0 {
+		t.Fatalf("install --tools core: %d %s%s", code, out, errOut)
+	}
+	_, checks := doctor(t)
+	wantCheck(t, checks, "codex", checkOK, "stick mcp registered: "+stickBin+" mcp --tools=core")
+	m.register(t, "codex", "/elsewhere/stick")
+	_, checks = doctor(t)
+	wantCheck(t, checks, "codex", checkFix, "registered with another command: /elsewhere/stick mcp")
+}
