@@ -24,7 +24,7 @@ type updateDocIn struct {
 
 type appendDocIn struct {
 	RoomID  string `json:"room_id"`
-	Text    string `json:"text" jsonschema:"The markdown to add."`
+	Text    string `json:"text"`
 	Section string `json:"section,omitempty" jsonschema:"A heading to add under (made if missing), e.g. Decisions."`
 }
 

@@ -26,7 +26,7 @@ var descriptions = map[string]string{
 // selfEvident are the input properties whose name, type and values say all
 // a model needs: they go without a description, which every other input
 // property has.
-var selfEvident = map[string]bool{"room_id": true, "role": true, "note": true, "open_questions": true}
+var selfEvident = map[string]bool{"room_id": true, "text": true, "metadata": true, "role": true, "note": true, "open_questions": true}
 
 // refiner is an input type that completes its own schema: the bounds and
 // values its fields accept and the defaults they fall back to, taken from

@@ -69,7 +69,7 @@ var portable = []string{"type", "description", "properties", "required", "items"
 
 // selfEvident are the input properties that may go without a description:
 // their name, type and values say it all.
-var selfEvident = []string{"room_id", "role", "note", "open_questions"}
+var selfEvident = []string{"room_id", "text", "metadata", "role", "note", "open_questions"}
 
 func walk(t *testing.T, tool, name string, s map[string]any, input bool) {
 	t.Helper()

@@ -102,10 +102,10 @@ type reorderIn struct {
 
 type noteIn struct {
 	RoomID          string          `json:"room_id"`
-	Text            string          `json:"text" jsonschema:"The note."`
+	Text            string          `json:"text"`
 	MessageType     string          `json:"message_type,omitempty"`
 	ReplyTo         int64           `json:"reply_to,omitempty" jsonschema:"The event_seq it answers."`
-	Metadata        json.RawMessage `json:"metadata,omitempty" jsonschema:"A JSON object."`
+	Metadata        json.RawMessage `json:"metadata,omitempty"`
 	ClientMessageID string          `json:"client_message_id,omitempty" jsonschema:"Idempotency key for retries."`
 }
 
@@ -118,10 +118,10 @@ func noteType(p *jsonschema.Schema) {
 }
 
 type outNote struct {
-	Text            string          `json:"text" jsonschema:"The note."`
+	Text            string          `json:"text"`
 	MessageType     string          `json:"message_type,omitempty"`
 	ReplyTo         int64           `json:"reply_to,omitempty" jsonschema:"The event_seq it answers."`
-	Metadata        json.RawMessage `json:"metadata,omitempty" jsonschema:"A JSON object."`
+	Metadata        json.RawMessage `json:"metadata,omitempty"`
 	ClientMessageID string          `json:"client_message_id,omitempty" jsonschema:"Idempotency key for retries."`
 }
 
