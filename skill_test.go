@@ -73,6 +73,44 @@ func TestFrontMatter(t *testing.T) {
 	}
 }
 
+// trigger is what every statement of when to use stick must say: the user
+// asks for coordination, or the workspace's room already has other active
+// members (list_rooms shows them); never merely that the tools exist.
+var trigger = []string{"only when the user asks", "list_rooms", "other active members"}
+
+// firstParagraph returns the body's first paragraph that is not a heading.
+func firstParagraph(body string) string {
+	for p := range strings.SplitSeq(strings.TrimSpace(body), "\n\n") {
+		if !strings.HasPrefix(p, "#") {
+			return strings.Join(strings.Fields(p), " ")
+		}
+	}
+	return ""
+}
+
+// The skill, and the server's instructions for every tool set, apply when
+// the user asks for coordination or the workspace's room has other active
+// members: not in every session where the tools exist.
+func TestTrigger(t *testing.T) {
+	fields, body := page(t)
+	texts := map[string]string{"the description": fields["description"], "the first paragraph": firstParagraph(body)}
+	for _, set := range mcpserver.ToolSets {
+		texts["the instructions of the "+string(set)+" tools"] = mcpserver.Instructions(set)
+	}
+	for where, text := range texts {
+		for _, want := range trigger {
+			if !strings.Contains(text, want) {
+				t.Errorf("%s does not say %q: %q", where, want, text)
+			}
+		}
+		for _, banned := range []string{"whenever", "always"} {
+			if strings.Contains(strings.ToLower(text), banned) {
+				t.Errorf("%s says %q: the skill must not apply in every session: %q", where, banned, text)
+			}
+		}
+	}
+}
+
 // world is a real MCP server over a temporary database, with one client.
 type world struct {
 	cs    *mcp.ClientSession

@@ -12,6 +12,7 @@ import (
 	"github.com/spf13/cobra"
 	skill "github.com/stickhq/stick"
 	"github.com/stickhq/stick/cli/harness"
+	"github.com/stickhq/stick/mcpserver"
 	"github.com/stickhq/stick/procid"
 	"github.com/stickhq/stick/stick"
 	"github.com/stickhq/stick/store"
@@ -254,6 +255,13 @@ func harnessChecks(ctx context.Context) []check {
 	}
 	for _, h := range harness.All() {
 		res := h.Install(ctx, harness.Options{Command: command, DryRun: true})
+		if res.Status == harness.StatusWouldReplace {
+			// Registered with the core tools ('stick install --tools core') is registered too.
+			core := h.Install(ctx, harness.Options{Command: command, Tools: string(mcpserver.CoreTools), DryRun: true})
+			if core.Status == harness.StatusAlreadyInstalled {
+				res = core
+			}
+		}
 		switch res.Status {
 		case harness.StatusSkipped:
 			out = append(out, check{h.Name, checkNote, "not installed", ""})

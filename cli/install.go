@@ -12,6 +12,7 @@ import (
 	"github.com/spf13/cobra"
 	skill "github.com/stickhq/stick"
 	"github.com/stickhq/stick/cli/harness"
+	"github.com/stickhq/stick/mcpserver"
 	"github.com/stickhq/stick/stick"
 )
 
@@ -43,12 +44,13 @@ every harness installed on this machine (--all), the way that harness expects:
                keeping every other key, comment and byte of the file
 
 STICK is the absolute path of the stick on your PATH, else of this binary
-(--command overrides it). Running install again changes nothing; a "stick"
-server registered with another command is replaced. A harness counts as
+(--command overrides it). --tools core registers 'STICK mcp --tools=core': the
+smaller tool set, for harnesses that only take turns. Running install again
+changes nothing; a "stick" server registered with another command is replaced. A harness counts as
 installed when its binary is on PATH (for OpenCode, also when its config
 directory exists); for any other nothing is created.`,
 		example: "  stick install --all\n  stick install claude-code codex --dry-run\n" +
-			"  stick install opencode --command /usr/local/bin/stick --json",
+			"  stick install opencode --command /usr/local/bin/stick --json\n  stick install codex --tools core",
 		needsCommand: true,
 		do: func(ctx context.Context, h *harness.Harness, opts harness.Options) harness.Result {
 			return h.Install(ctx, opts)
@@ -110,7 +112,7 @@ on this machine (--all).`,
 
 func harnessCommand(op harnessOp) *cobra.Command {
 	var asJSON, all, dryRun bool
-	var command string
+	var command, tools string
 	cmd := &cobra.Command{
 		Use:       op.use,
 		Short:     op.short,
@@ -123,6 +125,13 @@ func harnessCommand(op harnessOp) *cobra.Command {
 		RunE: func(cmd *cobra.Command, args []string) error {
 			opts := harness.Options{DryRun: dryRun}
 			if op.needsCommand {
+				set, err := mcpserver.ParseToolSet(tools)
+				if err != nil {
+					return fmt.Errorf("--tools: %v", err)
+				}
+				if set != mcpserver.AllTools {
+					opts.Tools = string(set)
+				}
 				c, err := stickCommand(command)
 				if err != nil {
 					return err
@@ -164,6 +173,7 @@ func harnessCommand(op harnessOp) *cobra.Command {
 	cmd.Flags().BoolVar(&dryRun, "dry-run", false, "print what would change and change nothing")
 	if op.needsCommand {
 		cmd.Flags().StringVar(&command, "command", "", "the stick binary to register (default: stick on PATH, else this binary)")
+		cmd.Flags().StringVar(&tools, "tools", string(mcpserver.AllTools), "the tools the registered server offers: all, or core for taking turns only")
 	}
 	return cmd
 }

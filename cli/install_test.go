@@ -52,7 +52,7 @@ esac
 	"codex": `case "$1 $2" in
 "mcp get")
 	[ -f "$state" ] || { echo "Error: No MCP server named '$4' found." >&2; exit 1; }
-	printf '{\n  "name": "%s",\n  "enabled": true,\n  "transport": {\n    "type": "stdio",\n    "command": "%s",\n    "args": ["%s"],\n    "env": null\n  }\n}\n' "$4" "$(sed -n 1p "$state")" "$(sed -n 2p "$state")" ;;
+	printf '{\n  "name": "%s",\n  "enabled": true,\n  "transport": {\n    "type": "stdio",\n    "command": "%s",\n    "args": ["%s"],\n    "env": null\n  }\n}\n' "$4" "$(sed -n 1p "$state")" "$(sed -n 2p "$state" | sed 's/ /", "/g')" ;;
 "mcp add")
 	shift 4; cmd=$1; shift; printf '%s\n%s\n' "$cmd" "$*" >"$state" ;;
 "mcp remove")
@@ -65,7 +65,7 @@ esac
 case "$1 $2" in
 "mcp add")
 	shift 5; cmd=$1; shift; mkdir -p "${settings%/*}"
-	printf '{\n  // servers\n  "mcpServers": {\n    "stick": {\n      "command": "%s",\n      "args": ["%s"],\n    },\n  },\n}\n' "$cmd" "$*" >"$settings" ;;
+	printf '{\n  // servers\n  "mcpServers": {\n    "stick": {\n      "command": "%s",\n      "args": ["%s"],\n    },\n  },\n}\n' "$cmd" "$(echo "$*" | sed 's/ /", "/g')" >"$settings" ;;
 "mcp remove")
 	printf '{\n  "mcpServers": {}\n}\n' >"$settings" ;;
 *) echo "unexpected call" >&2; exit 2 ;;

@@ -3,6 +3,7 @@ package cli
 import (
 	"fmt"
 	"os"
+	"strings"
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 	"github.com/spf13/cobra"
@@ -12,7 +13,8 @@ import (
 )
 
 func newMCP(version string) *cobra.Command {
-	return &cobra.Command{
+	var tools string
+	cmd := &cobra.Command{
 		Use:   "mcp",
 		Short: "Serve the stick tools over MCP on stdin/stdout (started by a coding-agent harness)",
 		Long: `Serve the stick tools over the Model Context Protocol on stdin and stdout.
@@ -20,10 +22,19 @@ func newMCP(version string) *cobra.Command {
 A harness (Claude Code, Codex, Gemini CLI, OpenCode, ...) starts one 'stick mcp'
 per session; all of them share one database. The agent's identity is derived from
 the harness's client name and process, and the member is seen as gone when the
-harness process exits.`,
-		Example: "  claude mcp add stick -- stick mcp\n  codex mcp add stick -- stick mcp",
+harness process exits.
+
+--tools core offers only the tools taking turns needs, a smaller tool list for
+the model to read, for harnesses that only take turns ('stick install --tools
+core' registers it):
+  ` + strings.Join(mcpserver.CoreToolNames(), ", "),
+		Example: "  claude mcp add stick -- stick mcp\n  codex mcp add stick -- stick mcp\n  codex mcp add stick -- stick mcp --tools=core",
 		Args:    cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
+			set, err := mcpserver.ParseToolSet(tools)
+			if err != nil {
+				return fmt.Errorf("--tools: %v", err)
+			}
 			svc, closeSvc, err := openService()
 			if err != nil {
 				return err
@@ -37,13 +48,15 @@ harness process exits.`,
 			if err != nil {
 				return err
 			}
-			srv, err := mcpserver.New(mcpserver.Config{Service: svc, Harness: harness, DataDir: dataDir, Getenv: os.Getenv, Version: version})
+			srv, err := mcpserver.New(mcpserver.Config{Service: svc, Harness: harness, DataDir: dataDir, Getenv: os.Getenv, Version: version, Tools: set})
 			if err != nil {
 				return err
 			}
 			return srv.Run(cmd.Context(), &mcp.StdioTransport{})
 		},
 	}
+	cmd.Flags().StringVar(&tools, "tools", string(mcpserver.AllTools), "the tools to offer: all, or core for taking turns only")
+	return cmd
 }
 
 // harnessProcess identifies the harness that started this server: its

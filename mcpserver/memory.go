@@ -3,6 +3,7 @@ package mcpserver
 import (
 	"context"
 
+	"github.com/google/jsonschema-go/jsonschema"
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 	"github.com/stickhq/stick/stick"
 )
@@ -11,28 +12,34 @@ import (
 // over every room's log and documents.
 
 type readDocIn struct {
-	RoomID  string `json:"room_id" jsonschema:"The room_id from join_path or list_rooms."`
-	Version int64  `json:"version,omitempty" jsonschema:"Optional version to read (see room_doc_history); default 0, the current one."`
+	RoomID  string `json:"room_id"`
+	Version int64  `json:"version,omitempty" jsonschema:"An older version; default: the current one."`
 }
 
 type updateDocIn struct {
-	RoomID          string  `json:"room_id" jsonschema:"The room whose document to replace."`
-	Content         *string `json:"content" jsonschema:"The whole new document, markdown (at most 1 MiB); \"\" empties it. Required."`
-	ExpectedVersion *int64  `json:"expected_version" jsonschema:"The version you read with read_room_doc (0 for a document never written). Required: the update is refused with version_conflict if someone wrote since."`
+	RoomID          string  `json:"room_id"`
+	Content         *string `json:"content" jsonschema:"The whole new markdown; \"\" empties it."`
+	ExpectedVersion *int64  `json:"expected_version" jsonschema:"The version you read (0 if never written)."`
 }
 
 type appendDocIn struct {
-	RoomID  string `json:"room_id" jsonschema:"The room whose document to add to."`
-	Text    string `json:"text" jsonschema:"The markdown to add. Required, non-empty."`
-	Section string `json:"section,omitempty" jsonschema:"Optional heading to add the text under, e.g. Decisions (the \"## Decisions\" section, made at the end of the document if missing). Default: the end of the document."`
+	RoomID  string `json:"room_id"`
+	Text    string `json:"text"`
+	Section string `json:"section,omitempty" jsonschema:"A heading to add under (made if missing), e.g. Decisions."`
 }
 
 type searchIn struct {
-	Query       string `json:"query" jsonschema:"Words to find, all of them (stemmed: test finds tests and testing); \"a phrase\" in double quotes, word* for any word it begins, OR (in capitals) between two alternatives. Required."`
-	RoomID      string `json:"room_id,omitempty" jsonschema:"Optional: search only this room. Default: every room, closed ones too."`
-	Type        string `json:"type,omitempty" jsonschema:"Optional: only hits of this kind: a note's message_type (note, question, answer, decision, ...), release, pass, close, or document (a paragraph of a room's current document)."`
-	FromAgentID string `json:"from_agent_id,omitempty" jsonschema:"Optional: only hits written by this agent_id."`
-	Limit       int    `json:"limit,omitempty" jsonschema:"At most this many hits, best first (default 20, at most 200)."`
+	Query       string `json:"query" jsonschema:"Words, all required (stemmed); \"a phrase\"; word* for a prefix; OR between alternatives."`
+	RoomID      string `json:"room_id,omitempty" jsonschema:"Only this room."`
+	Type        string `json:"type,omitempty" jsonschema:"Only this kind."`
+	FromAgentID string `json:"from_agent_id,omitempty" jsonschema:"Only by this agent_id."`
+	Limit       int    `json:"limit,omitempty"`
+}
+
+func (searchIn) refine(s *jsonschema.Schema, _ stick.Policy) {
+	between(s, "limit", 0, stick.MaxSearchLimit, "Hits at most (default %d).", stick.DefaultSearchLimit)
+	kinds := append(noteTypes(), string(stick.EventRelease), string(stick.EventPass), string(stick.EventClose), stick.DocumentHit)
+	s.Properties["type"].Pattern = oneOf(kinds...)
 }
 
 // readRoomDoc returns a version of the room's document, with its content.

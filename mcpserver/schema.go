@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"reflect"
 	"slices"
+	"strings"
 	"time"
 
 	"github.com/google/jsonschema-go/jsonschema"
@@ -12,27 +13,55 @@ import (
 )
 
 // descriptions describe input properties whose Go types carry no jsonschema
-// tag (the domain types), by property name.
+// tag (the handoff's fields), by property name.
 var descriptions = map[string]string{
-	"status":                    "Handoff: what you did, what you learned, what is unfinished. Required, non-empty.",
-	"next_action":               "Handoff: the one concrete thing the next holder should do first. Required, non-empty.",
-	"artifacts":                 "Handoff: files (and line ranges) the next holder should load first instead of exploring.",
-	"path":                      "Absolute or workspace-relative file path.",
-	"lines":                     "Optional inclusive line range [start, end], 1-based, start <= end.",
-	"role":                      "What the next holder should do with the file: examine, review, edit, context or output.",
-	"note":                      "Optional remark about this file.",
-	"open_questions":            "Handoff: questions you could not settle.",
-	"do_not":                    "Handoff: things the next holder must not do or touch.",
-	"owner_lease_ttl_ms":        "How long a holder may stay silent before takeover opens, in milliseconds.",
-	"claim_ttl_ms":              "How long a reserved recipient has to claim the stick, in milliseconds.",
-	"heartbeat_interval_ms":     "How often the holder should call heartbeat, in milliseconds.",
-	"presence_ttl_ms":           "How long after its last call a member still counts as active, in milliseconds.",
-	"wait_for_turn_max_wait_ms": "How long one wait_for_turn call blocks by default, in milliseconds.",
+	"status":      "What you did, learned and left unfinished.",
+	"next_action": "The one next step for the next holder.",
+	"artifacts":   "Files to read first instead of exploring.",
+	"path":        "Absolute or workspace-relative.",
+	"lines":       "[start, end], 1-based.",
+	"do_not":      "What the next holder must not do.",
+}
+
+// selfEvident are the input properties whose name, type and values say all
+// a model needs: they go without a description, which every other input
+// property has.
+var selfEvident = map[string]bool{"room_id": true, "text": true, "metadata": true, "role": true, "note": true, "open_questions": true}
+
+// refiner is an input type that completes its own schema: the bounds and
+// values its fields accept and the defaults they fall back to, taken from
+// package stick and from the service's default policy so the schema says
+// what the server does.
+type refiner interface {
+	refine(s *jsonschema.Schema, defaults stick.Policy)
+}
+
+// between bounds the integer property prop of s to [lo, hi] and describes
+// it with format and args.
+func between(s *jsonschema.Schema, prop string, lo, hi int64, format string, args ...any) {
+	p := s.Properties[prop]
+	l, h := float64(lo), float64(hi)
+	p.Minimum, p.Maximum = &l, &h
+	p.Description = fmt.Sprintf(format, args...)
+}
+
+// noteTypes are the values of a note's message_type.
+func noteTypes() []string {
+	return []string{string(stick.DefaultNoteType), string(stick.NoteQuestion), string(stick.NoteAnswer), string(stick.NoteDecision)}
+}
+
+// customNotePrefix begins a custom note type: message_type accepts the
+// conventional types and any type that starts with it.
+const customNotePrefix = "x-"
+
+// oneOf is a pattern that matches exactly one of values, or a custom note
+// type.
+func oneOf(values ...string) string {
+	return "^(" + strings.Join(values, "|") + "|" + customNotePrefix + ".+)$"
 }
 
 var policySchema = &jsonschema.Schema{
-	Type:        "object",
-	Description: "A room's effective timeouts.",
+	Type: "object",
 	Properties: map[string]*jsonschema.Schema{
 		"owner_lease_ttl_ms":        {Type: "integer"},
 		"claim_ttl_ms":              {Type: "integer"},
@@ -50,22 +79,29 @@ func roleSchema() *jsonschema.Schema {
 	return &jsonschema.Schema{Type: "string", Enum: enum}
 }
 
-// schemaFor builds the JSON Schema of T. An input schema is in the form
-// every major model provider accepts: one type per property (no ["null", …]
-// unions), no tuple forms, "lines" as an array of exactly two integers,
-// roles as an enum, additionalProperties false on objects, and a
-// description on every property. An output schema keeps nullable types
-// (clients validate results against it; providers never see it) and
-// requires nothing, so an error result validates too.
-func schemaFor[T any](input bool) (*jsonschema.Schema, error) {
+// schemaFor builds the JSON Schema of T. An input schema is what a model
+// reads before every call, in the form every major model provider accepts:
+// one type per property (no ["null", …] unions), no tuple forms, "lines" as
+// an array of exactly two integers, roles as an enum, documented ranges as
+// minimum and maximum, note types as a pattern, and a short description on
+// every property. It carries no additionalProperties: the server refuses an
+// unknown field itself, naming it, and the OpenAPI subset some providers
+// take has no such keyword. An output schema keeps nullable types and
+// additionalProperties false (clients validate results against it; providers
+// never see it), no descriptions, and requires nothing, so an error result
+// validates too.
+func schemaFor[T any](input bool, defaults stick.Policy) (*jsonschema.Schema, error) {
 	s, err := jsonschema.For[T](&jsonschema.ForOptions{TypeSchemas: map[reflect.Type]*jsonschema.Schema{
 		reflect.TypeFor[stick.Policy]():    policySchema,
-		reflect.TypeFor[json.RawMessage](): {Type: "object", Description: "Structured details of the event."},
+		reflect.TypeFor[json.RawMessage](): {Type: "object"},
 		reflect.TypeFor[time.Time]():       {Type: "string", Format: "date-time"},
 		reflect.TypeFor[stick.Role]():      roleSchema(),
 	}})
 	if err != nil {
 		return nil, err
+	}
+	if r, ok := any(*new(T)).(refiner); ok && input {
+		r.refine(s, defaults)
 	}
 	if err := tidy(s, "", input); err != nil {
 		return nil, err
@@ -87,17 +123,23 @@ func tidy(s *jsonschema.Schema, name string, input bool) error {
 		}
 		s.Type, s.Types = kept[0], nil
 	}
-	if s.Description == "" && name != "" && input {
+	switch {
+	case !input:
+		s.Description = ""
+	case s.Description == "" && name != "":
 		s.Description = descriptions[name]
 	}
-	if input && name != "" && s.Description == "" {
+	if input && name != "" && !selfEvident[name] && s.Description == "" {
 		return fmt.Errorf("input property %q has no description", name)
 	}
 	if name == "lines" && (s.Type == "array" || slices.Contains(s.Types, "array")) {
 		two := 2
 		s.MinItems, s.MaxItems = &two, &two
 	}
-	if s.Type == "object" && s.AdditionalProperties == nil && len(s.Properties) > 0 {
+	switch {
+	case input && len(s.Properties) > 0:
+		s.AdditionalProperties = nil
+	case s.Type == "object" && s.AdditionalProperties == nil && len(s.Properties) > 0:
 		s.AdditionalProperties = &jsonschema.Schema{Not: &jsonschema.Schema{}} // marshals as false
 	}
 	if !input {

@@ -23,6 +23,8 @@ import (
 type Config struct {
 	// Service is the protocol; required.
 	Service *stick.Service
+	// Tools is the set of tools offered; default AllTools.
+	Tools ToolSet
 	// Harness is the process that spawned the server (its parent). Its facts
 	// become the members' liveness facts, so a member is gone when its
 	// harness dies, and it feeds the identity hash.
@@ -117,12 +119,17 @@ func New(cfg Config) (*Server, error) {
 	if cfg.Version == "" {
 		cfg.Version = "(devel)"
 	}
+	tools, err := ParseToolSet(string(cfg.Tools))
+	if err != nil {
+		return nil, fmt.Errorf("mcpserver: %w", err)
+	}
+	cfg.Tools = tools
 	s := &Server{cfg: cfg, claims: identity.NewClaims(cfg.DataDir)}
 	if cfg.DataDir != "" {
 		s.records = identity.NewRecords(cfg.DataDir)
 	}
 	s.mcp = mcp.NewServer(&mcp.Implementation{Name: "stick", Title: "stick: take turns in a shared workspace", Version: cfg.Version},
-		&mcp.ServerOptions{Instructions: Instructions, Capabilities: &mcp.ServerCapabilities{}})
+		&mcp.ServerOptions{Instructions: Instructions(cfg.Tools), Capabilities: &mcp.ServerCapabilities{}})
 	if err := s.register(); err != nil {
 		return nil, err
 	}
@@ -290,25 +297,29 @@ func roomIndex(t reflect.Type) []int {
 // content, and a success carries Out as structured content and text for
 // text-only clients. The handler's caller is the identity the connection
 // has in the room the arguments name (their room_id field, see roomIndex),
-// or the derived identity for a tool whose input has no room_id. A
-// successful read-only call in a room tells the service the caller read
-// it (stick.Service.Attend: a holder's read counts as a heartbeat; a read
+// or the derived identity for a tool whose input has no room_id. A tool
+// outside the server's tool set is not registered. A successful read-only
+// call in a room tells the service the caller read it
+// (stick.Service.Attend: a holder's read counts as a heartbeat; a read
 // that renewed the lease is read again to show it), and a result that
 // grants or ends a turn starts or stops keeping its lease (see keepers).
 func addTool[In, Out any](s *Server, t *mcp.Tool, h func(context.Context, stick.Caller, *mcp.CallToolRequest, In) (Out, string, error)) error {
-	in, err := schemaFor[In](true)
+	if !s.cfg.Tools.offers(t.Name) {
+		return nil
+	}
+	defaults := s.cfg.Service.Defaults()
+	in, err := schemaFor[In](true, defaults)
 	if err != nil {
 		return fmt.Errorf("tool %s: input schema: %w", t.Name, err)
 	}
-	out, err := schemaFor[Out](false)
+	out, err := schemaFor[Out](false, defaults)
 	if err != nil {
 		return fmt.Errorf("tool %s: output schema: %w", t.Name, err)
 	}
-	errSchema, err := schemaFor[toolError](false)
+	errSchema, err := schemaFor[toolError](false, defaults)
 	if err != nil {
 		return err
 	}
-	errSchema.Description = "Set instead of the other fields when the call failed (isError is true)."
 	out.Properties["error"] = errSchema
 	t.InputSchema, t.OutputSchema = in, out
 	roomAt := roomIndex(reflect.TypeFor[In]())

@@ -7,95 +7,122 @@ import (
 	"os"
 	"time"
 
+	"github.com/google/jsonschema-go/jsonschema"
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 	"github.com/stickhq/stick/stick"
 )
 
 type listRoomsIn struct {
-	ContextPath string `json:"context_path,omitempty" jsonschema:"A file or directory in the workspace; default: the server's working directory."`
+	ContextPath string `json:"context_path,omitempty" jsonschema:"Default: the working directory."`
 }
 
 type joinPathIn struct {
-	ContextPath     string `json:"context_path" jsonschema:"A file or directory in the workspace, usually your working directory. The room may resolve to the workspace root."`
-	ForceNew        bool   `json:"force_new,omitempty" jsonschema:"Create a nested room at context_path even though an ancestor room exists. Default false."`
-	AgentIDOverride string `json:"agent_id_override,omitempty" jsonschema:"Tests and debugging only: act as this agent id in the room joined; later join_path calls on this connection keep it, checked in the room they join. An agent id that is already a member of the room also needs its reclaim_token."`
-	ReclaimToken    string `json:"reclaim_token,omitempty" jsonschema:"The reclaim_token an earlier join_path gave you, after a restart: you become that member again (same agent_id, place in the sequence and sync cursor) in the room the token belongs to; later join_path calls on this connection keep that agent_id, checked in the room they join."`
+	ContextPath     string `json:"context_path" jsonschema:"Your working directory."`
+	ForceNew        bool   `json:"force_new,omitempty" jsonschema:"Nest a new room under an existing one."`
+	AgentIDOverride string `json:"agent_id_override,omitempty" jsonschema:"Testing only."`
+	ReclaimToken    string `json:"reclaim_token,omitempty" jsonschema:"From an earlier join_path, after a restart."`
 }
 
 type waitIn struct {
-	RoomID    string `json:"room_id" jsonschema:"The room_id from join_path."`
-	Cursor    string `json:"cursor,omitempty" jsonschema:"Optional cursor from a previous wait_for_turn: also return as soon as the room's log moves past it."`
-	MaxWaitMS *int64 `json:"max_wait_ms,omitempty" jsonschema:"How long to block, in milliseconds; 0 makes one attempt without blocking. Default: the room policy (30000). Stay below your client's tool-call timeout (often 60000); at most 600000."`
+	RoomID    string `json:"room_id"`
+	Cursor    string `json:"cursor,omitempty" jsonschema:"The last result's cursor: also return when the log moves past it."`
+	MaxWaitMS *int64 `json:"max_wait_ms,omitempty"`
+}
+
+func (waitIn) refine(s *jsonschema.Schema, d stick.Policy) {
+	between(s, "max_wait_ms", 0, stick.MaxWaitLimit.Milliseconds(),
+		"Block at most this long; 0 tries once (default %d). Stay below your client's tool-call timeout.", d.WaitMaxWait.Milliseconds())
 }
 
 type leaseIn struct {
-	RoomID         string `json:"room_id" jsonschema:"The room_id of your your_turn result."`
-	LeaseID        string `json:"lease_id" jsonschema:"The lease_id of your your_turn or takeover result."`
-	ExpectedTurnID int64  `json:"expected_turn_id" jsonschema:"The turn_id of your your_turn or takeover result."`
+	RoomID         string `json:"room_id"`
+	LeaseID        string `json:"lease_id" jsonschema:"From your_turn or takeover."`
+	ExpectedTurnID int64  `json:"expected_turn_id" jsonschema:"The turn_id of that result."`
 }
 
 type releaseIn struct {
 	leaseIn
-	Handoff stick.Handoff `json:"handoff" jsonschema:"What you did, what comes next and where to look. status and next_action are required."`
+	Handoff stick.Handoff `json:"handoff" jsonschema:"For the next holder."`
 }
 
 type passIn struct {
 	leaseIn
-	ToAgentID string        `json:"to_agent_id" jsonschema:"The agent_id of an active member to hand the stick to (see get_room_state)."`
-	Handoff   stick.Handoff `json:"handoff" jsonschema:"What you did, what comes next and where to look. status and next_action are required."`
+	ToAgentID string        `json:"to_agent_id" jsonschema:"An active member (see get_room_state)."`
+	Handoff   stick.Handoff `json:"handoff" jsonschema:"For the next holder."`
 }
 
 type takeoverIn struct {
-	RoomID         string `json:"room_id" jsonschema:"The room to take over."`
-	ExpectedTurnID int64  `json:"expected_turn_id" jsonschema:"The turn_id reported by takeover_available or get_room_state."`
-	Reason         string `json:"reason" jsonschema:"Why you take over, e.g. \"owner lease expired\". Required."`
+	RoomID         string `json:"room_id"`
+	ExpectedTurnID int64  `json:"expected_turn_id" jsonschema:"The turn_id reported."`
+	Reason         string `json:"reason" jsonschema:"Why, e.g. \"owner lease expired\"."`
 }
 
 type roomIn struct {
-	RoomID string `json:"room_id" jsonschema:"The room_id from join_path or list_rooms."`
+	RoomID string `json:"room_id"`
 }
 
 type eventsIn struct {
-	RoomID string `json:"room_id" jsonschema:"The room_id from join_path or list_rooms."`
-	After  int64  `json:"after,omitempty" jsonschema:"Return events after this event_seq (the cursor of a previous page); default 0, the beginning."`
-	Limit  int    `json:"limit,omitempty" jsonschema:"At most this many events (default 50, at most 1000)."`
+	RoomID string `json:"room_id"`
+	After  int64  `json:"after,omitempty" jsonschema:"Events after this event_seq (a page's cursor)."`
+	Limit  int    `json:"limit,omitempty"`
+}
+
+func (eventsIn) refine(s *jsonschema.Schema, _ stick.Policy) {
+	between(s, "limit", 0, stick.MaxEventLimit, "Page size (default %d).", stick.DefaultEventLimit)
 }
 
 type closeIn struct {
-	RoomID     string `json:"room_id" jsonschema:"The room to close for good."`
-	Reason     string `json:"reason,omitempty" jsonschema:"Why the room closes."`
-	Conclusion string `json:"conclusion,omitempty" jsonschema:"Optional conclusion text (markdown) recorded with the close."`
+	RoomID     string `json:"room_id"`
+	Reason     string `json:"reason,omitempty" jsonschema:"Why."`
+	Conclusion string `json:"conclusion,omitempty" jsonschema:"The outcome, markdown; it goes into the document."`
 }
 
 type policyIn struct {
-	RoomID          string `json:"room_id" jsonschema:"The room whose timeouts to change."`
-	OwnerLeaseTTLMS *int64 `json:"owner_lease_ttl_ms,omitempty" jsonschema:"How long a holder may stay silent before takeover opens, in ms; 0 resets to the default (2700000)."`
-	ClaimTTLMS      *int64 `json:"claim_ttl_ms,omitempty" jsonschema:"How long a reserved recipient has to claim, in ms; 0 resets to the default (1200000)."`
-	HeartbeatMS     *int64 `json:"heartbeat_interval_ms,omitempty" jsonschema:"How often the holder heartbeats, in ms; must be shorter than the lease; 0 resets to the default (300000)."`
-	PresenceTTLMS   *int64 `json:"presence_ttl_ms,omitempty" jsonschema:"How long a member counts as active after its last call, in ms; 0 resets to the default (14400000)."`
-	WaitMaxWaitMS   *int64 `json:"wait_for_turn_max_wait_ms,omitempty" jsonschema:"Default block time of wait_for_turn, in ms, at most 600000; 0 resets to the default (30000)."`
+	RoomID          string `json:"room_id"`
+	OwnerLeaseTTLMS *int64 `json:"owner_lease_ttl_ms,omitempty"`
+	ClaimTTLMS      *int64 `json:"claim_ttl_ms,omitempty"`
+	HeartbeatMS     *int64 `json:"heartbeat_interval_ms,omitempty"`
+	PresenceTTLMS   *int64 `json:"presence_ttl_ms,omitempty"`
+	WaitMaxWaitMS   *int64 `json:"wait_for_turn_max_wait_ms,omitempty"`
+}
+
+func (policyIn) refine(s *jsonschema.Schema, d stick.Policy) {
+	ttl := stick.MaxTTL.Milliseconds()
+	between(s, "owner_lease_ttl_ms", 0, ttl, "Silence before takeover (default %d).", d.OwnerLeaseTTL.Milliseconds())
+	between(s, "claim_ttl_ms", 0, ttl, "Claim time of a reserved recipient (default %d).", d.ClaimTTL.Milliseconds())
+	between(s, "heartbeat_interval_ms", 0, ttl, "Heartbeat interval, below the lease (default %d).", d.HeartbeatInterval.Milliseconds())
+	between(s, "presence_ttl_ms", 0, ttl, "A member is active this long after a call (default %d).", d.PresenceTTL.Milliseconds())
+	between(s, "wait_for_turn_max_wait_ms", 0, stick.MaxWaitLimit.Milliseconds(), "Default max_wait_ms (default %d).", d.WaitMaxWait.Milliseconds())
 }
 
 type reorderIn struct {
-	RoomID   string   `json:"room_id" jsonschema:"The room whose member sequence to change."`
-	AgentIDs []string `json:"agent_ids" jsonschema:"Members in the order they should follow each other; unlisted members keep their order after these."`
+	RoomID   string   `json:"room_id"`
+	AgentIDs []string `json:"agent_ids" jsonschema:"Members in their new order."`
 }
 
 type noteIn struct {
-	RoomID          string          `json:"room_id" jsonschema:"The room to post in."`
-	Text            string          `json:"text" jsonschema:"The note. Any member may post; it never changes who holds the stick."`
-	MessageType     string          `json:"message_type,omitempty" jsonschema:"Optional kind of note, free text: note (the default), question, answer or decision."`
-	ReplyTo         int64           `json:"reply_to,omitempty" jsonschema:"Optional event_seq of an event of this room that this note answers."`
-	Metadata        json.RawMessage `json:"metadata,omitempty" jsonschema:"Optional JSON object for tools, stored with the note as its data."`
-	ClientMessageID string          `json:"client_message_id,omitempty" jsonschema:"Optional idempotency key: a retry with the same key returns the first note, flagged duplicate, instead of posting again."`
+	RoomID          string          `json:"room_id"`
+	Text            string          `json:"text"`
+	MessageType     string          `json:"message_type,omitempty"`
+	ReplyTo         int64           `json:"reply_to,omitempty" jsonschema:"The event_seq it answers."`
+	Metadata        json.RawMessage `json:"metadata,omitempty"`
+	ClientMessageID string          `json:"client_message_id,omitempty" jsonschema:"Idempotency key for retries."`
+}
+
+func (noteIn) refine(s *jsonschema.Schema, _ stick.Policy) { noteType(s.Properties["message_type"]) }
+
+// noteType describes a message_type property.
+func noteType(p *jsonschema.Schema) {
+	p.Pattern = oneOf(noteTypes()...)
+	p.Description = "Default " + string(stick.DefaultNoteType) + "; " + customNotePrefix + "<name> for a custom type."
 }
 
 type outNote struct {
-	Text            string          `json:"text" jsonschema:"The note."`
-	MessageType     string          `json:"message_type,omitempty" jsonschema:"Optional kind of note, free text: note (the default), question, answer or decision."`
-	ReplyTo         int64           `json:"reply_to,omitempty" jsonschema:"Optional event_seq of an event of this room that this note answers."`
-	Metadata        json.RawMessage `json:"metadata,omitempty" jsonschema:"Optional JSON object for tools, stored with the note as its data."`
-	ClientMessageID string          `json:"client_message_id,omitempty" jsonschema:"Optional idempotency key: a retry with the same key returns the first note, flagged duplicate."`
+	Text            string          `json:"text"`
+	MessageType     string          `json:"message_type,omitempty"`
+	ReplyTo         int64           `json:"reply_to,omitempty" jsonschema:"The event_seq it answers."`
+	Metadata        json.RawMessage `json:"metadata,omitempty"`
+	ClientMessageID string          `json:"client_message_id,omitempty" jsonschema:"Idempotency key for retries."`
 }
 
 func (n outNote) note() stick.Note {
@@ -107,14 +134,20 @@ func (n outNote) note() stick.Note {
 }
 
 type syncIn struct {
-	RoomID      string    `json:"room_id" jsonschema:"The room to sync with."`
-	Outbox      []outNote `json:"outbox,omitempty" jsonschema:"Optional notes to post first, in order."`
-	MaxItems    int       `json:"max_items,omitempty" jsonschema:"At most this many events back; default 50, at most 1000."`
-	IncludeSelf bool      `json:"include_self,omitempty" jsonschema:"Also return your own events. Default false."`
-	WaitSeconds int       `json:"wait_seconds,omitempty" jsonschema:"When nothing is new, wait up to this many seconds for the next event; default 0 (return at once), at most 600. Stay below your client's tool-call timeout."`
-	AutoAdvance *bool     `json:"auto_advance,omitempty" jsonschema:"Default true: the server-side cursor moves past what is returned. With false it moves only by ack_through."`
-	AckThrough  *int64    `json:"ack_through,omitempty" jsonschema:"With auto_advance false: the event_seq of the last event you processed."`
-	CursorReset bool      `json:"cursor_reset,omitempty" jsonschema:"Start again from the beginning of the log (replay everything). Default false."`
+	RoomID      string    `json:"room_id"`
+	Outbox      []outNote `json:"outbox,omitempty" jsonschema:"Notes to post first."`
+	MaxItems    int       `json:"max_items,omitempty"`
+	IncludeSelf bool      `json:"include_self,omitempty" jsonschema:"Also your own events."`
+	WaitSeconds int       `json:"wait_seconds,omitempty"`
+	AutoAdvance *bool     `json:"auto_advance,omitempty" jsonschema:"false: move the cursor only by ack_through."`
+	AckThrough  *int64    `json:"ack_through,omitempty" jsonschema:"The last event_seq you processed."`
+	CursorReset bool      `json:"cursor_reset,omitempty" jsonschema:"Replay from the start."`
+}
+
+func (syncIn) refine(s *jsonschema.Schema, _ stick.Policy) {
+	between(s, "max_items", 0, stick.MaxEventLimit, "Events at most (default %d).", stick.DefaultSyncItems)
+	between(s, "wait_seconds", 0, int64(stick.MaxWaitLimit/time.Second), "Wait this long for a new event (default 0).")
+	noteType(s.Properties["outbox"].Items.Properties["message_type"])
 }
 
 // maxMS is the largest millisecond value a time.Duration holds.
@@ -144,7 +177,7 @@ func (s *Server) register() error {
 	regs := []func() error{
 		func() error {
 			return addTool(s, &mcp.Tool{Name: "list_rooms", Title: "List rooms", Annotations: readOnly,
-				Description: "List the rooms of the workspace around a path (the ancestor chain up to the workspace root and rooms nested below it), with their state and holder. Call it before join_path to see what is going on."},
+				Description: "List the rooms around a path, with their state and holder."},
 				func(ctx context.Context, _ stick.Caller, _ *mcp.CallToolRequest, in listRoomsIn) (listRoomsOut, string, error) {
 					path := in.ContextPath
 					if path == "" {
@@ -157,17 +190,17 @@ func (s *Server) register() error {
 		},
 		func() error {
 			return addTool(s, &mcp.Tool{Name: "join_path", Title: "Join the room of a path", Annotations: &mcp.ToolAnnotations{IdempotentHint: true, DestructiveHint: hint(false), OpenWorldHint: hint(false)},
-				Description: "Join the coordination room for a workspace path (created at the workspace root if none exists) and learn your agent_id, the room_id, the room's policy (heartbeat_interval_ms), the handoff template and your reclaim_token. Keep the reclaim_token: after a restart (a new session or server process), join_path with it to be the same member again, with your place in the sequence and your sync cursor, then sync to catch up. Next: wait_for_turn."},
+				Description: "Join your workspace's room (made if none). Keep the reclaim_token: after a restart, join_path with it to be the same member again. Next: wait_for_turn."},
 				s.joinPath)
 		},
 		func() error {
 			return addTool(s, &mcp.Tool{Name: "wait_for_turn", Title: "Wait for your turn", Annotations: write,
-				Description: "Claim the stick if it is free or reserved for you, otherwise block until it is (up to max_wait_ms). Returns your_turn (with lease_id, turn_id and the previous holder's handoff: read it before working), not_yet (call again), takeover_available (the holder or recipient failed: consider takeover_stick) or closed. Never takes over by itself. While you hold the stick the server keeps your lease alive as long as you keep making calls."},
+				Description: "Claim the stick if free or reserved for you, else block up to max_wait_ms. status: your_turn (read the previous handoff first), not_yet (call again), takeover_available (see takeover_stick) or closed. While you hold the stick and keep making calls, the server keeps your lease alive."},
 				s.waitForTurn)
 		},
 		func() error {
 			return addTool(s, &mcp.Tool{Name: "heartbeat", Title: "Renew your lease", Annotations: &mcp.ToolAnnotations{IdempotentHint: true, DestructiveHint: hint(false), OpenWorldHint: hint(false)},
-				Description: "While you hold the stick, renew your lease about every heartbeat_interval_ms so nobody takes over; your other calls and the server renew it too. stale_lease or turn_mismatch means you no longer hold it: stop working and read get_room_state."},
+				Description: "While you hold the stick, renew your lease every heartbeat_interval_ms (your other calls and the server renew it too). stale_lease or turn_mismatch: you lost it; stop working, read get_room_state."},
 				func(ctx context.Context, c stick.Caller, _ *mcp.CallToolRequest, in leaseIn) (heartbeatOut, string, error) {
 					res, err := svc.Heartbeat(ctx, c, in.lease())
 					out := heartbeatOut{HeartbeatResult: res, NextStep: "keep working; heartbeat again " + until(time.Now(), res.NextHeartbeatAt) + "; release_stick with a handoff when done"}
@@ -176,7 +209,7 @@ func (s *Server) register() error {
 		},
 		func() error {
 			return addTool(s, &mcp.Tool{Name: "release_stick", Title: "Release the stick with a handoff", Annotations: write,
-				Description: "End your turn: hand the stick to the next active member in sequence with a truthful handoff (status, next_action, artifacts with paths and line ranges, open_questions, do_not). Then call wait_for_turn again."},
+				Description: "End your turn with a truthful handoff; the stick goes to the next active member. Then wait_for_turn again."},
 				func(ctx context.Context, c stick.Caller, _ *mcp.CallToolRequest, in releaseIn) (releaseOut, string, error) {
 					res, err := svc.Release(ctx, c, in.lease(), in.Handoff)
 					out := releaseOut{ReleaseResult: res, NextStep: nextAfterRelease(res)}
@@ -185,7 +218,7 @@ func (s *Server) register() error {
 		},
 		func() error {
 			return addTool(s, &mcp.Tool{Name: "pass_stick", Title: "Pass the stick to a member", Annotations: write,
-				Description: "End your turn and hand the stick to a specific active member (skipping the sequence), with the same handoff as release_stick. The sequence resumes after that member."},
+				Description: "End your turn like release_stick, but hand the stick to to_agent_id, an active member."},
 				func(ctx context.Context, c stick.Caller, _ *mcp.CallToolRequest, in passIn) (releaseOut, string, error) {
 					res, err := svc.Pass(ctx, c, in.lease(), in.ToAgentID, in.Handoff)
 					out := releaseOut{ReleaseResult: res, NextStep: nextAfterRelease(res)}
@@ -194,7 +227,7 @@ func (s *Server) register() error {
 		},
 		func() error {
 			return addTool(s, &mcp.Tool{Name: "takeover_stick", Title: "Take over a failed turn", Annotations: write,
-				Description: "Take the stick when wait_for_turn or get_room_state reported takeover_available (a holder or recipient timed out or its process died). Give a reason. Afterwards read get_room_events to recover the context the failed holder had."},
+				Description: "After takeover_available (a holder or recipient failed): take the stick, with a reason. Then read get_room_events for context."},
 				func(ctx context.Context, c stick.Caller, _ *mcp.CallToolRequest, in takeoverIn) (takeoverOut, string, error) {
 					res, err := svc.Takeover(ctx, c, in.RoomID, in.ExpectedTurnID, in.Reason)
 					out := takeoverOut{TakeoverResult: res, AgentID: c.AgentID, now: time.Now(),
@@ -204,7 +237,7 @@ func (s *Server) register() error {
 		},
 		func() error {
 			return addTool(s, &mcp.Tool{Name: "get_room_state", Title: "Read a room's state", Annotations: readOnly,
-				Description: "Read who holds the stick, for whom it is reserved, the turn, the derived state (idle, owned, reserved, stale_owner, owner_gone, recipient_gone, dormant, closed), the members with their activity, and the pending handoff."},
+				Description: "Read the room: holder, reserved recipient, turn, state, members and the pending handoff."},
 				func(ctx context.Context, _ stick.Caller, _ *mcp.CallToolRequest, in roomIn) (stick.RoomStatus, string, error) {
 					res, err := svc.RoomState(ctx, in.RoomID)
 					return res, textState(res), err
@@ -212,7 +245,7 @@ func (s *Server) register() error {
 		},
 		func() error {
 			return addTool(s, &mcp.Tool{Name: "get_room_events", Title: "Read a room's event log", Annotations: readOnly,
-				Description: "Read the room's append-only log (joins, claims, releases and passes with their handoffs, takeovers, notes, ...), oldest first, after a cursor. Use it to recover context after a takeover."},
+				Description: "Read the room's log (claims, handoffs, takeovers, notes, ...), oldest first, after a cursor."},
 				func(ctx context.Context, _ stick.Caller, _ *mcp.CallToolRequest, in eventsIn) (stick.EventPage, string, error) {
 					res, err := svc.RoomEvents(ctx, in.RoomID, in.After, in.Limit)
 					return res, textEvents(res), err
@@ -220,7 +253,7 @@ func (s *Server) register() error {
 		},
 		func() error {
 			return addTool(s, &mcp.Tool{Name: "leave_path", Title: "Leave a room", Annotations: write,
-				Description: "Leave the room's member sequence. Release or pass the stick first if you hold it."},
+				Description: "Leave the room's member sequence. Release or pass the stick first."},
 				func(ctx context.Context, c stick.Caller, _ *mcp.CallToolRequest, in roomIn) (leaveOut, string, error) {
 					err := svc.Leave(ctx, c, in.RoomID)
 					if err == nil {
@@ -232,7 +265,7 @@ func (s *Server) register() error {
 		},
 		func() error {
 			return addTool(s, &mcp.Tool{Name: "close_room", Title: "Close a room", Annotations: &mcp.ToolAnnotations{DestructiveHint: hint(true), OpenWorldHint: hint(false)},
-				Description: "Close the room for good: no more turns, waiters get closed, the log and the document stay readable. Only when the work of the room is finished. A conclusion is also written into the room document's Conclusion section. Closing again revises the conclusion."},
+				Description: "Close the room for good when its work is done; its log and document stay readable."},
 				func(ctx context.Context, c stick.Caller, _ *mcp.CallToolRequest, in closeIn) (stick.CloseResult, string, error) {
 					res, err := svc.Close(ctx, c, in.RoomID, in.Reason, in.Conclusion)
 					return res, textClose(res), err
@@ -240,7 +273,7 @@ func (s *Server) register() error {
 		},
 		func() error {
 			return addTool(s, &mcp.Tool{Name: "set_room_policy", Title: "Change a room's timeouts", Annotations: write,
-				Description: "Change the room's timeouts (only the fields you give) and return the effective policy. Rejects nonsense such as a heartbeat not shorter than the lease."},
+				Description: "Change the room's timeouts in ms (only those given; 0 resets one to the default). Only when asked."},
 				func(ctx context.Context, c stick.Caller, _ *mcp.CallToolRequest, in policyIn) (policyOut, string, error) {
 					var u stick.PolicyUpdate
 					for _, f := range []struct {
@@ -267,7 +300,7 @@ func (s *Server) register() error {
 		},
 		func() error {
 			return addTool(s, &mcp.Tool{Name: "reorder_members", Title: "Reorder the member sequence", Annotations: write,
-				Description: "Change the order in which release_stick hands the stick on: the listed members first, in order, then the others."},
+				Description: "Set the order release_stick follows: these members first, then the others. Only when asked."},
 				func(ctx context.Context, c stick.Caller, _ *mcp.CallToolRequest, in reorderIn) (membersOut, string, error) {
 					ms, err := svc.ReorderMembers(ctx, c, in.RoomID, in.AgentIDs)
 					out := membersOut{RoomID: in.RoomID, Members: ms}
@@ -276,7 +309,7 @@ func (s *Server) register() error {
 		},
 		func() error {
 			return addTool(s, &mcp.Tool{Name: "sync", Title: "Catch up with the room's log, and post", Annotations: write,
-				Description: "Post the outbox's notes, then get every event of the room you have not been given yet (claims, handoffs, takeovers, notes, ...), oldest first, from a cursor the server keeps for you: after a restart or a long task, sync until has_more is false to catch up. Optionally wait for the next event. Refreshes your presence."},
+				Description: "Post the outbox, then get the events not yet given to you, oldest first; repeat until has_more is false to catch up. Can wait for a new event."},
 				func(ctx context.Context, c stick.Caller, _ *mcp.CallToolRequest, in syncIn) (stick.SyncResult, string, error) {
 					if in.WaitSeconds < 0 || in.WaitSeconds > int(stick.MaxWaitLimit/time.Second) {
 						return stick.SyncResult{}, "", stick.Errorf(stick.CodeInvalidArgument, "wait_seconds must be 0 to %d, got %d",
@@ -293,7 +326,7 @@ func (s *Server) register() error {
 		},
 		func() error {
 			return addTool(s, &mcp.Tool{Name: "append_note", Title: "Post a note to the room", Annotations: write,
-				Description: "Post a note to the room's log without holding the stick (progress, a warning, a question, an answer, a decision). It never changes who holds the stick. Give client_message_id to make a retried send safe."},
+				Description: "Post a note (progress, warning, question, answer, decision), with or without the stick."},
 				func(ctx context.Context, c stick.Caller, _ *mcp.CallToolRequest, in noteIn) (noteOut, string, error) {
 					res, err := svc.Post(ctx, c, in.RoomID, outNote{Text: in.Text, MessageType: in.MessageType, ReplyTo: in.ReplyTo,
 						Metadata: in.Metadata, ClientMessageID: in.ClientMessageID}.note())
@@ -307,27 +340,27 @@ func (s *Server) register() error {
 		},
 		func() error {
 			return addTool(s, &mcp.Tool{Name: "read_room_doc", Title: "Read the room's document", Annotations: readOnly,
-				Description: "Read the room's shared markdown document, where members keep what outlives a turn (plan, decisions, findings, the conclusion): its content and version (0 while nobody has written it), who wrote it, when and how. No membership needed; closed rooms stay readable. To catch up after a restart or a long task: sync until has_more is false, then read_room_doc. Before rewriting the document, read it and pass its version to update_room_doc. Give version to read an older one (see room_doc_history)."},
+				Description: "Read the room's markdown document (plan, decisions, findings) and its version."},
 				s.readRoomDoc)
 		},
 		func() error {
 			return addTool(s, &mcp.Tool{Name: "update_room_doc", Title: "Rewrite the room's document", Annotations: write,
-				Description: "Replace the room's whole document with content (markdown), if it is still at expected_version: the version you read with read_room_doc just before (0 for a document never written). Any member may write, with or without the stick. On version_conflict someone wrote in between (details.current_version): read_room_doc again, merge your change into the new content, and retry with the new version. To add a decision or finding, append_room_doc is simpler and never conflicts."},
+				Description: "Replace the whole document if still at expected_version; on version_conflict read, merge, retry. append_room_doc adds without conflicts."},
 				s.updateRoomDoc)
 		},
 		func() error {
 			return addTool(s, &mcp.Tool{Name: "append_room_doc", Title: "Add to the room's document", Annotations: write,
-				Description: "Add text (markdown) to the end of the room's document, or to the end of a section (\"## section\", made at the end if missing), without reading it first: concurrent appends never conflict. Record a decision with section \"Decisions\"; any member may append, with or without the stick."},
+				Description: "Add markdown to the end of the document or of a section; never conflicts."},
 				s.appendRoomDoc)
 		},
 		func() error {
 			return addTool(s, &mcp.Tool{Name: "room_doc_history", Title: "List the document's versions", Annotations: readOnly,
-				Description: "List every version of the room's document, oldest first: version, author, op (update, append or conclusion), size, time and the event_seq that recorded it. Read one with read_room_doc(room_id, version)."},
+				Description: "List the document's versions, oldest first."},
 				s.roomDocHistory)
 		},
 		func() error {
 			return addTool(s, &mcp.Tool{Name: "search_events", Title: "Search the rooms' logs and documents", Annotations: readOnly,
-				Description: "Full-text search, best match first, over notes, handoffs (status, next_action, open questions), close reasons and conclusions, and the paragraphs of the rooms' current documents, in every room unless room_id is given. No membership needed. Use it to find an earlier decision, finding or handoff (who did what, and where) before asking or redoing work. Snippets mark matches with **."},
+				Description: "Full-text search, best first, over notes, handoffs and documents of all rooms (or room_id's): find earlier work before redoing it."},
 				s.searchEvents)
 		},
 	}

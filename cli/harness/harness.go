@@ -48,8 +48,25 @@ type registrar interface {
 type Options struct {
 	// Command is the stick executable; the harness runs "<Command> mcp".
 	Command string
+	// Tools is the tool set the registered server offers, passed as
+	// "--tools=<Tools>"; "" registers plain "<Command> mcp" (every tool).
+	Tools string
 	// DryRun reports what would change and changes nothing.
 	DryRun bool
+}
+
+// flags are the flags of the registered "mcp" command: the tool set when
+// one is chosen.
+func (o Options) flags() []string {
+	if o.Tools == "" {
+		return nil
+	}
+	return []string{"--tools=" + o.Tools}
+}
+
+// cmdline is the command line the harness runs: Command, "mcp" and flags.
+func (o Options) cmdline() []string {
+	return append([]string{o.Command, "mcp"}, o.flags()...)
 }
 
 // table lists the supported harnesses in the order --all handles them.
@@ -59,8 +76,8 @@ var table = []*Harness{
 		skillsDir: homeDir(".claude", "skills"),
 		mcp: &cliRegistrar{
 			lookup: claudeLookup,
-			add: func(command string) []string {
-				return []string{"mcp", "add", "--scope", "user", ServerName, "--", command, "mcp"}
+			add: func(cmdline []string) []string {
+				return append([]string{"mcp", "add", "--scope", "user", ServerName, "--"}, cmdline...)
 			},
 			remove: []string{"mcp", "remove", "--scope", "user", ServerName},
 		},
@@ -70,8 +87,8 @@ var table = []*Harness{
 		skillsDir: homeDir(".agents", "skills"),
 		mcp: &cliRegistrar{
 			lookup: codexLookup,
-			add: func(command string) []string {
-				return []string{"mcp", "add", ServerName, "--", command, "mcp"}
+			add: func(cmdline []string) []string {
+				return append([]string{"mcp", "add", ServerName, "--"}, cmdline...)
 			},
 			remove: []string{"mcp", "remove", ServerName},
 		},
@@ -81,8 +98,8 @@ var table = []*Harness{
 		skillsDir: geminiDir("skills"),
 		mcp: &cliRegistrar{
 			lookup: geminiLookup,
-			add: func(command string) []string {
-				return []string{"mcp", "add", "--scope", "user", ServerName, command, "mcp"}
+			add: func(cmdline []string) []string {
+				return append([]string{"mcp", "add", "--scope", "user", ServerName}, cmdline...)
 			},
 			remove: []string{"mcp", "remove", "--scope", "user", ServerName},
 		},
@@ -142,7 +159,8 @@ func (h *Harness) Detect() (bin string, ok bool, why string) {
 	return "", false, why + ", no " + dir
 }
 
-// Install registers "<opts.Command> mcp" as the MCP server "stick" with the
+// Install registers "<opts.Command> mcp" (with --tools=<opts.Tools> when
+// set) as the MCP server "stick" with the
 // harness, if the harness is detected. Registering again with the same
 // command changes nothing; a registration with another command is replaced.
 func (h *Harness) Install(ctx context.Context, opts Options) Result {

@@ -24,15 +24,15 @@ type cliRegistrar struct {
 	// lookup returns the registered command line (command and arguments) of
 	// the server named stick, and whether there is one.
 	lookup func(ctx context.Context, bin string) (cmdline []string, found bool, err error)
-	// add returns the arguments (after the binary) that register command.
-	add func(command string) []string
+	// add returns the arguments (after the binary) that register cmdline.
+	add func(cmdline []string) []string
 	// remove is the arguments (after the binary) that unregister the server.
 	remove []string
 }
 
 func (c *cliRegistrar) install(ctx context.Context, h *Harness, bin string, opts Options) Result {
 	res := Result{Harness: h.Name}
-	want := []string{opts.Command, "mcp"}
+	want := opts.cmdline()
 	current, found, err := c.lookup(ctx, bin)
 	if err != nil {
 		return failed(res, err)
@@ -46,7 +46,7 @@ func (c *cliRegistrar) install(ctx context.Context, h *Harness, bin string, opts
 		res.Status, res.Previous = StatusReplaced, ShellJoin(current)
 		res.Commands = append(res.Commands, c.remove)
 	}
-	res.Commands = append(res.Commands, c.add(opts.Command))
+	res.Commands = append(res.Commands, c.add(want))
 	if opts.DryRun {
 		res.Status = dryRunOf(res.Status)
 	} else if err := runAll(ctx, bin, res.Commands); err != nil {

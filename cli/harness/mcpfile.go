@@ -35,8 +35,8 @@ const openCodeNewFile = "{\n  \"$schema\": \"https://opencode.ai/config.json\"\n
 type openCodeRegistrar struct{}
 
 // openCodeEntry is the server entry: its fields stick owns, in order.
-func openCodeEntry(command string) fields {
-	return fields{{"type", "local"}, {"command", []string{command, "mcp"}}, {"enabled", true}}
+func openCodeEntry(cmdline []string) fields {
+	return fields{{"type", "local"}, {"command", cmdline}, {"enabled", true}}
 }
 
 // configFile is one configuration file: its path and bytes; new when it does
@@ -69,7 +69,7 @@ func openCodeConfigs() ([]configFile, string, error) {
 }
 
 func (openCodeRegistrar) install(_ context.Context, h *Harness, _ string, opts Options) Result {
-	res := Result{Harness: h.Name, Detail: ShellJoin([]string{opts.Command, "mcp"})}
+	res := Result{Harness: h.Name, Detail: ShellJoin(opts.cmdline())}
 	files, dir, err := openCodeConfigs()
 	if err != nil {
 		return failed(res, err)
@@ -87,7 +87,7 @@ func (openCodeRegistrar) install(_ context.Context, h *Harness, _ string, opts O
 		}
 	}
 	res.Path = target.path
-	out, previous, err := openCodeAdd(target.src, opts.Command)
+	out, previous, err := openCodeAdd(target.src, opts.Command, opts.flags()...)
 	if err != nil {
 		return failed(res, fmt.Errorf("cannot add the stick server to %s: %v", target.path, err))
 	}
@@ -152,13 +152,13 @@ type openCodeServer struct {
 // It returns nil when the entry is already as it would be written, and the
 // command line of the entry it changed, if there was one. Only the fields
 // stick owns are written: other keys of an existing entry (environment,
-// timeout) stay.
-func openCodeAdd(src []byte, command string) (out []byte, previous []string, err error) {
+// timeout) stay. The entry runs "<command> mcp <flags>".
+func openCodeAdd(src []byte, command string, flags ...string) (out []byte, previous []string, err error) {
 	raw, found, err := getJSON(src, "mcp", ServerName)
 	if err != nil {
 		return nil, nil, err
 	}
-	want := openCodeEntry(command)
+	want := openCodeEntry(append([]string{command, "mcp"}, flags...))
 	if !found {
 		out, err := setJSON(src, want, "mcp", ServerName)
 		return out, nil, err
