@@ -208,19 +208,36 @@ func resultLine(p *printer, r harness.Result) string {
 	return line
 }
 
-// failures turns failed results into one error, after every harness was tried.
+// failures turns failed results into one harness_error, after every harness
+// was tried: the error (of the only failure) and what to do about each.
 func failures(op string, results []harness.Result) error {
+	var failed []harness.Result
 	var names []string
 	for _, r := range results {
 		if r.Failed() {
+			failed = append(failed, r)
 			names = append(names, r.Harness)
 		}
 	}
-	if len(names) == 0 {
+	if len(failed) == 0 {
 		return nil
 	}
-	return stick.Errorf(stick.CodeInternal, "%s failed for %s", op, strings.Join(names, ", ")).
-		WithHint("the lines above say why; fix that and run 'stick %s %s' again (repeating it is safe)", op, strings.Join(names, " "))
+	again := fmt.Sprintf("run 'stick %s %s' again (repeating it is safe)", op, strings.Join(names, " "))
+	if len(failed) == 1 && failed[0].Fix != "" {
+		return stick.Errorf(stick.CodeHarness, "%s failed for %s: %s", op, names[0], failed[0].Error).With("harness", names[0]).
+			WithHint("%s; then %s", failed[0].Fix, again)
+	}
+	var fixes []string
+	for _, r := range failed {
+		if r.Fix != "" {
+			fixes = append(fixes, r.Harness+": "+r.Fix)
+		}
+	}
+	if len(fixes) == 0 {
+		fixes = []string{"the lines above say why; fix that"}
+	}
+	return stick.Errorf(stick.CodeHarness, "%s failed for %s", op, strings.Join(names, ", ")).With("harness", strings.Join(names, ",")).
+		WithHint("%s; then %s", strings.Join(fixes, "; "), again)
 }
 
 // notDetected explains an install that found nothing to install into: a
