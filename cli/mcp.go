@@ -20,7 +20,7 @@ A harness (Claude Code, Codex, Gemini CLI, OpenCode, ...) starts one 'stick mcp'
 per session; all of them share one database. The agent's identity is derived from
 the harness's client name and process, and the member is seen as gone when the
 harness process exits.`,
-		Example: "  claude mcp add stick -- stick mcp\n  codex mcp add stick -- stick mcp",
+		Example: mcpRegistrations,
 		Args:    cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
 			svc, closeSvc, err := openService()
@@ -40,6 +40,14 @@ harness process exits.`,
 		},
 	}
 }
+
+// mcpRegistrations is how each harness registers 'stick mcp' by hand, the
+// same lines the README gives ('stick install' runs them for you).
+const mcpRegistrations = `  stick install --all                                  # or by hand, one per harness:
+  claude mcp add --scope user stick -- stick mcp       # Claude Code
+  codex mcp add stick -- stick mcp                     # Codex
+  gemini mcp add --scope user stick stick mcp          # Gemini CLI
+  stick install opencode                               # OpenCode (merges into ~/.config/opencode/opencode.json)`
 
 // harnessProcess identifies the harness that started this server: its
 // parent. When the parent cannot be read, or is init (the harness is already
