@@ -188,19 +188,6 @@ func groupCommands(root *cobra.Command) {
 	}
 }
 
-func newVersion(version string) *cobra.Command {
-	return &cobra.Command{
-		Use:     "version",
-		Short:   "Print the version",
-		Example: "  stick version\n  stick --version",
-		Args:    cobra.NoArgs,
-		RunE: func(cmd *cobra.Command, _ []string) error {
-			fmt.Fprintln(cmd.OutOrStdout(), "stick", version)
-			return nil
-		},
-	}
-}
-
 func newWhere() *cobra.Command {
 	return &cobra.Command{
 		Use:     "where",
