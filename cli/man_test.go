@@ -45,7 +45,7 @@ func TestManPages(t *testing.T) {
 	}
 	mustNotExist(t, filepath.Join(dir, "stick-guardian.1"))
 	prune := readFile(t, filepath.Join(dir, "stick-rooms-prune.1"))
-	if !strings.Contains(prune, `\-\-idle`) || !strings.Contains(prune, "stick rooms prune \\-\\-yes") {
+	if !strings.Contains(prune, `\fB--idle\fP=720h0m0s`) || !strings.Contains(prune, "  stick rooms prune --yes\n") {
 		t.Fatalf("stick-rooms-prune.1 lacks its flags or examples:\n%s", prune)
 	}
 
