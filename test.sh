@@ -3,8 +3,8 @@
 # through the Go module proxy), the race-enabled test suite, and a short pass
 # of every fuzz target over its committed corpus plus fresh inputs, and the
 # chaos soak (60 s, 12 processes, a fixed seed; CHAOS_* to change them).
-# It says how long each stage took and the total, and warns loudly about
-# what it cannot test on this machine.
+# It says how long each stage took and the total, lists every skipped test
+# with its reason, and warns loudly about what it cannot test on this machine.
 set -euo pipefail
 cd "$(dirname "$0")"
 
@@ -86,7 +86,9 @@ stage "staticcheck $STATICCHECK_VERSION"
 go run "honnef.co/go/tools/cmd/staticcheck@$STATICCHECK_VERSION" ./...
 
 stage "go test -race"
-go test -race -count=1 ./...
+# The report prints each package's result, the output of what failed, and
+# every skipped test with its reason at the end: no test skips quietly.
+go test -race -count=1 -json ./... | go run ./internal/testreport
 
 stage "chaos soak ($CHAOS_DURATION, $CHAOS_PROCS processes, seed $CHAOS_SEED)"
 go run ./cmd/stickbench chaos --duration "$CHAOS_DURATION" --procs "$CHAOS_PROCS" --seed "$CHAOS_SEED"

@@ -29,7 +29,7 @@ func runTestSh(t *testing.T, shells []string, env ...string) (string, int) {
 		}
 	}
 	fakes := map[string]string{
-		"go":    "#!/bin/sh\n[ \"$FAKE_GO_FAIL\" = \"$1 $2\" ] && { echo \"go $1 $2: failed\"; exit 1; }\nexit 0\n",
+		"go":    "#!/bin/sh\necho \"go $*\" >>\"$FAKE_GO_LOG\"\n[ \"$FAKE_GO_FAIL\" = \"$1 $2\" ] && { echo \"go $1 $2: failed\"; exit 1; }\nexit 0\n",
 		"gofmt": "#!/bin/sh\nexit 0\n",
 	}
 	for _, sh := range shells {
@@ -41,13 +41,19 @@ func runTestSh(t *testing.T, shells []string, env ...string) (string, int) {
 		}
 	}
 	cmd := exec.Command(bash, "./test.sh")
-	cmd.Env = append([]string{"PATH=" + bin, "HOME=" + t.TempDir()}, env...)
+	cmd.Env = append([]string{"PATH=" + bin, "HOME=" + t.TempDir(), "FAKE_GO_LOG=" + filepath.Join(bin, "go.log")}, env...)
 	out, err := cmd.CombinedOutput()
 	code := 0
 	if ee, ok := err.(*exec.ExitError); ok {
 		code = ee.ExitCode()
 	} else if err != nil {
 		t.Fatal(err)
+	}
+	if calls, err := os.ReadFile(filepath.Join(bin, "go.log")); err == nil && code == 0 {
+		// The tests run through the report that lists every skipped test.
+		if !strings.Contains(string(calls), "go test -race -count=1 -json ./...\n") || !strings.Contains(string(calls), "go run ./internal/testreport\n") {
+			t.Fatalf("test.sh does not run the tests through ./internal/testreport:\n%s", calls)
+		}
 	}
 	return string(out), code
 }
