@@ -64,7 +64,8 @@ func newUninstall() *cobra.Command {
 installed on this machine (--all): with 'claude mcp remove --scope user stick',
 'codex mcp remove stick' and 'gemini mcp remove --scope user stick', and for
 OpenCode by deleting the "stick" entry (and an "mcp" object it leaves empty)
-from its config file, keeping every other byte.`,
+from its config file, keeping every other byte; an opencode.json that install
+created from nothing is removed, with the directory install made for it.`,
 		example: "  stick uninstall --all\n  stick uninstall opencode --dry-run",
 		do: func(ctx context.Context, h *harness.Harness, opts harness.Options) harness.Result {
 			return h.Uninstall(ctx, opts)
@@ -98,9 +99,11 @@ func newUninstallSkill() *cobra.Command {
 	return harnessCommand(harnessOp{
 		use:   "uninstall-skill [claude-code|codex|gemini|opencode ...] [--all]",
 		short: "Remove the stick skill from your coding-agent harnesses",
-		long: `Remove the skill "stick" (<skills dir>/stick/SKILL.md, and the stick folder when
-nothing else is in it) from each named harness, or from every harness installed
-on this machine (--all).`,
+		long: `Remove the skill "stick" (<skills dir>/stick/SKILL.md) from each named harness,
+or from every harness installed on this machine (--all), and the folders install
+made for it once they are empty: the stick folder, the skills folder and, for
+Codex, ~/.agents. A folder with anything else in it stays, and so does the
+harness's own directory.`,
 		example: "  stick uninstall-skill --all\n  stick uninstall-skill codex gemini",
 		do: func(_ context.Context, h *harness.Harness, opts harness.Options) harness.Result {
 			return h.UninstallSkill(opts.DryRun)
