@@ -3,6 +3,8 @@
 # through the Go module proxy), the race-enabled test suite, and a short pass
 # of every fuzz target over its committed corpus plus fresh inputs, and the
 # chaos soak (60 s, 12 processes, a fixed seed; CHAOS_* to change them).
+# It says how long each stage took and the total, lists every skipped test
+# with its reason, and warns loudly about what it cannot test on this machine.
 set -euo pipefail
 cd "$(dirname "$0")"
 
@@ -12,25 +14,86 @@ CHAOS_DURATION=${CHAOS_DURATION:-60s}
 CHAOS_PROCS=${CHAOS_PROCS:-12}
 CHAOS_SEED=${CHAOS_SEED:-1}
 
-echo "== gofmt"
+started=$(date +%s)
+stage_name=""
+stage_started=$started
+timings=()
+warnings=()
+
+# stage NAME ends the running stage (printing its time) and starts NAME;
+# stage "" only ends the running one.
+stage() {
+	local now
+	now=$(date +%s)
+	if [ -n "$stage_name" ]; then
+		timings+=("$(printf '  %-44s %5ss' "$stage_name" $((now - stage_started)))")
+		echo "   ($stage_name: $((now - stage_started))s)"
+	fi
+	stage_name=$1
+	stage_started=$now
+	if [ -n "$stage_name" ]; then
+		echo "== $stage_name"
+	fi
+}
+
+warn() {
+	warnings+=("$1")
+	echo "WARNING: $1"
+}
+
+summary() {
+	local status=$? now
+	now=$(date +%s)
+	if [ "$status" -ne 0 ] && [ -n "$stage_name" ]; then
+		echo "test.sh: FAILED in stage '$stage_name' after $((now - started))s"
+	else
+		stage ""
+		echo "== time"
+		printf "%s\n" ${timings[@]+"${timings[@]}"}
+		printf '  %-44s %5ss\n' "total" $((now - started))
+	fi
+	for w in ${warnings[@]+"${warnings[@]}"}; do
+		echo "WARNING: $w"
+	done
+}
+trap summary EXIT
+
+# The prompt tests run their snippets in bash, zsh and fish; a shell that is
+# not installed is skipped (STICK_REQUIRE_SHELLS=1, as .ci/run sets, makes it
+# a failure instead). Say so before the tests run and again at the end.
+missing_shells=""
+for sh in zsh fish; do
+	command -v "$sh" >/dev/null 2>&1 || missing_shells="$missing_shells $sh"
+done
+if [ -n "$missing_shells" ]; then
+	if [ -n "${STICK_REQUIRE_SHELLS:-}" ]; then
+		warn "not installed:$missing_shells; STICK_REQUIRE_SHELLS is set, so TestPromptSnippetsInRealShells will fail"
+	else
+		warn "not installed:$missing_shells; TestPromptSnippetsInRealShells SKIPS the prompt snippets for them. Install them (apt-get install zsh fish) or run .ci/run, which does."
+	fi
+fi
+
+stage "gofmt"
 unformatted=$(gofmt -l .)
 if [ -n "$unformatted" ]; then
 	echo "not gofmt-formatted:"; echo "$unformatted"; exit 1
 fi
 
-echo "== go vet"
+stage "go vet"
 go vet ./...
 
-echo "== staticcheck $STATICCHECK_VERSION"
+stage "staticcheck $STATICCHECK_VERSION"
 go run "honnef.co/go/tools/cmd/staticcheck@$STATICCHECK_VERSION" ./...
 
-echo "== go test -race"
-go test -race -count=1 ./...
+stage "go test -race"
+# The report prints each package's result, the output of what failed, and
+# every skipped test with its reason at the end: no test skips quietly.
+go test -race -count=1 -json ./... | go run ./internal/testreport
 
-echo "== chaos soak ($CHAOS_DURATION, $CHAOS_PROCS processes, seed $CHAOS_SEED)"
+stage "chaos soak ($CHAOS_DURATION, $CHAOS_PROCS processes, seed $CHAOS_SEED)"
 go run ./cmd/stickbench chaos --duration "$CHAOS_DURATION" --procs "$CHAOS_PROCS" --seed "$CHAOS_SEED"
 
-echo "== fuzz ($FUZZTIME each)"
+stage "fuzz ($FUZZTIME each)"
 go test -run '^$' -fuzz '^FuzzHandoffValidate$' -fuzztime "$FUZZTIME" ./stick
 go test -run '^$' -fuzz '^FuzzCanonical$' -fuzztime "$FUZZTIME" ./workspace
 go test -run '^$' -fuzz '^FuzzAncestors$' -fuzztime "$FUZZTIME" ./workspace

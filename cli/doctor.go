@@ -8,6 +8,7 @@ import (
 	"os"
 	"os/exec"
 	"strings"
+	"time"
 
 	"github.com/spf13/cobra"
 	skill "github.com/stickhq/stick"
@@ -18,11 +19,18 @@ import (
 	"github.com/stickhq/stick/store"
 )
 
-// Outcomes of one doctor check.
+// Outcomes of one doctor check, as --json shows them.
 const (
-	checkOK   = "ok"
-	checkFix  = "fix"
-	checkNote = "--"
+	// checkOK: fine, nothing to do.
+	checkOK = "ok"
+	// checkWarn: works, but something deserves attention (a room waiting
+	// for a takeover, abandoned rooms, an outdated skill); the fix says what.
+	checkWarn = "warn"
+	// checkFail: stick cannot work as it should until the fix is applied;
+	// doctor exits 1.
+	checkFail = "fail"
+	// checkSkip: the check does not apply here (a harness not installed).
+	checkSkip = "skip"
 )
 
 // check is one line of 'stick doctor': what was looked at, how it is, and
@@ -44,8 +52,13 @@ what to run to fix it: the data directory and its filesystem, the database's
 schema and integrity, rooms whose holder failed, the holder processes of this
 machine, stick on PATH, and which harnesses have stick registered (and its
 skill installed). It changes nothing, except that it drops the records of
-holder processes that are gone. Exit status 1 when something needs a fix.`,
-		Example: "  stick doctor\n  stick doctor --json | jq '.[] | select(.status == \"fix\")'",
+holder processes that are gone.
+
+Each check is ok, warn (works, but deserves attention: a room waiting for a
+takeover, abandoned rooms, an outdated skill), fail (needs the fix shown) or
+skip (does not apply here, such as a harness that is not installed). Exit
+status 1 when a check fails; warnings do not change it.`,
+		Example: "  stick doctor\n  stick doctor --json | jq '.[] | select(.status != \"ok\")'",
 		Args:    cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
 			checks := diagnose(cmd.Context())
@@ -56,21 +69,25 @@ holder processes that are gone. Exit status 1 when something needs a fix.`,
 				}
 			} else {
 				for _, c := range checks {
-					status := fmt.Sprintf("%-3s", c.Status)
+					status := fmt.Sprintf("%-4s", c.Status)
 					switch c.Status {
 					case checkOK:
 						status = p.green(status)
-					case checkFix:
+					case checkWarn:
+						status = p.yellow(status)
+					case checkFail:
 						status = p.red(status)
+					case checkSkip:
+						status = p.dim(status)
 					}
 					fmt.Fprintf(p.w, "%s  %-12s %s\n", status, c.Name, c.Message)
 					if c.Fix != "" {
-						fmt.Fprintf(p.w, "     %-12s → %s\n", "", c.Fix)
+						fmt.Fprintf(p.w, "      %-12s → %s\n", "", c.Fix)
 					}
 				}
 			}
 			for _, c := range checks {
-				if c.Status == checkFix {
+				if c.Status == checkFail {
 					return exitCode(1)
 				}
 			}
@@ -88,21 +105,21 @@ func diagnose(ctx context.Context) []check {
 
 	dir, err := store.DataDir()
 	if err != nil {
-		add("data dir", checkFix, err.Error(), "set "+store.DataDirEnv+" to a local directory")
+		add("data dir", checkFail, err.Error(), "set "+store.DataDirEnv+" to a local directory")
 		return out
 	}
 	switch fi, err := os.Stat(dir); {
 	case errors.Is(err, fs.ErrNotExist):
-		add("data dir", checkNote, dir+" does not exist yet", "")
+		add("data dir", checkOK, dir+" does not exist yet; the first command that writes creates it", "")
 	case err != nil:
-		add("data dir", checkFix, err.Error(), "make it readable, or set "+store.DataDirEnv+" to another directory")
+		add("data dir", checkFail, err.Error(), "make it readable, or set "+store.DataDirEnv+" to another directory")
 	case !fi.IsDir():
-		add("data dir", checkFix, dir+" is not a directory", "move it aside, or set "+store.DataDirEnv+" to a directory")
+		add("data dir", checkFail, dir+" is not a directory", "move it aside, or set "+store.DataDirEnv+" to a directory")
 	default:
 		if err := store.CheckLocalFS(dir); err != nil {
-			add("data dir", checkFix, err.Error(), "set "+store.DataDirEnv+" to a directory on a local disk")
+			add("data dir", checkFail, err.Error(), "set "+store.DataDirEnv+" to a directory on a local disk")
 		} else if err := writable(dir); err != nil {
-			add("data dir", checkFix, dir+" is not writable: "+err.Error(), "make it writable, or set "+store.DataDirEnv+" to another directory")
+			add("data dir", checkFail, dir+" is not writable: "+err.Error(), "make it writable, or set "+store.DataDirEnv+" to another directory")
 		} else {
 			add("data dir", checkOK, dir+" (local filesystem, writable)", "")
 		}
@@ -127,7 +144,7 @@ func writable(dir string) error {
 func databaseChecks(ctx context.Context, dir string) []check {
 	r, err := store.OpenReader(dir)
 	if errors.Is(err, store.ErrNoDatabase) {
-		return []check{{"database", checkNote, "no database yet; the first 'stick join' (or agent) creates it", ""}}
+		return []check{{"database", checkOK, "no database yet; the first 'stick join' (or agent) creates it", ""}}
 	}
 	if err != nil {
 		return []check{failedCheck("database", err)}
@@ -139,9 +156,9 @@ func databaseChecks(ctx context.Context, dir string) []check {
 	case err != nil:
 		return []check{failedCheck("database", err)}
 	case len(problems) == 0:
-		return []check{{"database", checkFix, r.Path() + ": the integrity check gave no answer", "run 'stick doctor' again; if it persists, copy the file aside and check it with sqlite3"}}
+		return []check{{"database", checkFail, r.Path() + ": the integrity check gave no answer", "run 'stick doctor' again; if it persists, copy the file aside and check it with sqlite3"}}
 	case len(problems) != 1 || problems[0] != "ok":
-		out = append(out, check{"database", checkFix, fmt.Sprintf("%s: integrity check found %d problem(s), the first: %s", r.Path(), len(problems), problems[0]),
+		out = append(out, check{"database", checkFail, fmt.Sprintf("%s: integrity check found %d problem(s), the first: %s", r.Path(), len(problems), problems[0]),
 			"stop every agent, move " + r.Path() + " aside (keep it: it may be recoverable with sqlite3 .recover) and run again"})
 	default:
 		out = append(out, check{"database", checkOK, fmt.Sprintf("%s: schema %d, integrity ok", r.Path(), store.SchemaVersion), ""})
@@ -155,12 +172,23 @@ func databaseChecks(ctx context.Context, dir string) []check {
 	if err != nil {
 		return append(out, failedCheck("rooms", err))
 	}
+	abandoned, err := svc.AbandonedRooms(ctx, 0)
+	if err != nil {
+		return append(out, failedCheck("rooms", err))
+	}
+	isAbandoned := make(map[string]bool, len(abandoned))
+	for _, a := range abandoned {
+		isAbandoned[a.RoomID] = true
+	}
 	open := 0
 	for _, rm := range rooms {
 		if rm.State == stick.StateClosed {
 			continue
 		}
 		open++
+		if isAbandoned[rm.RoomID] {
+			continue // said once below, with the way to clean them up
+		}
 		st, err := svc.RoomState(ctx, rm.RoomID) // derived states probe the holder's process
 		if err != nil {
 			out = append(out, failedCheck("room", err))
@@ -168,11 +196,23 @@ func databaseChecks(ctx context.Context, dir string) []check {
 		}
 		if st.Takeover != "" { // only an open takeover needs someone to act
 			who := st.Owner + st.ReservedFor
-			out = append(out, check{"room", checkFix, fmt.Sprintf("%s: %s, takeover open (turn %d, %s)", st.CanonicalPath, st.Takeover, st.TurnID, who),
+			out = append(out, check{"room", checkWarn, fmt.Sprintf("%s: %s, takeover open (turn %d, %s)", st.CanonicalPath, st.Takeover, st.TurnID, who),
 				fmt.Sprintf("an active member takes over: stick takeover %s --reason \"%s: %s\"", st.CanonicalPath, who, strings.ReplaceAll(string(st.Takeover), "_", " "))})
 		}
 	}
 	out = append(out, check{"rooms", checkOK, fmt.Sprintf("%d open, %d closed", open, len(rooms)-open), ""})
+	if len(abandoned) > 0 {
+		paths := make([]string, 0, 3)
+		for _, a := range abandoned[:min(3, len(abandoned))] {
+			paths = append(paths, a.CanonicalPath)
+		}
+		if len(abandoned) > 3 {
+			paths = append(paths, "...")
+		}
+		out = append(out, check{"rooms", checkWarn, fmt.Sprintf("%d abandoned (nobody can act in them; their path is gone or nobody called for %d days): %s",
+			len(abandoned), stick.DefaultAbandonAfter/(24*time.Hour), strings.Join(paths, ", ")),
+			"'stick rooms prune' lists them; 'stick rooms prune --yes' closes them, keeping their logs and documents"})
+	}
 	return out
 }
 
@@ -184,10 +224,10 @@ func searchCheck(ctx context.Context, r *store.Reader) check {
 	case err != nil:
 		return failedCheck("search", err)
 	case ix.State == "stale":
-		return check{"search", checkFix, "the index is out of date: a stick without full-text search (FTS5) wrote the database",
+		return check{"search", checkWarn, "the index is out of date: a stick without full-text search (FTS5) wrote the database",
 			"run any command of this stick that writes, such as 'stick join': it rebuilds the index"}
 	case ix.State != "ready":
-		return check{"search", checkNote, "no index yet; the next command that writes makes it", ""}
+		return check{"search", checkOK, "no index yet; the next command that writes makes it", ""}
 	case ix.Last > ix.Indexed:
 		return check{"search", checkOK, fmt.Sprintf("index ready; %d of %d events indexed, the rest at the next search", ix.Indexed, ix.Last), ""}
 	}
@@ -221,7 +261,8 @@ func holderChecks() []check {
 			}
 			out = append(out, check{"holder", checkOK, fmt.Sprintf("pid %d %s in %s for %s", h.Guardian.PID, what, h.Path, h.AgentID), ""})
 		default:
-			out = append(out, check{"holder", checkNote, fmt.Sprintf("pid %d for %s in %s: cannot tell whether it runs", h.Guardian.PID, h.AgentID, h.Path), ""})
+			out = append(out, check{"holder", checkWarn, fmt.Sprintf("pid %d for %s in %s: cannot tell whether it runs", h.Guardian.PID, h.AgentID, h.Path),
+				"if that process is not a stick holder, 'stick release' in " + h.Path + " drops the record"})
 		}
 	}
 	if gone > 0 {
@@ -242,7 +283,7 @@ func harnessChecks(ctx context.Context) []check {
 	var out []check
 	command, err := stickCommand("")
 	if err != nil {
-		out = append(out, check{"stick", checkFix, stick.AsError(err).Message, stick.AsError(err).Hint})
+		out = append(out, check{"stick", checkFail, stick.AsError(err).Message, stick.AsError(err).Hint})
 		if command, err = executable(); err != nil {
 			return out
 		}
@@ -264,28 +305,32 @@ func harnessChecks(ctx context.Context) []check {
 		}
 		switch res.Status {
 		case harness.StatusSkipped:
-			out = append(out, check{h.Name, checkNote, "not installed", ""})
+			out = append(out, check{h.Name, checkSkip, "not installed", ""})
 			continue
 		case harness.StatusAlreadyInstalled:
 			out = append(out, check{h.Name, checkOK, "stick mcp registered: " + res.Detail, ""})
 		case harness.StatusWouldReplace:
-			out = append(out, check{h.Name, checkFix, "registered with another command: " + res.Previous, "stick install " + h.Name})
+			out = append(out, check{h.Name, checkFail, "registered with another command: " + res.Previous, "stick install " + h.Name})
 		case harness.StatusWouldInstall:
-			out = append(out, check{h.Name, checkFix, "stick mcp is not registered", "stick install " + h.Name})
+			out = append(out, check{h.Name, checkFail, "stick mcp is not registered", "stick install " + h.Name})
 		default:
-			out = append(out, check{h.Name, checkFix, "cannot tell whether stick is registered: " + res.Error, "run 'stick install " + h.Name + " --dry-run' to see why"})
+			fix := res.Fix
+			if fix == "" {
+				fix = "run 'stick install " + h.Name + " --dry-run' to see why"
+			}
+			out = append(out, check{h.Name, checkFail, "cannot tell whether stick is registered: " + res.Error, fix})
 		}
 		sk := h.InstallSkill(skill.Markdown, true)
 		switch sk.Status {
 		case harness.StatusAlreadyInstalled:
 			out = append(out, check{h.Name, checkOK, "skill installed: " + sk.Path, ""})
 		case harness.StatusWouldInstall:
-			out = append(out, check{h.Name, checkFix, "the stick skill is not installed", "stick install-skill " + h.Name})
+			out = append(out, check{h.Name, checkWarn, "the stick skill is not installed", "stick install-skill " + h.Name})
 		case harness.StatusWouldReplace:
-			out = append(out, check{h.Name, checkFix, "the stick skill is outdated: " + sk.Path, "stick install-skill " + h.Name})
+			out = append(out, check{h.Name, checkWarn, "the stick skill is outdated: " + sk.Path, "stick install-skill " + h.Name})
 		case harness.StatusUnsupported:
 		default:
-			out = append(out, check{h.Name, checkFix, "cannot check the skill: " + sk.Error, "stick install-skill " + h.Name + " --dry-run"})
+			out = append(out, check{h.Name, checkFail, "cannot check the skill: " + sk.Error, "stick install-skill " + h.Name + " --dry-run"})
 		}
 	}
 	return out
@@ -293,5 +338,5 @@ func harnessChecks(ctx context.Context) []check {
 
 func failedCheck(name string, err error) check {
 	se := stick.AsError(err)
-	return check{name, checkFix, fmt.Sprintf("%s: %s", se.Code, se.Message), se.Hint}
+	return check{name, checkFail, fmt.Sprintf("%s: %s", se.Code, se.Message), se.Hint}
 }

@@ -66,7 +66,8 @@ func newUninstall() *cobra.Command {
 installed on this machine (--all): with 'claude mcp remove --scope user stick',
 'codex mcp remove stick' and 'gemini mcp remove --scope user stick', and for
 OpenCode by deleting the "stick" entry (and an "mcp" object it leaves empty)
-from its config file, keeping every other byte.`,
+from its config file, keeping every other byte; an opencode.json that install
+created from nothing is removed, with the directory install made for it.`,
 		example: "  stick uninstall --all\n  stick uninstall opencode --dry-run",
 		do: func(ctx context.Context, h *harness.Harness, opts harness.Options) harness.Result {
 			return h.Uninstall(ctx, opts)
@@ -100,9 +101,11 @@ func newUninstallSkill() *cobra.Command {
 	return harnessCommand(harnessOp{
 		use:   "uninstall-skill [claude-code|codex|gemini|opencode ...] [--all]",
 		short: "Remove the stick skill from your coding-agent harnesses",
-		long: `Remove the skill "stick" (<skills dir>/stick/SKILL.md, and the stick folder when
-nothing else is in it) from each named harness, or from every harness installed
-on this machine (--all).`,
+		long: `Remove the skill "stick" (<skills dir>/stick/SKILL.md) from each named harness,
+or from every harness installed on this machine (--all), and the folders install
+made for it once they are empty: the stick folder, the skills folder and, for
+Codex, ~/.agents. A folder with anything else in it stays, and so does the
+harness's own directory.`,
 		example: "  stick uninstall-skill --all\n  stick uninstall-skill codex gemini",
 		do: func(_ context.Context, h *harness.Harness, opts harness.Options) harness.Result {
 			return h.UninstallSkill(opts.DryRun)
@@ -218,19 +221,36 @@ func resultLine(p *printer, r harness.Result) string {
 	return line
 }
 
-// failures turns failed results into one error, after every harness was tried.
+// failures turns failed results into one harness_error, after every harness
+// was tried: the error (of the only failure) and what to do about each.
 func failures(op string, results []harness.Result) error {
+	var failed []harness.Result
 	var names []string
 	for _, r := range results {
 		if r.Failed() {
+			failed = append(failed, r)
 			names = append(names, r.Harness)
 		}
 	}
-	if len(names) == 0 {
+	if len(failed) == 0 {
 		return nil
 	}
-	return stick.Errorf(stick.CodeInternal, "%s failed for %s", op, strings.Join(names, ", ")).
-		WithHint("the lines above say why; fix that and run 'stick %s %s' again (repeating it is safe)", op, strings.Join(names, " "))
+	again := fmt.Sprintf("run 'stick %s %s' again (repeating it is safe)", op, strings.Join(names, " "))
+	if len(failed) == 1 && failed[0].Fix != "" {
+		return stick.Errorf(stick.CodeHarness, "%s failed for %s: %s", op, names[0], failed[0].Error).With("harness", names[0]).
+			WithHint("%s; then %s", failed[0].Fix, again)
+	}
+	var fixes []string
+	for _, r := range failed {
+		if r.Fix != "" {
+			fixes = append(fixes, r.Harness+": "+r.Fix)
+		}
+	}
+	if len(fixes) == 0 {
+		fixes = []string{"the lines above say why; fix that"}
+	}
+	return stick.Errorf(stick.CodeHarness, "%s failed for %s", op, strings.Join(names, ", ")).With("harness", strings.Join(names, ",")).
+		WithHint("%s; then %s", strings.Join(fixes, "; "), again)
 }
 
 // notDetected explains an install that found nothing to install into: a

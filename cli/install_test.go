@@ -354,8 +354,9 @@ func TestInstallOpenCodeMerge(t *testing.T) {
 	}
 }
 
-// An OpenCode found on PATH without a config gets a new opencode.json; an
-// invalid config is an error that names the file and touches nothing.
+// An OpenCode found on PATH without a config gets a new opencode.json, which
+// uninstall removes again; an invalid config is a harness_error that names
+// the file, says what to do and touches nothing.
 func TestInstallOpenCodeNewAndBrokenConfig(t *testing.T) {
 	m := newMachine(t, "opencode", "stick")
 	s := filepath.Join(m.bin, "stick")
@@ -369,18 +370,91 @@ func TestInstallOpenCodeNewAndBrokenConfig(t *testing.T) {
 	if got := readFile(t, config); got != want {
 		t.Fatalf("new config:\n got %q\nwant %q", got, want)
 	}
-	if code, _, _ = run(t, "uninstall", "opencode"); code != 0 || readFile(t, config) != "{\n  \"$schema\": \"https://opencode.ai/config.json\"\n}\n" {
-		t.Fatalf("uninstall: %d %q", code, readFile(t, config))
+	// Uninstall removes the file install created, and its directory.
+	if code, out, _ = run(t, "uninstall", "opencode"); code != 0 || out != lines("opencode: uninstalled ("+config+")") {
+		t.Fatalf("uninstall: %d %q", code, out)
+	}
+	mustNotExist(t, filepath.Dir(config))
+	// A file that had more than stick's server keeps the rest.
+	if err := os.MkdirAll(filepath.Dir(config), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	if code, _, errOut := run(t, "install", "opencode"); code != 0 {
+		t.Fatalf("install: %d %q", code, errOut)
+	}
+	if err := os.WriteFile(config, []byte(strings.Replace(readFile(t, config), "{\n", "{\n  \"theme\": \"x\",\n", 1)), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	if code, _, _ = run(t, "uninstall", "opencode"); code != 0 || readFile(t, config) != "{\n  \"theme\": \"x\",\n  \"$schema\": \"https://opencode.ai/config.json\"\n}\n" {
+		t.Fatalf("uninstall of an edited file: %d %q", code, readFile(t, config))
 	}
 
 	broken := "{\n  \"theme\": \"x\"\n  \"model\": \"y\"\n}\n"
 	if err := os.WriteFile(config, []byte(broken), 0o644); err != nil {
 		t.Fatal(err)
 	}
-	code, out, errOut := run(t, "install", "opencode")
-	if code != 1 || !strings.HasPrefix(out, "opencode: failed (cannot read "+config+": not valid JSON at line 3, column 3") ||
-		!strings.Contains(errOut, "stick: internal: install failed for opencode\nhint: ") || readFile(t, config) != broken {
-		t.Fatalf("broken config: %d %q %q", code, out, errOut)
+	for _, op := range []string{"install", "uninstall"} {
+		code, out, errOut := run(t, op, "opencode")
+		if code != 1 || !strings.HasPrefix(out, "opencode: failed (cannot read "+config+": not valid JSON at line 3, column 3") ||
+			!strings.HasPrefix(errOut, "stick: harness_error: "+op+" failed for opencode: cannot read "+config+": not valid JSON at line 3, column 3") ||
+			!strings.HasSuffix(errOut, "\nhint: fix the JSON of "+config+" where the error says (or move the file aside); then run 'stick "+op+" opencode' again (repeating it is safe)\n") ||
+			readFile(t, config) != broken {
+			t.Fatalf("%s with a broken config: %d %q %q", op, code, out, errOut)
+		}
+	}
+	r := runBin(t, "", m.env, "install", "opencode", "--json")
+	var results []harness.Result
+	if err := json.Unmarshal([]byte(r.stdout), &results); err != nil || r.code != 1 || len(results) != 1 ||
+		results[0].Status != harness.StatusFailed || !strings.HasPrefix(results[0].Fix, "fix the JSON of "+config) {
+		t.Fatalf("--json with a broken config: %d %q %q", r.code, r.stdout, r.stderr)
+	}
+}
+
+// A harness that prints what stick cannot read is a harness_error that says
+// what to do, never internal, and changes nothing.
+func TestInstallUnreadableHarnessOutput(t *testing.T) {
+	m := newMachine(t, "stick")
+	for name, script := range map[string]string{
+		"claude": "echo 'stick: something new'\n",  // no Command line
+		"codex":  "echo 'Server: stick (stdio)'\n", // not JSON
+		"gemini": "echo 'gemini must not be run' >&2; exit 2\n",
+	} {
+		if err := os.WriteFile(filepath.Join(m.bin, name), []byte(fakePrelude+script), 0o755); err != nil {
+			t.Fatal(err)
+		}
+	}
+	gemini := filepath.Join(m.home, ".gemini", "settings.json")
+	if err := os.MkdirAll(filepath.Dir(gemini), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(gemini, []byte(`{"mcpServers": [}`), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	for _, tc := range []struct{ harness, line, hint string }{
+		{"claude-code", "claude-code: failed (cannot read the output of 'claude mcp get stick': no Command line)",
+			"hint: this Claude Code prints what stick does not expect (a newer release?): update stick, or register stick by hand as 'stick mcp --help' shows; then run 'stick install claude-code' again"},
+		{"codex", "codex: failed (cannot read the output of 'codex mcp get --json stick': invalid character 'S' looking for beginning of value)",
+			"hint: this Codex prints what stick does not expect (a newer release?)"},
+		{"gemini", "gemini: failed (cannot read " + gemini + ": not valid JSON",
+			"hint: fix the JSON of " + gemini + " where the error says (or move the file aside); then run 'stick install gemini' again"},
+	} {
+		code, out, errOut := run(t, "install", tc.harness)
+		if code != 1 || !strings.HasPrefix(out, tc.line) || !strings.HasPrefix(errOut, "stick: harness_error: install failed for "+tc.harness+": ") ||
+			!strings.Contains(errOut, tc.hint) {
+			t.Errorf("install %s: %d\n%s%s", tc.harness, code, out, errOut)
+		}
+	}
+	m.calls(t)
+	for _, c := range m.calls(t) {
+		if strings.Contains(c, "[add]") || strings.Contains(c, "[remove]") {
+			t.Fatalf("a harness was changed: %s", c)
+		}
+	}
+	code, out, errOut := run(t, "install", "claude-code", "codex")
+	if code != 1 || !strings.Contains(out, "claude-code: failed") || !strings.Contains(out, "codex: failed") ||
+		!strings.HasPrefix(errOut, "stick: harness_error: install failed for claude-code, codex\nhint: claude-code: this Claude Code prints") ||
+		!strings.Contains(errOut, "; codex: this Codex prints") {
+		t.Fatalf("two failures: %d\n%s%s", code, out, errOut)
 	}
 }
 
@@ -397,8 +471,8 @@ func TestInstallHarnessFailure(t *testing.T) {
 	); code != 1 || out != want {
 		t.Fatalf("%d\n got %q\nwant %q", code, out, want)
 	}
-	if errOut != "stick: internal: install failed for claude-code\n"+
-		"hint: the lines above say why; fix that and run 'stick install claude-code' again (repeating it is safe)\n" {
+	if want := "stick: harness_error: install failed for claude-code: claude mcp add --scope user stick -- " + s + " mcp exited with status 3: claude: add went wrong\n" +
+		"hint: run 'claude mcp add --scope user stick -- " + s + " mcp' yourself to see the whole error, and fix its cause; then run 'stick install claude-code' again (repeating it is safe)\n"; errOut != want {
 		t.Fatalf("stderr: %q", errOut)
 	}
 	// A check that fails for another reason than "no such server" is a
@@ -477,7 +551,7 @@ func TestInstallCommandResolution(t *testing.T) {
 }
 
 // The skill is written for each detected harness that reads skills, once;
-// uninstall removes it and its folder, and nothing else.
+// uninstall removes it and the folders left empty, and nothing else.
 func TestInstallSkill(t *testing.T) {
 	m := newMachine(t, "claude", "codex")
 	if err := os.Mkdir(filepath.Join(m.xdg, "opencode"), 0o755); err != nil {
@@ -531,6 +605,13 @@ func TestInstallSkill(t *testing.T) {
 	if err := os.WriteFile(notes, []byte("mine"), 0o644); err != nil {
 		t.Fatal(err)
 	}
+	other := filepath.Join(m.home, ".claude", "skills", "other", "SKILL.md")
+	if err := os.MkdirAll(filepath.Dir(other), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(other, []byte("another skill"), 0o644); err != nil {
+		t.Fatal(err)
+	}
 	code, out, _ = run(t, "uninstall-skill", "--all", "--json")
 	var results []harness.Result
 	if err := json.Unmarshal([]byte(out), &results); code != 0 || err != nil || len(results) != 4 {
@@ -542,13 +623,26 @@ func TestInstallSkill(t *testing.T) {
 		}
 	}
 	mustNotExist(t, filepath.Dir(paths["claude-code"]))
-	mustNotExist(t, filepath.Dir(paths["codex"]))
 	mustNotExist(t, paths["opencode"])
-	if readFile(t, notes) != "mine" {
-		t.Fatal("another file in the skill folder was removed")
+	if readFile(t, notes) != "mine" || readFile(t, other) != "another skill" {
+		t.Fatal("another file in a skills folder was removed")
 	}
-	if _, err := os.Stat(filepath.Join(m.home, ".claude", "skills")); err != nil {
-		t.Fatalf("the skills folder must stay: %v", err)
+	// The folders install created and nothing else uses go too: Codex's
+	// ~/.agents, OpenCode's skills folder once empty; a harness's own
+	// directory stays.
+	mustNotExist(t, filepath.Join(m.home, ".agents"))
+	if err := os.Remove(notes); err != nil {
+		t.Fatal(err)
+	}
+	if code, _, errOut := run(t, "install-skill", "opencode"); code != 0 {
+		t.Fatalf("install-skill opencode: %d %q", code, errOut)
+	}
+	if code, _, errOut := run(t, "uninstall-skill", "opencode"); code != 0 {
+		t.Fatalf("uninstall-skill opencode: %d %q", code, errOut)
+	}
+	mustNotExist(t, filepath.Join(m.xdg, "opencode", "skills"))
+	if _, err := os.Stat(filepath.Join(m.xdg, "opencode")); err != nil {
+		t.Fatalf("OpenCode's own directory must stay: %v", err)
 	}
 	code, out, _ = run(t, "uninstall-skill", "claude-code")
 	if code != 0 || out != lines("claude-code: not installed") {
@@ -610,7 +704,8 @@ func TestInstallBinary(t *testing.T) {
 		"codex: failed (codex mcp remove stick exited with status 3: codex: remove went wrong)",
 		"gemini: uninstalled (gemini mcp remove --scope user stick)",
 		"opencode: skipped (not detected: no opencode on PATH, no "+filepath.Join(m.xdg, "opencode")+")",
-	) || !strings.HasPrefix(r.stderr, "stick: internal: uninstall failed for codex\nhint: ") {
+	) || r.stderr != "stick: harness_error: uninstall failed for codex: codex mcp remove stick exited with status 3: codex: remove went wrong\n"+
+		"hint: run 'codex mcp remove stick' yourself to see the whole error, and fix its cause; then run 'stick uninstall codex' again (repeating it is safe)\n" {
 		t.Fatalf("failing uninstall: %d %q %q", r.code, r.stdout, r.stderr)
 	}
 	r = runBin(t, dir, m.env, "uninstall", "--all")

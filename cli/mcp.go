@@ -28,7 +28,7 @@ harness process exits.
 the model to read, for harnesses that only take turns ('stick install --tools
 core' registers it):
   ` + strings.Join(mcpserver.CoreToolNames(), ", "),
-		Example: "  claude mcp add stick -- stick mcp\n  codex mcp add stick -- stick mcp\n  codex mcp add stick -- stick mcp --tools=core",
+		Example: mcpRegistrations,
 		Args:    cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
 			set, err := mcpserver.ParseToolSet(tools)
@@ -58,6 +58,14 @@ core' registers it):
 	cmd.Flags().StringVar(&tools, "tools", string(mcpserver.AllTools), "the tools to offer: all, or core for taking turns only")
 	return cmd
 }
+
+// mcpRegistrations is how each harness registers 'stick mcp' by hand, the
+// same lines the README gives ('stick install' runs them for you).
+const mcpRegistrations = `  stick install --all                                  # or by hand, one per harness:
+  claude mcp add --scope user stick -- stick mcp       # Claude Code
+  codex mcp add stick -- stick mcp                     # Codex
+  gemini mcp add --scope user stick stick mcp          # Gemini CLI
+  stick install opencode                               # OpenCode (merges into ~/.config/opencode/opencode.json)`
 
 // harnessProcess identifies the harness that started this server: its
 // parent. When the parent cannot be read, or is init (the harness is already

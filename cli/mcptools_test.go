@@ -118,5 +118,5 @@ func TestDoctorToolsCore(t *testing.T) {
 	wantCheck(t, checks, "codex", checkOK, "stick mcp registered: "+stickBin+" mcp --tools=core")
 	m.register(t, "codex", "/elsewhere/stick")
 	_, checks = doctor(t)
-	wantCheck(t, checks, "codex", checkFix, "registered with another command: /elsewhere/stick mcp")
+	wantCheck(t, checks, "codex", checkFail, "registered with another command: /elsewhere/stick mcp")
 }

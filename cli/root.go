@@ -154,9 +154,9 @@ Agents use it through the MCP server, 'stick mcp', which their harness starts
 	root.AddCommand(
 		newWait(agent), newTry(agent), newHold(agent), newRelease(agent), newPass(agent), newTakeover(agent), newHeartbeat(agent),
 		newWhoami(agent), newStatus(agent), newList(agent), newJoin(agent), newState(agent), newEvents(agent), newSync(agent),
-		newPolicy(agent), newLeave(agent), newClose(agent),
+		newPolicy(agent), newLeave(agent), newClose(agent), newRooms(agent),
 		newNote(agent), newDoc(agent), newSearch(agent), newExport(agent),
-		newDemo(), newInstall(), newUninstall(), newInstallSkill(), newUninstallSkill(), newPrompt(), newDoctor(), newMCP(version),
+		newDemo(), newInstall(), newUninstall(), newInstallSkill(), newUninstallSkill(), newPrompt(), newDoctor(), newMCP(version), newMan(version),
 		newVersion(version), newWhere(), newGuardian())
 	groupCommands(root)
 	return root
@@ -169,9 +169,9 @@ var commandGroups = []struct {
 	names     []string
 }{
 	{"turn", "Take turns:", []string{"wait", "try", "hold", "release", "pass", "takeover", "heartbeat"}},
-	{"room", "Watch and manage a room:", []string{"whoami", "status", "list", "join", "state", "events", "sync", "policy", "leave", "close"}},
+	{"room", "Watch and manage a room:", []string{"whoami", "status", "list", "join", "state", "events", "sync", "policy", "leave", "close", "rooms"}},
 	{"memory", "Share what you know:", []string{"note", "doc", "search", "export"}},
-	{"setup", "Set up:", []string{"demo", "install", "uninstall", "install-skill", "uninstall-skill", "prompt", "doctor", "mcp"}},
+	{"setup", "Set up:", []string{"demo", "install", "uninstall", "install-skill", "uninstall-skill", "prompt", "doctor", "mcp", "man"}},
 }
 
 func groupCommands(root *cobra.Command) {
@@ -185,19 +185,6 @@ func groupCommands(root *cobra.Command) {
 	}
 	for _, c := range root.Commands() {
 		c.GroupID = group[c.Name()]
-	}
-}
-
-func newVersion(version string) *cobra.Command {
-	return &cobra.Command{
-		Use:     "version",
-		Short:   "Print the version",
-		Example: "  stick version\n  stick --version",
-		Args:    cobra.NoArgs,
-		RunE: func(cmd *cobra.Command, _ []string) error {
-			fmt.Fprintln(cmd.OutOrStdout(), "stick", version)
-			return nil
-		},
 	}
 }
 

@@ -51,6 +51,11 @@ const (
 	CodeDataDir Code = "data_dir_unusable"
 	// CodeDBCorrupt: the database file is not a usable SQLite database.
 	CodeDBCorrupt Code = "db_corrupt"
+	// CodeHarness: a coding-agent harness could not be set up: its command
+	// failed, printed what stick cannot read, or its configuration file is
+	// not valid JSON. The message names the harness and the file or command;
+	// the hint says what to fix. Nothing was changed for that harness.
+	CodeHarness Code = "harness_error"
 	// CodeCanceled: the caller's context was cancelled or timed out before the operation finished.
 	CodeCanceled Code = "canceled"
 	// CodeInternal: an unexpected failure (I/O, a bug); the message says what failed.

@@ -33,6 +33,10 @@ type Harness struct {
 	// skillsDir is the user-level directory the harness reads skills from;
 	// nil when the harness reads no skills.
 	skillsDir func() (string, error)
+	// skillsRoot is the directory above which uninstalling the skill removes
+	// no directory left empty; nil for the parent of skillsDir. Codex reads
+	// ~/.agents/skills, a folder no harness owns, so its root is the home.
+	skillsRoot func() (string, error)
 	// mcp registers and unregisters the MCP server.
 	mcp registrar
 }
@@ -84,7 +88,7 @@ var table = []*Harness{
 	},
 	{
 		Name: "codex", Title: "Codex", Binary: "codex",
-		skillsDir: homeDir(".agents", "skills"),
+		skillsDir: homeDir(".agents", "skills"), skillsRoot: homeDir(),
 		mcp: &cliRegistrar{
 			lookup: codexLookup,
 			add: func(cmdline []string) []string {

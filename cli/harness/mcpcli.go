@@ -76,8 +76,9 @@ func (c *cliRegistrar) uninstall(ctx context.Context, h *Harness, bin string, op
 	return res
 }
 
+// failed turns res into a failure: the error, and what to do about it.
 func failed(res Result, err error) Result {
-	res.Status, res.Error, res.Commands = StatusFailed, err.Error(), nil
+	res.Status, res.Error, res.Fix, res.Commands = StatusFailed, err.Error(), fixFor(res.Harness, err), nil
 	return res
 }
 
@@ -187,7 +188,7 @@ func claudeLookup(ctx context.Context, bin string) ([]string, bool, error) {
 	}
 	command, ok := fields["Command"]
 	if !ok {
-		return nil, false, fmt.Errorf("cannot read the output of 'claude mcp get %s': no Command line", ServerName)
+		return nil, false, &outputError{cmdline: "claude mcp get " + ServerName, err: "no Command line"}
 	}
 	return append([]string{command}, strings.Fields(fields["Args"])...), true, nil
 }
@@ -210,7 +211,7 @@ func codexLookup(ctx context.Context, bin string) ([]string, bool, error) {
 		Transport *launcher `json:"transport"`
 	}
 	if err := json.Unmarshal(out, &v); err != nil {
-		return nil, false, fmt.Errorf("cannot read the output of 'codex mcp get --json %s': %v", ServerName, err)
+		return nil, false, &outputError{cmdline: "codex mcp get --json " + ServerName, err: err.Error()}
 	}
 	l := v.launcher
 	if v.Transport != nil {
@@ -241,7 +242,7 @@ func geminiLookup(context.Context, string) ([]string, bool, error) {
 	}
 	raw, found, err := getJSON(src, "mcpServers", ServerName)
 	if err != nil {
-		return nil, false, fmt.Errorf("cannot read %s: %v", path, err)
+		return nil, false, &configError{path: path, err: err}
 	}
 	if !found {
 		return nil, false, nil

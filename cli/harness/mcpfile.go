@@ -5,7 +5,6 @@ import (
 	"context"
 	"encoding/json"
 	"errors"
-	"fmt"
 	"os"
 	"path/filepath"
 	"slices"
@@ -25,7 +24,8 @@ import (
 // Uninstall removes the server from each file that has it, and the "mcp"
 // object as well when nothing else is left in it: an empty "mcp" means the
 // same as none, and a file that had no "mcp" before install gets its original
-// bytes back.
+// bytes back. A file install created is removed (what is left of it is then
+// exactly openCodeNewFile), and so is the directory it created for it.
 var openCodeFiles = []string{"opencode.jsonc", "opencode.json"}
 
 // openCodeNewFile is the content of a configuration file stick creates,
@@ -80,7 +80,7 @@ func (openCodeRegistrar) install(_ context.Context, h *Harness, _ string, opts O
 	}
 	for _, f := range files {
 		if _, found, err := getJSON(f.src, "mcp", ServerName); err != nil {
-			return failed(res, fmt.Errorf("cannot read %s: %v", f.path, err))
+			return failed(res, &configError{path: f.path, err: err})
 		} else if found {
 			target = f
 			break
@@ -89,7 +89,7 @@ func (openCodeRegistrar) install(_ context.Context, h *Harness, _ string, opts O
 	res.Path = target.path
 	out, previous, err := openCodeAdd(target.src, opts.Command, opts.flags()...)
 	if err != nil {
-		return failed(res, fmt.Errorf("cannot add the stick server to %s: %v", target.path, err))
+		return failed(res, &configError{path: target.path, doing: "cannot add the stick server to", err: err})
 	}
 	switch {
 	case out == nil:
@@ -115,16 +115,19 @@ func (openCodeRegistrar) install(_ context.Context, h *Harness, _ string, opts O
 	return res
 }
 
-func (openCodeRegistrar) uninstall(_ context.Context, h *Harness, _ string, opts Options) Result {
+func (openCodeRegistrar) uninstall(_ context.Context, h *Harness, bin string, opts Options) Result {
 	res := Result{Harness: h.Name, Status: StatusNotInstalled}
-	files, _, err := openCodeConfigs()
+	files, dir, err := openCodeConfigs()
 	if err != nil {
 		return failed(res, err)
 	}
 	for _, f := range files {
+		if _, _, err := getJSON(f.src, "mcp", ServerName); err != nil {
+			return failed(res, &configError{path: f.path, err: err})
+		}
 		out, previous, err := openCodeRemove(f.src)
 		if err != nil {
-			return failed(res, fmt.Errorf("cannot remove the stick server from %s: %v", f.path, err))
+			return failed(res, &configError{path: f.path, doing: "cannot remove the stick server from", err: err})
 		}
 		if out == nil {
 			continue
@@ -132,6 +135,18 @@ func (openCodeRegistrar) uninstall(_ context.Context, h *Harness, _ string, opts
 		res.Status, res.Path, res.Previous = StatusUninstalled, f.path, ShellJoin(previous)
 		if opts.DryRun {
 			res.Status = StatusWouldUninstall
+			continue
+		}
+		if string(out) == openCodeNewFile {
+			// The file as install created it: remove it, and the directory
+			// if install made that too (left empty, and not what detects
+			// OpenCode, which is then its binary).
+			if err := os.Remove(f.path); err != nil {
+				return failed(res, err)
+			}
+			if bin != "" {
+				os.Remove(dir)
+			}
 			continue
 		}
 		if err := atomicfile.WriteFile(f.path, out, 0o644); err != nil {

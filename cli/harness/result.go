@@ -64,6 +64,8 @@ type Result struct {
 	Path string `json:"path,omitempty"`
 	// Error says what failed when Status is failed.
 	Error string `json:"error,omitempty"`
+	// Fix says what to do about a failure before running the command again.
+	Fix string `json:"fix,omitempty"`
 }
 
 // Failed reports whether the operation failed.

@@ -6,6 +6,7 @@ import (
 	"io/fs"
 	"os"
 	"path/filepath"
+	"strings"
 
 	"github.com/stickhq/stick/internal/atomicfile"
 )
@@ -56,8 +57,10 @@ func (h *Harness) InstallSkill(content []byte, dryRun bool) Result {
 	return res
 }
 
-// UninstallSkill removes the harness's stick skill and its directory, when
-// that is left empty, if the harness is detected and reads skills.
+// UninstallSkill removes the harness's stick skill, if the harness is
+// detected and reads skills, and the directories install may have created
+// for it when they are left empty: the stick folder, the skills folder
+// (and, for Codex, ~/.agents). A folder with anything else in it stays.
 func (h *Harness) UninstallSkill(dryRun bool) Result {
 	res, path, ok := h.skillTarget()
 	if !ok {
@@ -77,8 +80,25 @@ func (h *Harness) UninstallSkill(dryRun bool) Result {
 	if err := os.Remove(path); err != nil {
 		return failed(res, err)
 	}
-	os.Remove(filepath.Dir(path)) // only when empty: other files there are not ours to delete
+	root, err := h.skillRoot()
+	if err != nil {
+		return res
+	}
+	for dir := filepath.Dir(path); strings.HasPrefix(dir, root+string(filepath.Separator)); dir = filepath.Dir(dir) {
+		if os.Remove(dir) != nil { // only when empty: other files there are not ours to delete
+			break
+		}
+	}
 	return res
+}
+
+// skillRoot is the directory above which UninstallSkill removes nothing.
+func (h *Harness) skillRoot() (string, error) {
+	if h.skillsRoot != nil {
+		return h.skillsRoot()
+	}
+	dir, err := h.skillsDir()
+	return filepath.Dir(dir), err
 }
 
 // skillTarget returns the skill file of a detected harness that reads

@@ -1,0 +1,98 @@
+package skill_test
+
+import (
+	"os"
+	"os/exec"
+	"path/filepath"
+	"regexp"
+	"strings"
+	"testing"
+)
+
+// runTestSh runs ./test.sh with fake go and gofmt (which log and succeed,
+// or fail the call $FAKE_GO_FAIL names) on a PATH that holds only them, the
+// few tools the script needs, and the given shells.
+func runTestSh(t *testing.T, shells []string, env ...string) (string, int) {
+	t.Helper()
+	bash, err := exec.LookPath("bash")
+	if err != nil {
+		t.Skip("no bash here: ./test.sh needs it")
+	}
+	bin := t.TempDir()
+	for _, tool := range []string{"dirname", "date"} {
+		p, err := exec.LookPath(tool)
+		if err != nil {
+			t.Fatalf("%s: %v", tool, err)
+		}
+		if err := os.Symlink(p, filepath.Join(bin, tool)); err != nil {
+			t.Fatal(err)
+		}
+	}
+	fakes := map[string]string{
+		"go":    "#!/bin/sh\necho \"go $*\" >>\"$FAKE_GO_LOG\"\n[ \"$FAKE_GO_FAIL\" = \"$1 $2\" ] && { echo \"go $1 $2: failed\"; exit 1; }\nexit 0\n",
+		"gofmt": "#!/bin/sh\nexit 0\n",
+	}
+	for _, sh := range shells {
+		fakes[sh] = "#!/bin/sh\nexit 0\n"
+	}
+	for name, script := range fakes {
+		if err := os.WriteFile(filepath.Join(bin, name), []byte(script), 0o755); err != nil {
+			t.Fatal(err)
+		}
+	}
+	cmd := exec.Command(bash, "./test.sh")
+	cmd.Env = append([]string{"PATH=" + bin, "HOME=" + t.TempDir(), "FAKE_GO_LOG=" + filepath.Join(bin, "go.log")}, env...)
+	out, err := cmd.CombinedOutput()
+	code := 0
+	if ee, ok := err.(*exec.ExitError); ok {
+		code = ee.ExitCode()
+	} else if err != nil {
+		t.Fatal(err)
+	}
+	if calls, err := os.ReadFile(filepath.Join(bin, "go.log")); err == nil && code == 0 {
+		// The tests run through the report that lists every skipped test.
+		if !strings.Contains(string(calls), "go test -race -count=1 -json ./...\n") || !strings.Contains(string(calls), "go run ./internal/testreport\n") {
+			t.Fatalf("test.sh does not run the tests through ./internal/testreport:\n%s", calls)
+		}
+	}
+	return string(out), code
+}
+
+// ./test.sh says how long each stage and the whole run took, and says
+// loudly, before and after the tests, that the prompt tests skip a shell
+// that is not installed.
+func TestTestShTimesStagesAndWarnsOfMissingShells(t *testing.T) {
+	out, code := runTestSh(t, nil)
+	if code != 0 {
+		t.Fatalf("test.sh with fakes: exit %d\n%s", code, out)
+	}
+	warning := "WARNING: not installed: zsh fish; TestPromptSnippetsInRealShells SKIPS the prompt snippets for them."
+	if strings.Count(out, warning) != 2 || !strings.HasPrefix(out, warning) || !strings.HasSuffix(strings.TrimSpace(out), "run .ci/run, which does.") {
+		t.Fatalf("the missing shells are not warned of first and last:\n%s", out)
+	}
+	_, times, ok := strings.Cut(out, "== time\n")
+	if !ok {
+		t.Fatalf("no time summary:\n%s", out)
+	}
+	for _, stage := range []string{"gofmt", "go vet", "staticcheck v0.8.2", "go test -race", "chaos soak (60s, 12 processes, seed 1)", "fuzz (10s each)", "total"} {
+		if !regexp.MustCompile(`(?m)^  ` + regexp.QuoteMeta(stage) + ` +\d+s$`).MatchString(times) {
+			t.Errorf("no time for %q in:\n%s", stage, times)
+		}
+		if stage != "total" && !strings.Contains(out, "   ("+stage+": ") {
+			t.Errorf("stage %q does not say its time when it ends:\n%s", stage, out)
+		}
+	}
+
+	out, code = runTestSh(t, []string{"zsh", "fish"})
+	if code != 0 || strings.Contains(out, "WARNING") {
+		t.Fatalf("with both shells: exit %d\n%s", code, out)
+	}
+	out, _ = runTestSh(t, []string{"fish"}, "STICK_REQUIRE_SHELLS=1")
+	if !strings.Contains(out, "WARNING: not installed: zsh; STICK_REQUIRE_SHELLS is set, so TestPromptSnippetsInRealShells will fail") {
+		t.Fatalf("with STICK_REQUIRE_SHELLS and no zsh:\n%s", out)
+	}
+	out, code = runTestSh(t, []string{"zsh", "fish"}, "FAKE_GO_FAIL=test -race")
+	if code == 0 || !regexp.MustCompile(`test\.sh: FAILED in stage 'go test -race' after \d+s`).MatchString(out) || strings.Contains(out, "== chaos") {
+		t.Fatalf("a failing stage: exit %d\n%s", code, out)
+	}
+}
