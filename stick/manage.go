@@ -147,9 +147,12 @@ func (n Note) validate(field string) error {
 // on to the next active member other than the one who handed it over (the
 // pending handoff with it), or the room becomes idle.
 //
+// Leaving a room one is not a member of (again, say) is unknown_member
+// saying there is nothing to leave.
+//
 // Errors: invalid_argument, room_not_found, room_closed, unknown_member, stick_held.
 func (s *Service) Leave(ctx context.Context, c Caller, roomID string) error {
-	return s.memberUpdate(ctx, c, roomID, func(tx Tx, sn *snapshot) error {
+	return s.updateAs(ctx, c, roomID, false, (*snapshot).leaver, func(tx Tx, sn *snapshot) error {
 		r := &sn.room
 		if r.State == StateOwned && r.Owner == c.AgentID {
 			return sn.describe(Errorf(CodeStickHeld, "you hold the stick; release or pass it before leaving")).
@@ -368,6 +371,13 @@ func (s *Service) memberUpdate(ctx context.Context, c Caller, roomID string, fn 
 }
 
 func (s *Service) update(ctx context.Context, c Caller, roomID string, allowClosed bool, fn func(Tx, *snapshot) error) error {
+	return s.updateAs(ctx, c, roomID, allowClosed, (*snapshot).memberOf, fn)
+}
+
+// updateAs is update with the membership check member, which returns the
+// caller's member record or the error to report.
+func (s *Service) updateAs(ctx context.Context, c Caller, roomID string, allowClosed bool,
+	member func(*snapshot, string) (*Member, error), fn func(Tx, *snapshot) error) error {
 	if err := c.validate(); err != nil {
 		return err
 	}
@@ -382,7 +392,7 @@ func (s *Service) update(ctx context.Context, c Caller, roomID string, allowClos
 		if sn.room.State == StateClosed && !allowClosed {
 			return sn.closedErr()
 		}
-		m, err := sn.memberOf(c.AgentID)
+		m, err := member(sn, c.AgentID)
 		if err != nil {
 			return err
 		}
@@ -391,6 +401,16 @@ func (s *Service) update(ctx context.Context, c Caller, roomID string, allowClos
 		}
 		return fn(tx, sn)
 	})
+}
+
+// leaver returns the member record of a caller about to leave; one that is
+// no member has nothing to leave, which is no reason to join.
+func (sn *snapshot) leaver(agent string) (*Member, error) {
+	if m := sn.member(agent); m != nil {
+		return m, nil
+	}
+	return nil, sn.describe(Errorf(CodeUnknownMember, "%s is not a member of room %s (it left, or never joined): there is nothing to leave", agent, sn.room.ID)).
+		With("agent_id", agent).WithHint("nothing to do; list_rooms shows the rooms and their members")
 }
 
 func checkFreeText(field, s string, max int, required bool) error {
