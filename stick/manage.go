@@ -39,6 +39,9 @@ type PostResult struct {
 	// Duplicate is true when ClientMessageID matched an earlier send, whose
 	// event is returned; nothing new was posted.
 	Duplicate bool `json:"duplicate"`
+	// TextDiffers is true for a duplicate whose earlier send had another
+	// text: the earlier text stands, this one was not posted.
+	TextDiffers bool `json:"text_differs,omitempty"`
 }
 
 // Limits on notes.
@@ -92,7 +95,7 @@ func post(tx Tx, sn *snapshot, c Caller, n Note, field string) (PostResult, erro
 	if n.ClientMessageID != "" {
 		ev, ok, err := tx.SentEvent(roomID, c.AgentID, n.ClientMessageID)
 		if err != nil || ok {
-			return PostResult{Event: ev, Duplicate: ok}, err
+			return PostResult{Event: ev, Duplicate: ok, TextDiffers: ok && ev.Text != n.Text}, err
 		}
 	}
 	if n.ReplyTo != 0 {
