@@ -114,7 +114,7 @@ func runHold(cmd *cobra.Command, agentFlag, path string, hf handoffFlags) error 
 	case err != nil:
 		return err
 	case res.Status == stick.TakeoverAvailable:
-		printAcquired(p, guardianReport{Join: &join, Wait: &res, Guardian: self})
+		printAcquired(p, guardianReport{Join: &join, Wait: &res, Guardian: self}, agentArg(cmd))
 		return exitCode(exitTakeover)
 	case res.Status == stick.Closed:
 		return stick.Errorf(stick.CodeRoomClosed, "the room %s was closed", join.RoomID)
