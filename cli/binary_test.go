@@ -277,7 +277,7 @@ func TestBinaryCommands(t *testing.T) {
 	}
 	policy := b.ok(t, "policy")
 	checkAligned(t, policy)
-	if !strings.Contains(policy, "\nlease      10m     a silent holder may be taken over after this\n") {
+	if !strings.Contains(policy, "\nlease      10m    a silent holder may be taken over after this\n") {
 		t.Errorf("policy:\n%s", policy)
 	}
 
