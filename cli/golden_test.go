@@ -476,6 +476,7 @@ func TestGoldenNote(t *testing.T) {
 	tr.run("", "note", "--path", s.repo, "--id", "deploy-417", "deployed, finally")
 	tr.run("", "events", s.repo, "-n", "2")
 	tr.run("", "note")
+	tr.run("", "note", s.repo, "hello")
 	tr.check("note")
 }
 

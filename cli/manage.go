@@ -58,6 +58,9 @@ TEXT are joined with spaces, so quotes are optional: stick note CI is red.
 			return nil, cobra.ShellCompDirectiveNoFileComp
 		},
 		RunE: func(cmd *cobra.Command, args []string) error {
+			if err := pathAsWord(args); err != nil {
+				return err
+			}
 			text := strings.Join(args, " ")
 			if len(args) == 1 {
 				var err error
@@ -103,6 +106,21 @@ TEXT are joined with spaces, so quotes are optional: stick note CI is red.
 	f.StringVar(&n.ClientMessageID, "id", "", "an id of your own for this note: sending again with it posts nothing new")
 	f.StringVar(&path, "path", "", "a path in the workspace whose room to post to (default: the current directory)")
 	return cmd
+}
+
+// pathAsWord refuses a note whose first of several words is a directory
+// written as a path ("stick note ~/src/app hello", the old form of --path),
+// rather than post the path as text to another room. One quoted argument
+// is always text.
+func pathAsWord(args []string) error {
+	if len(args) < 2 || !strings.ContainsRune(args[0], '/') && !strings.ContainsRune(args[0], os.PathSeparator) {
+		return nil
+	}
+	if info, err := os.Stat(args[0]); err != nil || !info.IsDir() {
+		return nil
+	}
+	return fmt.Errorf("the first word of the note, %s, is a directory: for its room give --path %s; to post the words, quote them",
+		args[0], shellQuote(args[0]))
 }
 
 func newLeave(agent *string) *cobra.Command {
