@@ -94,14 +94,14 @@ func TestBinaryMissingPath(t *testing.T) {
 	line := `stick: invalid_argument: path "` + missing + `" does not exist`
 	hint := "pass an existing file or directory inside the workspace"
 	for _, args := range [][]string{
-		{"list", missing}, {"join", missing}, {"state", missing}, {"events", missing}, {"note", missing, "hello"},
+		{"list", missing}, {"join", missing}, {"state", missing}, {"events", missing}, {"note", "--path", missing, "hello"},
 		{"leave", missing}, {"close", missing}, {"policy", missing}, {"policy", missing, "--lease", "10m"},
 	} {
-		checkFailure(t, strings.Join(args, " "), b.run(t, args...), 1, line, hint)
+		checkFailure(t, strings.Join(args, " "), b.run(t, args...), 2, line, hint)
 	}
 	// Relative paths are named as given.
 	r := runBin(t, b.repo, b.env, "state", "nowhere")
-	checkFailure(t, "state nowhere", r, 1, `stick: invalid_argument: path "nowhere" does not exist`, hint)
+	checkFailure(t, "state nowhere", r, 2, `stick: invalid_argument: path "nowhere" does not exist`, hint)
 	if out := b.ok(t, "list", "--all", "--json"); strings.TrimSpace(out) != "[]" {
 		t.Errorf("join of a missing path created a room: %s", out)
 	}
@@ -120,11 +120,14 @@ func TestBinaryOutsideRoom(t *testing.T) {
 	hint := func(p string) string {
 		return "run 'stick join " + p + "' to create or join the room of this workspace"
 	}
-	for _, args := range [][]string{{"state"}, {"events"}, {"events", "--follow"}, {"note", "hello"}, {"leave"}, {"close"}, {"policy"}, {"policy", "--lease", "10m"}} {
+	for _, args := range [][]string{{"state"}, {"events"}, {"events", "--follow"}, {"note", "hello"}, {"leave"}, {"close", "--yes"}, {"policy"}, {"policy", "--lease", "10m"}} {
 		// From the current directory, and with a relative path.
 		r := runBin(t, outside, b.env, args...)
 		checkFailure(t, strings.Join(args, " ")+" in "+outside, r, 1, "stick: room_not_found: no room for "+outside, hint(outside))
 		withPath := append([]string{args[0], "sub"}, args[1:]...)
+		if args[0] == "note" {
+			withPath = []string{"note", "--path", "sub", "hello"}
+		}
 		r = runBin(t, outside, b.env, withPath...)
 		checkFailure(t, strings.Join(withPath, " "), r, 1, "stick: room_not_found: no room for "+filepath.Join(outside, "sub"), hint("sub"))
 	}
@@ -138,8 +141,8 @@ func TestBinaryOutsideRoom(t *testing.T) {
 	}
 }
 
-// Bad values and arguments: usage errors exit 2 with the usage hint; values
-// the protocol rejects exit 1 with their code; neither changes the room.
+// Bad values and arguments exit 2: usage errors with the usage hint, values
+// the protocol rejects with their code; neither changes the room.
 func TestBinaryBadValues(t *testing.T) {
 	t.Parallel()
 	b := newBinRoom(t)
@@ -152,21 +155,32 @@ func TestBinaryBadValues(t *testing.T) {
 	}{
 		{[]string{"policy", "--lease", "x"}, 2, `stick: invalid argument "x" for "--lease" flag: time: invalid duration "x"`, usageHint},
 		{[]string{"policy", "--claim", "10"}, 2, `stick: invalid argument "10" for "--claim" flag: time: missing unit in duration "10"`, usageHint},
-		{[]string{"policy", "--lease", "-5m"}, 1, "stick: invalid_argument: --lease must not be negative (0 resets it to the default), got -300000", ""},
-		{[]string{"policy", "--heartbeat", "2h"}, 1, "stick: invalid_argument: --heartbeat (7200000) must be shorter than --lease (2700000), or a working holder looks stale between heartbeats", ""},
-		{[]string{"events", "--after", "-1"}, 1, "stick: invalid_argument: after must be 0 or a previous cursor, got -1", ""},
+		{[]string{"policy", "--lease", "-5m"}, 2, "stick: invalid_argument: --lease must not be negative (0 resets it to the default), got -5m", ""},
+		{[]string{"policy", "--heartbeat", "2h"}, 2, "stick: invalid_argument: --heartbeat (2h) must be shorter than --lease (45m), or a working holder looks stale between heartbeats", ""},
+		{[]string{"policy", "--presence", "1s", "--lease", "1s"}, 2, "stick: invalid_argument: --heartbeat (5m) must be shorter than --lease (1s), or a working holder looks stale between heartbeats", ""},
+		{[]string{"events", "--after", "-1"}, 2, "stick: invalid_argument: after must be 0 or a previous cursor, got -1", ""},
 		{[]string{"events", "--after", "x"}, 2, `stick: invalid argument "x" for "--after" flag: strconv.ParseInt: parsing "x": invalid syntax`, usageHint},
-		{[]string{"events", "--limit", "-3"}, 1, "stick: invalid_argument: limit must be positive, got -3", ""},
-		{[]string{"note", ""}, 1, "stick: invalid_argument: text must be non-empty", ""},
-		{[]string{"note", " \n "}, 1, "stick: invalid_argument: text must be non-empty", ""},
-		{[]string{"note"}, 2, "stick: accepts between 1 and 2 arg(s), received 0", usageHint},
-		{[]string{"note", ".", "a", "b"}, 2, "stick: accepts between 1 and 2 arg(s), received 3", usageHint},
+		{[]string{"events", "--after", "0", "--limit", "-3"}, 2, "stick: invalid_argument: limit must be positive, got -3", ""},
+		{[]string{"note", ""}, 2, "stick: invalid_argument: text must be non-empty", ""},
+		{[]string{"note", " \n "}, 2, "stick: invalid_argument: text must be non-empty", ""},
+		{[]string{"note"}, 2, "stick: 'stick note' needs TEXT, the words of the note, or - to read it from standard input", usageHint},
+		{[]string{"pass"}, 2, "stick: 'stick pass' needs AGENT, the member to pass the stick to ('stick state' lists them)", usageHint},
+		{[]string{"search"}, 2, "stick: 'stick search' needs QUERY, the words to search for", usageHint},
+		{[]string{"completion"}, 2, "stick: 'stick completion' needs one of: bash, zsh, fish, powershell", usageHint},
+		{[]string{"completion", "tcsh"}, 2, `stick: unknown command "tcsh" for "stick completion"`, usageHint},
+		{[]string{"prompt"}, 2, "stick: 'stick prompt' needs one of: install, uninstall", usageHint},
+		{[]string{"prompt", "install"}, 2, "stick: 'stick prompt install' needs a shell: bash, zsh or fish", "run 'stick prompt install --help' for usage"},
 		{[]string{"leave", ".", "extra"}, 2, "stick: accepts at most 1 arg(s), received 2", usageHint},
-		{[]string{"close", "--conclusion", noFile}, 1, "stick: invalid_argument: cannot read conclusion from " + noFile + ": open " + noFile + ": no such file or directory",
+		{[]string{"close", "--yes", "--conclusion", "@" + noFile}, 2, "stick: invalid_argument: cannot read conclusion from " + noFile + ": open " + noFile + ": no such file or directory",
 			"give a readable file, or - to read standard input"},
 		{[]string{"version", "x"}, 2, `stick: unknown command "x" for "stick version"`, usageHint},
 		{[]string{"whoami", "x"}, 2, `stick: unknown command "x" for "stick whoami"`, usageHint},
 		{[]string{"where", "x"}, 2, `stick: unknown command "x" for "stick where"`, usageHint},
+		{[]string{"release", "--status", "done"}, 2, "stick: invalid_handoff: a handoff needs --status and --next-action",
+			`say what you did and what comes next, e.g. --status "fixed the parser; tests pass" --next-action "review cli/handoff.go"`},
+		{[]string{"release", "--status", "done", "--next-action", "review", "--artifact", "a.go:0-3"}, 2,
+			`stick: invalid_argument: --artifact "a.go:0-3": lines must be START-END with 1 <= START <= END`,
+			"write PATH, PATH:START-END or PATH:START-END=ROLE, e.g. --artifact cli/root.go:10-42=edit"},
 	} {
 		hint := tc.hint
 		if hint == usageHint {
@@ -239,7 +253,7 @@ func TestBinaryCommands(t *testing.T) {
 	list := b.ok(t, "list")
 	checkAligned(t, list)
 	lines := strings.Split(strings.TrimSuffix(list, "\n"), "\n")
-	if len(lines) != 2 || strings.Join(strings.Fields(lines[0]), " ") != "ROOM PATH STATE HOLDER RESERVED TURN ACTIVE UPDATED" ||
+	if len(lines) != 2 || strings.Join(strings.Fields(lines[0]), " ") != "ROOM PATH STATE HOLDER RESERVED TURN ACTIVE ACTIVITY" ||
 		strings.Join(strings.Fields(lines[1]), " ") != room+" "+b.repo+" idle - - 0 2/2 just now" {
 		t.Errorf("list:\n%s", list)
 	}
@@ -263,7 +277,7 @@ func TestBinaryCommands(t *testing.T) {
 	}
 	policy := b.ok(t, "policy")
 	checkAligned(t, policy)
-	if !strings.Contains(policy, "\nlease      10m0s   a silent holder may be taken over after this\n") {
+	if !strings.Contains(policy, "\nlease      10m    a silent holder may be taken over after this\n") {
 		t.Errorf("policy:\n%s", policy)
 	}
 
@@ -271,7 +285,7 @@ func TestBinaryCommands(t *testing.T) {
 		t.Errorf("leave: %q", out)
 	}
 	// --reason is optional.
-	if out := b.ok(t, "close"); out != "closed room "+room+"; its log stays readable ('stick events')\n" {
+	if out := b.ok(t, "close", "--yes"); out != "closed room "+room+"; its log stays readable ('stick events')\n" {
 		t.Errorf("close: %q", out)
 	}
 	var page stick.EventPage

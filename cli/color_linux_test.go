@@ -134,7 +134,7 @@ func TestColourTablesLineUp(t *testing.T) {
 func TestSearchBoldOnTerminal(t *testing.T) {
 	s := newScene(t)
 	s.join("human:ana", s.repo, false)
-	s.ok("note", s.repo, "the parser needs a fuzz target")
+	s.ok("note", "--path", s.repo, "the parser needs a fuzz target")
 	code, out := runOnTerminal(t, "search", "parser")
 	if code != 0 || !strings.Contains(out, "  the \x1b[1mparser\x1b[0m needs a fuzz target\n") || strings.Contains(out, "**") {
 		t.Errorf("search on a terminal: %d %q", code, out)
@@ -153,7 +153,7 @@ func TestSearchBoldOnTerminal(t *testing.T) {
 func TestSearchEscapedStarsOnTerminal(t *testing.T) {
 	s := newScene(t)
 	s.join("human:ana", s.repo, false)
-	s.ok("note", s.repo, "pass **kwargs to the lexer")
+	s.ok("note", "--path", s.repo, "pass **kwargs to the lexer")
 	code, out := runOnTerminal(t, "search", "lexer")
 	if code != 0 || !strings.Contains(out, "  pass **kwargs to the \x1b[1mlexer\x1b[0m\n") {
 		t.Errorf("search on a terminal: %d %q", code, out)

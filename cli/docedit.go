@@ -302,7 +302,7 @@ func docConflict(cmd *cobra.Command, s *session, r stick.RoomSummary, base stick
 		printDiff(p, diff)
 	}
 	fmt.Fprintf(w, "hint: %s\n", retry)
-	return exitCode(exitFor(conflict.Code))
+	return exitCode(exitFor(conflict))
 }
 
 // printDiff writes a unified diff, removed lines red and added ones green

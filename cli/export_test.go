@@ -31,9 +31,9 @@ func exportScene(s *scene) string {
 	step()
 	s.release(codex, l, sampleHandoff)
 	step()
-	s.ok("note", s.repo, "--type", "question", "keep the old syntax?")
+	s.ok("note", "--path", s.repo, "--type", "question", "keep the old syntax?")
 	step()
-	s.ok("note", s.repo, "--agent", "codex:1", "--type", "answer", "--reply-to", "5", "--id", "a-1", "--metadata", `{"pr": 42}`, "yes, until v2")
+	s.ok("note", "--path", s.repo, "--agent", "codex:1", "--type", "answer", "--reply-to", "5", "--id", "a-1", "--metadata", `{"pr": 42}`, "yes, until v2")
 	step()
 	s.ok("doc", "append", "--path", s.repo, "# Parser plan\n\nParse first, then lex.")
 	step()
@@ -54,7 +54,7 @@ func exportScene(s *scene) string {
 	step()
 	s.ok("policy", s.repo, "--lease", "10m")
 	step()
-	if code, _, errOut := s.run("We keep the old syntax until v2.\n", "close", s.repo, "--reason", "v1 shipped", "--conclusion", "-"); code != 0 {
+	if code, _, errOut := s.run("We keep the old syntax until v2.\n", "close", s.repo, "--yes", "--reason", "v1 shipped", "--conclusion", "-"); code != 0 {
 		s.t.Fatal(errOut)
 	}
 	step()

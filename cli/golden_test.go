@@ -5,6 +5,7 @@ import (
 	"context"
 	"flag"
 	"fmt"
+	"io"
 	"os"
 	"path/filepath"
 	"regexp"
@@ -332,8 +333,28 @@ func TestGoldenVersion(t *testing.T) {
 }
 
 func TestGoldenWhere(t *testing.T) {
-	tr := &transcript{s: newScene(t)}
+	s := newScene(t)
+	tr := &transcript{s: s}
 	tr.run("", "where")
+	tr.run("", "where", "--explain", s.repo)
+	pkg := s.mkdir("pkg")
+	s.join("human:ana", s.repo, false)
+	tr.run("", "where", "--explain", pkg)
+	// No git and no marker: the path itself; the home directory is refused.
+	home, err := filepath.EvalSymlinks(t.TempDir())
+	if err != nil {
+		t.Fatal(err)
+	}
+	s.name(home, "<home>")
+	t.Setenv("HOME", home)
+	plain := filepath.Join(home, "plain")
+	if err := os.Mkdir(plain, 0o755); err != nil {
+		t.Fatal(err)
+	}
+	tr.run("", "where", "--explain", plain)
+	tr.run("", "where", "--explain", home)
+	tr.run("", "join", home)
+	tr.run("", "where", "x")
 	tr.check("where")
 }
 
@@ -403,13 +424,17 @@ func TestGoldenEvents(t *testing.T) {
 	s := newScene(t)
 	tr := &transcript{s: s}
 	s.handedOn()
-	if code, _, errOut := s.run("first line\nsecond line\n", "note", s.repo, "-"); code != 0 {
+	if code, _, errOut := s.run("first line\nsecond line\n", "note", "--path", s.repo, "-"); code != 0 {
 		t.Fatal(errOut)
 	}
 	s.ok("policy", s.repo, "--lease", "10m")
 	tr.run("", "events", s.repo)
 	tr.run("", "events", s.repo, "--after", "2", "--limit", "2")
 	tr.run("", "events", s.repo, "--after", "99")
+	// The newest by default: -n (--tail) N of them, and the way to the start.
+	tr.run("", "events", s.repo, "-n", "2")
+	tr.run("", "events", s.repo, "--agent", "codex:1", "--limit", "1")
+	tr.run("", "events", s.repo, "-n", "2", "--after", "1")
 
 	// --follow prints what is there, then each event as it commits, until interrupted.
 	ctx, cancel := context.WithCancel(context.Background())
@@ -420,7 +445,7 @@ func TestGoldenEvents(t *testing.T) {
 	go func() { done <- Execute(ctx, args, strings.NewReader(""), out, &errb, "v1.2.3") }()
 	waitFor(t, func() bool { return strings.Count(out.String(), "\n") >= 1 })
 	s.clock.Advance(time.Minute)
-	s.ok("note", s.repo, "--agent", "codex:1", "on it")
+	s.ok("note", "--path", s.repo, "--agent", "codex:1", "on it")
 	waitFor(t, func() bool { return strings.Count(out.String(), "\n") >= 2 })
 	cancel()
 	var code int
@@ -438,12 +463,20 @@ func TestGoldenNote(t *testing.T) {
 	tr := &transcript{s: s}
 	s.join("human:ana", s.repo, false)
 	s.join("codex:1", s.repo, false)
-	tr.run("", "note", s.repo, "CI is red on main")
-	tr.run("first line\nsecond line\n", "note", s.repo, "-")
-	tr.run("", "note", s.repo, "--agent", "codex:1", "looking into it")
+	tr.run("", "note", "--path", s.repo, "CI is red on main")
+	tr.run("first line\nsecond line\n", "note", "--path", s.repo, "-")
+	tr.run("", "note", "--path", s.repo, "--agent", "codex:1", "looking into it")
 	tr.run("", "events", s.repo, "--after", "2")
-	tr.run("", "note", s.repo, "   ")
-	tr.run("", "note", s.repo, "--agent", "stranger", "hello")
+	tr.run("", "note", "--path", s.repo, "   ")
+	tr.run("", "note", "--path", s.repo, "--agent", "stranger", "hello")
+	// Several words are one note, as in 'stick search'.
+	tr.run("", "note", "--path", s.repo, "CI", "is", "red")
+	tr.run("", "note", "--path", s.repo, "--id", "deploy-417", "deployed")
+	tr.run("", "note", "--path", s.repo, "--id", "deploy-417", "deployed")
+	tr.run("", "note", "--path", s.repo, "--id", "deploy-417", "deployed, finally")
+	tr.run("", "events", s.repo, "-n", "2")
+	tr.run("", "note")
+	tr.run("", "note", s.repo, "hello")
 	tr.check("note")
 }
 
@@ -469,10 +502,13 @@ func TestGoldenClose(t *testing.T) {
 	s.join("codex:1", s.repo, false)
 	room := s.roomID(s.repo)
 	l := s.claim(codex, room)
-	tr.run("", "close", s.repo, "--reason", "v1 shipped")
+	tr.run("", "close", s.repo, "--yes", "--reason", "v1 shipped")
 	s.clock.Advance(time.Minute)
 	s.release(codex, l, stick.Handoff{Status: "done", NextAction: "close the room"})
 	tr.run("", "close", s.repo, "--reason", "v1 shipped")
+	terminal(t)
+	tr.run("n\n", "close", s.repo, "--reason", "v1 shipped")
+	tr.run("y\n", "close", s.repo, "--reason", "v1 shipped")
 	s.clock.Advance(time.Minute)
 	tr.run("We chose B.\n", "close", s.repo, "--conclusion", "-")
 	tr.table("list", s.repo)
@@ -511,4 +547,12 @@ func TestAgo(t *testing.T) {
 	if got := ago(now, time.Time{}); got != "never" {
 		t.Errorf("ago(zero) = %q, want never", got)
 	}
+}
+
+// terminal makes the commands of the test take their standard input for a
+// terminal a person answers questions on.
+func terminal(t *testing.T) {
+	old := stdinIsTerminal
+	stdinIsTerminal = func(io.Reader) bool { return true }
+	t.Cleanup(func() { stdinIsTerminal = old })
 }

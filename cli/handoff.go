@@ -46,7 +46,7 @@ func (f *handoffFlags) handoff(cmd *cobra.Command, root string) (stick.Handoff, 
 		dec := json.NewDecoder(strings.NewReader(data))
 		dec.DisallowUnknownFields()
 		if err := dec.Decode(&h); err != nil {
-			return h, stick.Errorf(stick.CodeInvalidArgument, "--handoff %s is not a handoff in JSON: %v", f.file, err).
+			return h, stick.Errorf(stick.CodeInvalidArgument, "--handoff %s is not a handoff in JSON: %v", f.file, err).With("field", "handoff").
 				WithHint("expected {\"status\": …, \"next_action\": …, \"artifacts\": [{\"path\": …, \"lines\": [1, 9], \"role\": \"edit\"}], …}")
 		}
 	}
@@ -66,7 +66,11 @@ func (f *handoffFlags) handoff(cmd *cobra.Command, root string) (stick.Handoff, 
 	h.OpenQuestions = append(h.OpenQuestions, f.questions...)
 	h.DoNot = append(h.DoNot, f.doNot...)
 	if h.Status == "" || h.NextAction == "" {
-		return h, stick.Errorf(stick.CodeInvalidHandoff, "a handoff needs --status and --next-action").
+		field := "status"
+		if h.Status != "" {
+			field = "next_action"
+		}
+		return h, stick.Errorf(stick.CodeInvalidHandoff, "a handoff needs --status and --next-action").With("field", field).
 			WithHint(`say what you did and what comes next, e.g. --status "fixed the parser; tests pass" --next-action "review cli/handoff.go"`)
 	}
 	return h, nil

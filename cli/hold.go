@@ -57,7 +57,7 @@ func runHold(cmd *cobra.Command, agentFlag, path string, hf handoffFlags) error 
 			return err
 		}
 		return stick.Errorf(stick.CodeInvalidArgument, "%s already holds the stick in %s through holder pid %d", held.AgentID, held.Path, held.Guardian.PID).
-			WithHint("release it first with 'stick release', or keep working under that holder")
+			WithHint("release it first with 'stick release%s', or keep working under that holder", agentArg(cmd))
 	}
 	// Check the handoff flags now, not hours later at Ctrl-C, and before
 	// anything changes.
@@ -114,7 +114,7 @@ func runHold(cmd *cobra.Command, agentFlag, path string, hf handoffFlags) error 
 	case err != nil:
 		return err
 	case res.Status == stick.TakeoverAvailable:
-		printAcquired(p, guardianReport{Join: &join, Wait: &res, Guardian: self})
+		printAcquired(p, guardianReport{Join: &join, Wait: &res, Guardian: self}, agentArg(cmd))
 		return exitCode(exitTakeover)
 	case res.Status == stick.Closed:
 		return stick.Errorf(stick.CodeRoomClosed, "the room %s was closed", join.RoomID)

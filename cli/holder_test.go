@@ -222,7 +222,7 @@ func TestHolderDiesWithItsShellAndOthersTakeOver(t *testing.T) {
 	if r.code != exitTakeover || !strings.Contains(r.stdout, "takeover available") || !strings.Contains(r.stdout, "stick takeover") {
 		t.Fatalf("wait after the holder died: exit %d\n%s%s", r.code, r.stdout, r.stderr)
 	}
-	if r := runBin(t, repo, nil, "--agent", "bob", "takeover"); r.code != 1 || !strings.Contains(r.stderr, "invalid_argument: takeover needs --reason") {
+	if r := runBin(t, repo, nil, "--agent", "bob", "takeover"); r.code != 2 || !strings.Contains(r.stderr, "invalid_argument: takeover needs --reason") {
 		t.Fatalf("takeover without a reason: %d %s", r.code, r.stderr)
 	}
 	r = mustRun(t, repo, "--agent", "bob", "takeover", "--reason", "the shell was killed")
@@ -297,7 +297,7 @@ func TestWaitTimeoutTryAndInterrupt(t *testing.T) {
 	if r := runBin(t, repo, nil, "--agent", "bob", "wait", "--timeout", "150ms"); r.code != exitNotYet {
 		t.Fatalf("wait --timeout while held: %d\n%s%s", r.code, r.stdout, r.stderr)
 	}
-	if r := runBin(t, repo, nil, "--agent", "bob", "wait", "--timeout", "-1s"); r.code != 1 || !strings.Contains(r.stderr, "--timeout") {
+	if r := runBin(t, repo, nil, "--agent", "bob", "wait", "--timeout", "-1s"); r.code != 2 || !strings.Contains(r.stderr, "--timeout") {
 		t.Fatalf("negative timeout: %d %s", r.code, r.stderr)
 	}
 	if hs := holders(t, data); len(hs) != 1 || hs[0].AgentID == "bob" {
@@ -375,7 +375,12 @@ func TestHoldEndsWhenReleasedElsewhere(t *testing.T) {
 func TestReleaseErrors(t *testing.T) {
 	repo, _ := holderRepo(t)
 	mustRun(t, repo, "join")
-	r := runBin(t, repo, nil, "release", "--status", "x", "--next-action", "y")
+	// The flags are checked before the lease: a bad flag is no stale_lease.
+	r := runBin(t, repo, nil, "release", "--status", "x")
+	if r.code != 2 || !strings.HasPrefix(r.stderr, "stick: invalid_handoff: a handoff needs --status and --next-action") {
+		t.Fatalf("release with a bad flag and without the stick: %d %q", r.code, r.stderr)
+	}
+	r = runBin(t, repo, nil, "release", "--status", "x", "--next-action", "y")
 	if r.code != 1 || !strings.HasPrefix(r.stderr, "stick: stale_lease: human:") || !strings.Contains(r.stderr, "hint: run 'stick wait'") {
 		t.Fatalf("release without the stick: %d %q", r.code, r.stderr)
 	}
@@ -385,13 +390,13 @@ func TestReleaseErrors(t *testing.T) {
 		code int
 		want string
 	}{
-		{[]string{"release", "--next-action", "y"}, 1, "stick: invalid_handoff: a handoff needs --status and --next-action"},
-		{[]string{"release", "--status", "x", "--next-action", "y", "--artifact", "a.go:9-3"}, 1, "stick: invalid_argument: --artifact \"a.go:9-3\": lines must be START-END"},
-		{[]string{"release", "--status", "x", "--next-action", "y", "--artifact", "a.go=frob"}, 1, "unknown role \"frob\""},
-		{[]string{"release", "--status", "x", "--next-action", "y", "--handoff", "missing.json"}, 1, "cannot read handoff from missing.json"},
+		{[]string{"release", "--next-action", "y"}, 2, "stick: invalid_handoff: a handoff needs --status and --next-action"},
+		{[]string{"release", "--status", "x", "--next-action", "y", "--artifact", "a.go:9-3"}, 2, "stick: invalid_argument: --artifact \"a.go:9-3\": lines must be START-END"},
+		{[]string{"release", "--status", "x", "--next-action", "y", "--artifact", "a.go=frob"}, 2, "unknown role \"frob\""},
+		{[]string{"release", "--status", "x", "--next-action", "y", "--handoff", "missing.json"}, 2, "cannot read handoff from missing.json"},
 		{[]string{"pass", "nobody", "--status", "x", "--next-action", "y"}, 1, "stick: unknown_member"},
 		{[]string{"release", "--bogus"}, 2, "unknown flag: --bogus"},
-		{[]string{"pass"}, 2, "accepts between 1 and 2 arg(s)"},
+		{[]string{"pass"}, 2, "'stick pass' needs AGENT"},
 	} {
 		r := runBin(t, repo, nil, tc.args...)
 		if r.code != tc.code || !strings.Contains(r.stderr, tc.want) || !strings.Contains(r.stderr, "hint:") {
@@ -625,11 +630,11 @@ func TestHarnessMemberStaysInTheRotation(t *testing.T) {
 func TestHoldChecksItsFlagsFirst(t *testing.T) {
 	repo, data := holderRepo(t)
 	r := runBin(t, repo, nil, "hold", "--status", "s", "--next-action", "n", "--question", "")
-	if r.code != 1 || !strings.Contains(r.stderr, "invalid_handoff") {
+	if r.code != 2 || !strings.Contains(r.stderr, "invalid_handoff") {
 		t.Fatalf("hold with an empty question: %d %q", r.code, r.stderr)
 	}
 	r = runBin(t, repo, nil, "hold", "--artifact", "a.go:9-1")
-	if r.code != 1 || !strings.Contains(r.stderr, "lines must be START-END") {
+	if r.code != 2 || !strings.Contains(r.stderr, "lines must be START-END") {
 		t.Fatalf("hold with a bad artifact: %d %q", r.code, r.stderr)
 	}
 	if _, err := os.Stat(filepath.Join(data, "rooms.sqlite")); err == nil {

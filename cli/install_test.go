@@ -545,7 +545,7 @@ func TestInstallCommandResolution(t *testing.T) {
 	m.wantCalls(t, "codex [mcp] [get] [--json] [stick]", "codex [mcp] [get] [--json] [stick]",
 		"codex [mcp] [add] [stick] [--] ["+filepath.Join(m.home, "my stick")+"] [mcp]")
 	code, _, errOut = run(t, "install", "codex", "--command", "/no/such/stick")
-	if code != 1 || !strings.HasPrefix(errOut, "stick: invalid_argument: --command /no/such/stick: no stick binary there") {
+	if code != 2 || !strings.HasPrefix(errOut, "stick: invalid_argument: --command /no/such/stick: no stick binary there") {
 		t.Fatalf("missing --command: %d %q", code, errOut)
 	}
 }

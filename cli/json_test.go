@@ -231,7 +231,7 @@ func TestJSONState(t *testing.T) {
 func TestJSONEvents(t *testing.T) {
 	s := newScene(t)
 	room := s.handedOn()
-	s.ok("note", s.repo, "CI is red")
+	s.ok("note", "--path", s.repo, "CI is red")
 	s.ok("policy", s.repo, "--lease", "10m")
 
 	var page stick.EventPage
@@ -289,7 +289,7 @@ func TestJSONNote(t *testing.T) {
 	room := s.roomID(s.repo)
 	s.clock.Advance(time.Minute)
 	var res stick.PostResult
-	s.decodeJSON(&res, "note", s.repo, "CI is red on main")
+	s.decodeJSON(&res, "note", "--path", s.repo, "CI is red on main")
 	e := res.Event
 	if res.Duplicate || e.Type != stick.EventNote || e.MessageType != "note" || e.RoomID != room || e.Seq != 2 || e.From != "human:ana" ||
 		e.Text != "CI is red on main" || e.TurnID != 0 || e.Handoff != nil {
@@ -299,9 +299,9 @@ func TestJSONNote(t *testing.T) {
 
 	// A question, its answer, and a retried send.
 	var q, a, again stick.PostResult
-	s.decodeJSON(&q, "note", s.repo, "--type", "question", "--id", "q1", "--metadata", `{"pr": 42}`, "keep the old flag?")
-	s.decodeJSON(&a, "note", s.repo, "--type", "answer", "--reply-to", strconv.FormatInt(q.Event.Seq, 10), "yes")
-	s.decodeJSON(&again, "note", s.repo, "--id", "q1", "keep the old flag? (retry)")
+	s.decodeJSON(&q, "note", "--path", s.repo, "--type", "question", "--id", "q1", "--metadata", `{"pr": 42}`, "keep the old flag?")
+	s.decodeJSON(&a, "note", "--path", s.repo, "--type", "answer", "--reply-to", strconv.FormatInt(q.Event.Seq, 10), "yes")
+	s.decodeJSON(&again, "note", "--path", s.repo, "--id", "q1", "keep the old flag? (retry)")
 	var meta struct{ PR int }
 	if q.Event.MessageType != "question" || json.Unmarshal(q.Event.Data, &meta) != nil || meta.PR != 42 || q.Event.ClientMessageID != "q1" {
 		t.Errorf("question: %+v", q.Event)
@@ -337,7 +337,7 @@ func TestJSONClose(t *testing.T) {
 	room := s.roomID(s.repo)
 	s.clock.Advance(time.Minute)
 	var c stick.CloseResult
-	s.decodeJSON(&c, "close", s.repo, "--reason", "v1 shipped")
+	s.decodeJSON(&c, "close", s.repo, "--yes", "--reason", "v1 shipped")
 	if c.RoomID != room || c.EventSeq != 2 || c.Revised {
 		t.Errorf("close: %+v", c)
 	}

@@ -40,24 +40,36 @@ func fileArg(cmd *cobra.Command, v, field string) (string, error) {
 func newNote(agent *string) *cobra.Command {
 	var asJSON bool
 	var n stick.Note
-	var meta string
+	var meta, path string
 	cmd := &cobra.Command{
-		Use:   "note [path] TEXT|-",
+		Use:   "note TEXT...|- [--path P]",
 		Short: "Post a note to the room (no stick needed; it never changes who holds it)",
-		Example: "  stick note \"CI is red on main, looking into it\"\n" +
+		Long: `Post a note to the room of the current directory (or of --path). The words of
+TEXT are joined with spaces, so quotes are optional: stick note CI is red.
+- reads the text from standard input.`,
+		Example: "  stick note CI is red on main, looking into it\n" +
 			"  git log -1 --format=%B | stick note -\n" +
 			"  stick note --type question \"keep the old flag?\"\n" +
 			"  stick note --type answer --reply-to 12 \"yes, until v2\"\n" +
+			"  stick note --path ~/src/app \"a note for that room\"\n" +
 			"  stick note --id deploy-417 --metadata '{\"build\": 417}' \"deployed\"   # safe to retry",
-		Args: cobra.RangeArgs(1, 2),
+		Args: needs(1, -1, "TEXT, the words of the note, or - to read it from standard input"),
+		ValidArgsFunction: func(*cobra.Command, []string, string) ([]cobra.Completion, cobra.ShellCompDirective) {
+			return nil, cobra.ShellCompDirectiveNoFileComp
+		},
 		RunE: func(cmd *cobra.Command, args []string) error {
-			path, text := pathArg(nil), args[len(args)-1]
-			if len(args) == 2 {
-				path = args[0]
-			}
-			text, err := textArg(cmd, text, "text")
-			if err != nil {
+			if err := pathAsWord(args); err != nil {
 				return err
+			}
+			text := strings.Join(args, " ")
+			if len(args) == 1 {
+				var err error
+				if text, err = textArg(cmd, args[0], "text"); err != nil {
+					return err
+				}
+			}
+			if path == "" {
+				path = pathArg(nil)
 			}
 			n.Text = text
 			if meta != "" {
@@ -66,14 +78,19 @@ func newNote(agent *string) *cobra.Command {
 			return inRoom(cmd.Context(), *agent, path, false, func(s *session, r stick.RoomSummary) error {
 				res, err := s.svc.Post(cmd.Context(), s.caller, r.RoomID, n)
 				if err != nil {
-					return err
+					return notJoined(s, err)
 				}
 				p := newPrinter(cmd.OutOrStdout(), asJSON)
 				if asJSON {
 					return p.JSON(res)
 				}
-				if res.Duplicate {
-					fmt.Fprintf(p.w, "already posted as #%d (--id %s); nothing new was posted\n", res.Event.Seq, n.ClientMessageID)
+				switch {
+				case res.TextDiffers:
+					fmt.Fprintf(p.w, "a duplicate: --id %s was already posted as #%d, with another text, which stands; nothing new was posted\n",
+						n.ClientMessageID, res.Event.Seq)
+					return nil
+				case res.Duplicate:
+					fmt.Fprintf(p.w, "a duplicate: --id %s was already posted as #%d; nothing new was posted\n", n.ClientMessageID, res.Event.Seq)
 					return nil
 				}
 				fmt.Fprintf(p.w, "%s #%d posted to room %s as %s\n", res.Event.MessageType, res.Event.Seq, r.RoomID, res.Event.From)
@@ -87,7 +104,23 @@ func newNote(agent *string) *cobra.Command {
 	f.Int64Var(&n.ReplyTo, "reply-to", 0, "the event number (#N in 'stick events') this note answers")
 	f.StringVar(&meta, "metadata", "", "a JSON object stored with the note, for tools")
 	f.StringVar(&n.ClientMessageID, "id", "", "an id of your own for this note: sending again with it posts nothing new")
+	f.StringVar(&path, "path", "", "a path in the workspace whose room to post to (default: the current directory)")
 	return cmd
+}
+
+// pathAsWord refuses a note whose first of several words is a directory
+// written as a path ("stick note ~/src/app hello", the old form of --path),
+// rather than post the path as text to another room. One quoted argument
+// is always text.
+func pathAsWord(args []string) error {
+	if len(args) < 2 || !strings.ContainsRune(args[0], '/') && !strings.ContainsRune(args[0], os.PathSeparator) {
+		return nil
+	}
+	if info, err := os.Stat(args[0]); err != nil || !info.IsDir() {
+		return nil
+	}
+	return fmt.Errorf("the first word of the note, %s, is a directory: for its room give --path %s; to post the words, quote them",
+		args[0], shellQuote(args[0]))
 }
 
 func newLeave(agent *string) *cobra.Command {
@@ -116,19 +149,32 @@ func newLeave(agent *string) *cobra.Command {
 }
 
 func newClose(agent *string) *cobra.Command {
-	var asJSON bool
+	var asJSON, yes bool
 	var reason, conclusion string
 	cmd := &cobra.Command{
-		Use:     "close [path]",
-		Short:   "Close the room for good (its log and document stay readable; closing again revises the conclusion)",
-		Example: "  stick close --reason \"v1 shipped\"\n  stick close --reason done --conclusion NOTES.md\n  echo \"We chose B.\" | stick close --conclusion -",
-		Args:    cobra.MaximumNArgs(1),
+		Use:   "close [path]",
+		Short: "Close the room for good (its log and document stay readable; closing again revises the conclusion)",
+		Long: `Close the room for good: no more turns; its log and document stay readable, and
+the next join at its path starts a new room. On a terminal close asks first;
+--yes closes without asking, and is needed where there is no terminal to ask
+on (scripts, agents). --conclusion records a conclusion, also as the
+document's Conclusion section: the text itself, @FILE for a file's content,
+or - for standard input. Closing a closed room again revises its reason and
+conclusion, without asking.`,
+		Example: "  stick close --reason \"v1 shipped\"\n  stick close --yes --reason done --conclusion \"We chose B: simpler.\"\n" +
+			"  stick close --yes --conclusion @NOTES.md\n  echo \"We chose B.\" | stick close --yes --conclusion -",
+		Args: cobra.MaximumNArgs(1),
 		RunE: func(cmd *cobra.Command, args []string) error {
-			text, err := fileArg(cmd, conclusion, "conclusion")
+			text, err := conclusionArg(cmd, conclusion)
 			if err != nil {
 				return err
 			}
 			return inRoom(cmd.Context(), *agent, pathArg(args), true, func(s *session, r stick.RoomSummary) error {
+				if r.State != stick.StateClosed && !yes {
+					if err := confirm(cmd, fmt.Sprintf("close room %s at %s for good?", r.RoomID, r.CanonicalPath)); err != nil {
+						return err
+					}
+				}
 				res, err := s.svc.Close(cmd.Context(), s.caller, r.RoomID, reason, text)
 				if err != nil {
 					return err
@@ -151,8 +197,18 @@ func newClose(agent *string) *cobra.Command {
 	}
 	addJSON(cmd, &asJSON)
 	cmd.Flags().StringVar(&reason, "reason", "", "why the room closes")
-	cmd.Flags().StringVar(&conclusion, "conclusion", "", "a conclusion to record, also in the document's Conclusion section: a FILE, or - for standard input")
+	cmd.Flags().StringVar(&conclusion, "conclusion", "", "a conclusion to record, also in the document's Conclusion section: TEXT, @FILE, or - for standard input")
+	cmd.Flags().BoolVarP(&yes, "yes", "y", false, "close without asking (needed without a terminal)")
 	return cmd
+}
+
+// conclusionArg reads the --conclusion of close: the text itself, @FILE
+// for a file's content, or - for standard input.
+func conclusionArg(cmd *cobra.Command, v string) (string, error) {
+	if name, ok := strings.CutPrefix(v, "@"); ok && name != "" {
+		return fileArg(cmd, name, "conclusion")
+	}
+	return textArg(cmd, v, "conclusion")
 }
 
 func newPolicy(agent *string) *cobra.Command {
@@ -190,18 +246,18 @@ heartbeat or release.`,
 					}
 					pol = st.Policy
 				} else if pol, err = s.svc.SetPolicy(cmd.Context(), s.caller, r.RoomID, u); err != nil {
-					return err
+					return notJoined(s, err)
 				}
 				p := newPrinter(cmd.OutOrStdout(), asJSON)
 				if asJSON {
 					return p.JSON(pol)
 				}
 				p.table([]string{"TIMEOUT", "VALUE", "MEANING"}, [][]string{
-					{"lease", pol.OwnerLeaseTTL.String(), "a silent holder may be taken over after this"},
-					{"heartbeat", pol.HeartbeatInterval.String(), "how often a holder renews its lease"},
-					{"claim", pol.ClaimTTL.String(), "how long the next member has to claim"},
-					{"presence", pol.PresenceTTL.String(), "a member is active this long after its last call"},
-					{"wait", pol.WaitMaxWait.String(), "how long one wait blocks by default"},
+					{"lease", human(pol.OwnerLeaseTTL), "a silent holder may be taken over after this"},
+					{"heartbeat", human(pol.HeartbeatInterval), "how often a holder renews its lease"},
+					{"claim", human(pol.ClaimTTL), "how long the next member has to claim"},
+					{"presence", human(pol.PresenceTTL), "a member is active this long after its last call"},
+					{"wait", human(pol.WaitMaxWait), "how long one wait blocks by default"},
 				})
 				return nil
 			})

@@ -197,8 +197,8 @@ func writeMarkdownEvent(w io.Writer, e stick.Event) {
 	case stick.EventPolicy:
 		var p stick.Policy
 		if json.Unmarshal(e.Data, &p) == nil {
-			fmt.Fprintf(w, "\n**Policy:** lease %v, heartbeat %v, claim %v, presence %v, wait %v\n",
-				p.OwnerLeaseTTL, p.HeartbeatInterval, p.ClaimTTL, p.PresenceTTL, p.WaitMaxWait)
+			fmt.Fprintf(w, "\n**Policy:** lease %s, heartbeat %s, claim %s, presence %s, wait %s\n",
+				human(p.OwnerLeaseTTL), human(p.HeartbeatInterval), human(p.ClaimTTL), human(p.PresenceTTL), human(p.WaitMaxWait))
 		}
 	case stick.EventReorder:
 		var r struct {

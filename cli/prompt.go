@@ -72,7 +72,7 @@ func newPrompt() *cobra.Command {
 		Use:       "install bash|zsh|fish",
 		Short:     "Add the prompt segment to your shell's rc file (or print the snippet with --print)",
 		Example:   "  stick prompt install bash\n  stick prompt install zsh --print >> ~/.zshrc",
-		Args:      cobra.ExactArgs(1),
+		Args:      needs(1, 1, "a shell: bash, zsh or fish"),
 		ValidArgs: []string{"bash", "zsh", "fish"},
 		RunE: func(cmd *cobra.Command, args []string) error {
 			return promptInstall(cmd, args[0], command, print, dryRun, true)
@@ -85,7 +85,7 @@ func newPrompt() *cobra.Command {
 		Use:       "uninstall bash|zsh|fish",
 		Short:     "Remove the prompt segment from your shell's rc file",
 		Example:   "  stick prompt uninstall bash",
-		Args:      cobra.ExactArgs(1),
+		Args:      needs(1, 1, "a shell: bash, zsh or fish"),
 		ValidArgs: []string{"bash", "zsh", "fish"},
 		RunE: func(cmd *cobra.Command, args []string) error {
 			return promptInstall(cmd, args[0], "", false, dryRun, false)

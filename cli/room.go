@@ -22,6 +22,9 @@ type session struct {
 	svc    *stick.Service
 	caller stick.Caller
 	close  func()
+	// agentArg is " --agent ID" when the command ran with --agent, for the
+	// commands its hints suggest.
+	agentArg string
 }
 
 // serviceOptions are appended to the options of every service a command
@@ -49,7 +52,11 @@ func openSession(agentFlag string) (*session, error) {
 		return nil, err
 	}
 	id, _ := whoami(agentFlag, getenv)
-	return &session{svc: svc, caller: stick.Caller{AgentID: id, Kind: stick.KindOneShot}, close: closeFn}, nil
+	s := &session{svc: svc, caller: stick.Caller{AgentID: id, Kind: stick.KindOneShot}, close: closeFn}
+	if agentFlag != "" {
+		s.agentArg = " --agent " + shellQuote(agentFlag)
+	}
+	return s, nil
 }
 
 // pathArg is the optional path argument, the current directory by default.
@@ -94,7 +101,7 @@ func (s *session) findRoom(ctx context.Context, path string, closedToo bool) (st
 			With("room_id", closed.RoomID).WithHint("'stick events', 'stick state' and 'stick doc' still read it; 'stick join' starts a new room here")
 	}
 	return stick.RoomSummary{}, stick.Errorf(stick.CodeRoomNotFound, "no room for %s", canon).With("path", canon).
-		WithHint("run 'stick join %s' to create or join the room of this workspace", path)
+		WithHint("run 'stick join%s %s' to create or join the room of this workspace", s.agentArg, path)
 }
 
 // inRoom opens a session for agent and runs fn with the room of path (with
@@ -181,7 +188,7 @@ func newList(agent *string) *cobra.Command {
 	var asJSON, all bool
 	cmd := &cobra.Command{
 		Use:     "list [path]",
-		Short:   "List the rooms of a workspace (or all rooms)",
+		Short:   "List the rooms of a workspace (or all rooms) and when anything last happened in each",
 		Example: "  stick list\n  stick list ~/src/app --json\n  stick list --all",
 		Args:    cobra.MaximumNArgs(1),
 		RunE: func(cmd *cobra.Command, args []string) error {
@@ -206,9 +213,9 @@ func newList(agent *string) *cobra.Command {
 				rows := make([][]string, 0, len(rooms))
 				for _, r := range rooms {
 					rows = append(rows, []string{r.RoomID, r.CanonicalPath, p.state(string(r.State)), orDash(r.Owner), orDash(r.ReservedFor),
-						fmt.Sprint(r.TurnID), fmt.Sprintf("%d/%d", r.ActiveMembers, r.Members), ago(now, r.UpdatedAt)})
+						fmt.Sprint(r.TurnID), fmt.Sprintf("%d/%d", r.ActiveMembers, r.Members), ago(now, lastActivity(r))})
 				}
-				p.table([]string{"ROOM", "PATH", "STATE", "HOLDER", "RESERVED", "TURN", "ACTIVE", "UPDATED"}, rows)
+				p.table([]string{"ROOM", "PATH", "STATE", "HOLDER", "RESERVED", "TURN", "ACTIVE", "ACTIVITY"}, rows)
 				return nil
 			})
 		},
@@ -216,6 +223,15 @@ func newList(agent *string) *cobra.Command {
 	addJSON(cmd, &asJSON)
 	cmd.Flags().BoolVar(&all, "all", false, "list every room in the database")
 	return cmd
+}
+
+// lastActivity is when anything last happened in a room: its newest event
+// (a note, a handoff, a join) or its last change of state.
+func lastActivity(r stick.RoomSummary) time.Time {
+	if r.LastEventAt.After(r.UpdatedAt) {
+		return r.LastEventAt
+	}
+	return r.UpdatedAt
 }
 
 func newJoin(agent *string) *cobra.Command {
@@ -345,41 +361,77 @@ func indent(s string) string { return strings.ReplaceAll(s, "\n", "\n    ") }
 func newEvents(agent *string) *cobra.Command {
 	var asJSON, follow bool
 	var after int64
-	var limit int
+	var limit, tail int
 	var roomID string
 	cmd := &cobra.Command{
 		Use:   "events [path | --room ROOM_ID]",
-		Short: "Show a room's event log (claims, handoffs, takeovers, notes, ...)",
-		Example: "  stick events\n  stick events --after 120 --limit 20\n  stick events --follow          # stream events as they commit, until Ctrl-C\n" +
+		Short: "Show a room's event log (claims, handoffs, takeovers, notes, ...), newest last",
+		Long: `Show the newest events of a room's log, oldest of them first: the last 50, or
+the last N with --tail N. --after N pages through the log from event N instead
+(--after 0 from the start), --limit events at a time. --follow keeps printing
+events as they commit, until interrupted.`,
+		Example: "  stick events                   # the newest 50\n  stick events -n 10\n  stick events --after 0 --limit 20   # from the start, 20 at a time\n" +
+			"  stick events --follow          # the newest, then events as they commit, until Ctrl-C\n" +
 			"  stick events --follow --json   # one JSON object per line\n" +
 			"  stick events --room room_7b64e0c2a1f3d9b8   # a room by its id ('stick list' shows it), closed ones too",
 		Args: cobra.MaximumNArgs(1),
 		RunE: func(cmd *cobra.Command, args []string) error {
+			paging := cmd.Flags().Changed("after")
+			if paging && cmd.Flags().Changed("tail") {
+				return fmt.Errorf("give --tail (the newest events) or --after (from an event on), not both")
+			}
+			if !paging && cmd.Flags().Changed("limit") && !cmd.Flags().Changed("tail") {
+				tail = limit // without --after, --limit counts from the end too
+			}
 			return inNamedRoom(cmd, *agent, roomID, args, func(s *session, r stick.RoomSummary) error {
 				p := newPrinter(cmd.OutOrStdout(), asJSON)
-				if !follow {
-					page, err := s.svc.RoomEvents(cmd.Context(), r.RoomID, after, limit)
+				which := shellQuote(r.CanonicalPath)
+				if cmd.Flags().Changed("room") {
+					which = "--room " + r.RoomID
+				}
+				var page stick.EventPage
+				switch {
+				case !paging:
+					t, err := s.svc.TailEvents(cmd.Context(), r.RoomID, tail)
 					if err != nil {
+						return err
+					}
+					if asJSON && !follow {
+						return p.JSON(t)
+					}
+					if t.Earlier && !asJSON {
+						fmt.Fprintln(p.w, p.dim(fmt.Sprintf("earlier: stick events%s %s --after 0", agentArg(cmd), which)))
+					}
+					page = t.EventPage
+				case !follow:
+					var err error
+					if page, err = s.svc.RoomEvents(cmd.Context(), r.RoomID, after, limit); err != nil {
 						return err
 					}
 					if asJSON {
 						return p.JSON(page)
 					}
+				}
+				if !follow {
 					for _, e := range page.Events {
 						printEvent(p, e)
 					}
 					if page.HasMore {
-						which := shellQuote(r.CanonicalPath)
-						if cmd.Flags().Changed("room") {
-							which = "--room " + r.RoomID
-						}
-						more := fmt.Sprintf("more: stick events %s --after %d", which, page.Cursor)
+						more := fmt.Sprintf("more: stick events%s %s --after %d", agentArg(cmd), which, page.Cursor)
 						if limit > 0 {
 							more += fmt.Sprintf(" --limit %d", limit)
 						}
 						fmt.Fprintln(p.w, p.dim(more))
 					}
 					return nil
+				}
+				if !paging {
+					for _, e := range page.Events {
+						if err := printStreamed(p, e, asJSON); err != nil {
+							return err
+						}
+					}
+					after = page.Cursor
 				}
 				for {
 					page, err := s.svc.FollowEvents(cmd.Context(), r.RoomID, after, limit)
@@ -390,12 +442,8 @@ func newEvents(agent *string) *cobra.Command {
 						return err
 					}
 					for _, e := range page.Events {
-						if asJSON {
-							if err := p.JSONLine(e); err != nil {
-								return err
-							}
-						} else {
-							printEvent(p, e)
+						if err := printStreamed(p, e, asJSON); err != nil {
+							return err
 						}
 					}
 					after = page.Cursor
@@ -405,10 +453,20 @@ func newEvents(agent *string) *cobra.Command {
 	}
 	addJSON(cmd, &asJSON)
 	cmd.Flags().BoolVar(&follow, "follow", false, "keep printing new events as they commit, until interrupted")
-	cmd.Flags().Int64Var(&after, "after", 0, "show events after this event number")
-	cmd.Flags().IntVar(&limit, "limit", 0, "show at most this many events (default 50, at most 1000)")
+	cmd.Flags().IntVarP(&tail, "tail", "n", 0, "show the newest this many events (default 50, at most 1000)")
+	cmd.Flags().Int64Var(&after, "after", 0, "show the events after this event number, oldest first (0: from the start)")
+	cmd.Flags().IntVar(&limit, "limit", 0, "with --after, show at most this many events (default 50, at most 1000); without, as --tail")
 	addRoomFlag(cmd, &roomID)
 	return cmd
+}
+
+// printStreamed prints one event of --follow: a line of JSON or the text.
+func printStreamed(p *printer, e stick.Event, asJSON bool) error {
+	if asJSON {
+		return p.JSONLine(e)
+	}
+	printEvent(p, e)
+	return nil
 }
 
 func printEvent(p *printer, e stick.Event) {

@@ -146,10 +146,10 @@ func TestJoinListStateEvents(t *testing.T) {
 	if err := json.Unmarshal([]byte(out), &page); code != 0 || err != nil || len(page.Events) != 1 || page.Events[0].Seq != 3 || !page.HasMore {
 		t.Fatalf("events --json page: %d %v %+v", code, err, page)
 	}
-	if code, _, errOut := run(t, "events", repo, "--limit", "-3"); code != 1 || !strings.Contains(errOut, "invalid_argument") {
+	if code, _, errOut := run(t, "events", repo, "--after", "0", "--limit", "-3"); code != 2 || !strings.Contains(errOut, "invalid_argument") {
 		t.Fatalf("bad limit: %d %q", code, errOut)
 	}
-	if code, _, errOut := run(t, "state", "/no/such/dir"); code != 1 || !strings.Contains(errOut, "does not exist") {
+	if code, _, errOut := run(t, "state", "/no/such/dir"); code != 2 || !strings.Contains(errOut, "does not exist") {
 		t.Fatalf("bad path: %d %q", code, errOut)
 	}
 }

@@ -158,7 +158,7 @@ Writing needs membership ('stick join') and an open room.`,
 			"  stick doc append --section Decisions \"Keep the v1 flag until v2.\"\n" +
 			"  git log -3 --format='- %s' | stick doc append --section Changes -\n" +
 			"  stick doc append --path ~/src/app \"a note for that room\"",
-		Args: cobra.MinimumNArgs(1),
+		Args: needs(1, -1, "TEXT, the words to append, or - to read them from standard input"),
 		ValidArgsFunction: func(*cobra.Command, []string, string) ([]cobra.Completion, cobra.ShellCompDirective) {
 			return nil, cobra.ShellCompDirectiveNoFileComp
 		},
@@ -176,7 +176,7 @@ Writing needs membership ('stick join') and an open room.`,
 			return inRoom(cmd.Context(), *agent, path, false, func(s *session, r stick.RoomSummary) error {
 				d, err := s.svc.AppendDoc(cmd.Context(), s.caller, r.RoomID, text, section)
 				if err != nil {
-					return err
+					return notJoined(s, err)
 				}
 				p := newPrinter(cmd.OutOrStdout(), asJSON)
 				if asJSON {

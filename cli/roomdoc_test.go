@@ -41,7 +41,7 @@ func TestGoldenDoc(t *testing.T) {
 	// Closing with a conclusion writes the Conclusion section; the document
 	// stays readable and no longer writable.
 	s.clock.Advance(time.Minute)
-	tr.run("We chose the parser-first plan.\n", "close", s.repo, "--conclusion", "-")
+	tr.run("We chose the parser-first plan.\n", "close", s.repo, "--yes", "--conclusion", "-")
 	tr.run("", "doc", s.repo)
 	tr.table("doc", "history", s.repo)
 	tr.run("", "doc", "append", "--path", s.repo, "too late")
@@ -57,7 +57,7 @@ func TestDocEmptyAndClosed(t *testing.T) {
 	if code != 0 || out != "" || !strings.Contains(errOut, "is empty; write it with 'stick doc edit' or add to it with 'stick doc append TEXT'") {
 		t.Errorf("empty document: %d %q %q", code, out, errOut)
 	}
-	s.ok("close", s.repo)
+	s.ok("close", s.repo, "--yes")
 	code, out, errOut = s.run("", "doc", s.repo)
 	if code != 0 || out != "" || !strings.Contains(errOut, "is closed and its document was never written") {
 		t.Errorf("closed, never written: %d %q %q", code, out, errOut)
@@ -161,7 +161,7 @@ func TestBinaryDocErrors(t *testing.T) {
 		{"doc", missing}, {"doc", "history", missing}, {"doc", "edit", missing}, {"doc", "append", "--path", missing, "x"},
 		{"export", missing},
 	} {
-		checkFailure(t, strings.Join(args, " "), b.run(t, args...), 1, line, hint)
+		checkFailure(t, strings.Join(args, " "), b.run(t, args...), 2, line, hint)
 	}
 	outside := t.TempDir()
 	if err := os.Mkdir(filepath.Join(outside, ".git"), 0o755); err != nil {
@@ -182,11 +182,11 @@ func TestBinaryDocErrors(t *testing.T) {
 		{[]string{"doc", "edit", "--frobnicate"}, 2, "stick: unknown flag: --frobnicate", usage("doc edit")},
 		{[]string{"doc", "edit", "--version", "3"}, 2, "stick: unknown flag: --version", usage("doc edit")},
 		{[]string{"doc", "history", "--frobnicate"}, 2, "stick: unknown flag: --frobnicate", usage("doc history")},
-		{[]string{"doc", "append"}, 2, "stick: requires at least 1 arg(s), only received 0", usage("doc append")},
+		{[]string{"doc", "append"}, 2, "stick: 'stick doc append' needs TEXT, the words to append, or - to read them from standard input", usage("doc append")},
 		{[]string{"doc", "append", "--section"}, 2, "stick: flag needs an argument: --section", usage("doc append")},
 		{[]string{"doc", ".", "extra"}, 2, "stick: accepts at most 1 arg(s), received 2", usage("doc")},
 		{[]string{"doc", "edti"}, 2, `stick: unknown command "edti" for "stick doc"; did you mean "edit"? (a path must exist)`, usage("doc")},
-		{[]string{"doc", "--version", "2"}, 1, "stick: invalid_argument: room " + j.RoomID + "'s document has no version 2; its current version is 0",
+		{[]string{"doc", "--version", "2"}, 2, "stick: invalid_argument: room " + j.RoomID + "'s document has no version 2; its current version is 0",
 			"list the versions with 'stick doc history'"},
 	} {
 		checkFailure(t, strings.Join(tc.args, " "), b.run(t, tc.args...), tc.code, tc.line, tc.hint)
@@ -235,7 +235,7 @@ func TestRoomFlagReachesClosedRoom(t *testing.T) {
 	s.join("human:ana", s.repo, false)
 	old := s.roomID(s.repo)
 	s.ok("doc", "append", "--path", s.repo, "old plan")
-	s.ok("close", s.repo, "--reason", "v1 shipped")
+	s.ok("close", s.repo, "--yes", "--reason", "v1 shipped")
 	s.join("human:ana", s.repo, false)
 	cur := s.roomID(s.repo)
 	if cur == old {
@@ -267,7 +267,7 @@ func TestRoomFlagReachesClosedRoom(t *testing.T) {
 	if len(page.Events) == 0 || page.Events[len(page.Events)-1].Type != stick.EventClose {
 		t.Errorf("events --room: %+v", page.Events)
 	}
-	out := s.ok("events", "--room", old, "--limit", "1")
+	out := s.ok("events", "--room", old, "--after", "0", "--limit", "1")
 	if want := "more: stick events --room " + old + " --after "; !strings.Contains(out, want) {
 		t.Errorf("events --room --limit 1 must say how to read on in the same room (%q):\n%s", want, out)
 	}

@@ -7,7 +7,9 @@ import (
 	"io"
 	"os"
 	"regexp"
+	"strconv"
 	"strings"
+	"time"
 
 	"github.com/spf13/cobra"
 	"github.com/stickhq/stick/stick"
@@ -19,6 +21,7 @@ import (
 // version_conflict (see exitFor; wait and try also use 3 and 4).
 func Execute(ctx context.Context, args []string, stdin io.Reader, stdout, stderr io.Writer, version string) int {
 	root := newRoot(version)
+	requireSubcommand(root)
 	root.SetArgs(args)
 	root.SetIn(stdin)
 	root.SetOut(stdout)
@@ -42,7 +45,7 @@ func Execute(ctx context.Context, args []string, stdin io.Reader, stdout, stderr
 	var se *stick.Error
 	if errors.As(err, &se) {
 		printError(stderr, se)
-		return exitFor(se.Code)
+		return exitFor(se)
 	}
 	help := "stick --help"
 	if cmd != nil && cmd != root {
@@ -56,12 +59,21 @@ func Execute(ctx context.Context, args []string, stdin io.Reader, stdout, stderr
 // changed what the command was about to change, and nothing was written.
 const exitConflict = 5
 
-// exitFor maps an error code of package stick to the exit status of the
-// command that failed with it: 1, except exitConflict for a version_conflict,
-// which a script can handle by reading again and retrying.
-func exitFor(code stick.Code) int {
-	if code == stick.CodeVersionConflict {
+// exitUsage is the exit status of a usage error: the command line asked
+// for something that cannot be done as written, and nothing changed.
+const exitUsage = 2
+
+// exitFor is the exit status of a command that failed with se: exitUsage
+// for an argument or flag refused as written (an invalid_argument or
+// invalid_handoff that names its field), whether the command line or the
+// library found it; exitConflict for a version_conflict, which a script can
+// handle by reading again and retrying; 1 otherwise.
+func exitFor(se *stick.Error) int {
+	switch {
+	case se.Code == stick.CodeVersionConflict:
 		return exitConflict
+	case (se.Code == stick.CodeInvalidArgument || se.Code == stick.CodeInvalidHandoff) && se.Details["field"] != nil:
+		return exitUsage
 	}
 	return 1
 }
@@ -106,9 +118,23 @@ var toolWords = map[string]string{
 // identifier.
 var toolWord = regexp.MustCompile(`[a-z_]+`)
 
-// cliWords applies toolWords to s. Delimiters are checked around each word
-// rather than matched, so two words separated by one space both count.
+// millis matches a duration in milliseconds as the messages of package
+// stick write one, "300000ms"; cliWords shows it in the units of the
+// CLI's duration flags.
+var millis = regexp.MustCompile(`(?:^|[\s(])-?[0-9]+ms\b`)
+
+// cliWords applies toolWords to s, and shows durations in milliseconds in
+// human units ("300000ms" as "5m"). Delimiters are checked around each
+// word rather than matched, so two words separated by one space both count.
 func cliWords(s string) string {
+	s = millis.ReplaceAllStringFunc(s, func(m string) string {
+		num := strings.TrimLeft(strings.TrimSuffix(m, "ms"), " \t\n\r(")
+		n, err := strconv.ParseInt(num, 10, 64)
+		if err != nil {
+			return m
+		}
+		return m[:len(m)-len(num)-2] + human(time.Duration(n)*time.Millisecond)
+	})
 	var b strings.Builder
 	last := 0
 	for _, loc := range toolWord.FindAllStringIndex(s, -1) {
@@ -189,19 +215,28 @@ func groupCommands(root *cobra.Command) {
 }
 
 func newWhere() *cobra.Command {
-	return &cobra.Command{
-		Use:     "where",
-		Short:   "Print the path of the database",
-		Example: "  stick where\n  TALKING_STICK_DATA_DIR=/tmp/stick stick where",
-		Args:    cobra.NoArgs,
-		RunE: func(cmd *cobra.Command, _ []string) error {
+	var explain, asJSON bool
+	cmd := &cobra.Command{
+		Use:   "where [--explain [path]]",
+		Short: "Print the path of the database; with --explain, how the workspace root of a path is chosen",
+		Example: "  stick where\n  TALKING_STICK_DATA_DIR=/tmp/stick stick where\n" +
+			"  stick where --explain            # git top level, marker file or the path itself, and the room",
+		Args: whereArgs(&explain),
+		RunE: func(cmd *cobra.Command, args []string) error {
 			dir, err := store.DataDir()
 			if err != nil {
 				return stick.Errorf(stick.CodeDataDir, "cannot resolve the data directory: %v", err).
 					WithHint("set %s to a local directory", store.DataDirEnv)
 			}
-			fmt.Fprintln(cmd.OutOrStdout(), dir+string(os.PathSeparator)+store.DBFileName)
+			db := dir + string(os.PathSeparator) + store.DBFileName
+			if explain {
+				return explainWhere(cmd.Context(), cmd.OutOrStdout(), db, pathArg(args), asJSON)
+			}
+			fmt.Fprintln(cmd.OutOrStdout(), db)
 			return nil
 		},
 	}
+	cmd.Flags().BoolVar(&explain, "explain", false, "also say how the workspace root of the path (default: the current directory) is chosen, and its room")
+	cmd.Flags().BoolVar(&asJSON, "json", false, "with --explain, print JSON instead of text")
+	return cmd
 }

@@ -37,18 +37,21 @@ func TestVersionHelpWhere(t *testing.T) {
 
 func TestCLIWords(t *testing.T) {
 	for in, want := range map[string]string{
-		"join the room with join_path first":                                                "join the room with 'stick join' first",
-		"release_stick with a handoff, then leave":                                          "'stick release' with a handoff, then leave",
-		"heartbeat_interval_ms (7200000) must be shorter than owner_lease_ttl_ms (2700000)": "--heartbeat (7200000) must be shorter than --lease (2700000)",
-		`context_path "/tmp/exp/close_room_list_rooms" does not exist`:                      `path "/tmp/exp/close_room_list_rooms" does not exist`,
-		"wait with wait_for_turn; you may take over":                                        "wait with 'stick wait'; you may take over",
-		"agent my_join_path_bot left":                                                       "agent my_join_path_bot left",
-		"(see get_room_events), or leave reply_to out":                                      "(see 'stick events'), or leave --reply-to out",
-		"list_rooms join_path":                                                              "'stick list' 'stick join'",
-		"/data/join_path x-join_path join_path2":                                            "/data/join_path x-join_path join_path2",
-		"read the document again (read_room_doc), merge, then update_room_doc":              "read the document again ('stick doc'), merge, then 'stick doc edit'",
-		"list the versions with room_doc_history; add with append_room_doc":                 "list the versions with 'stick doc history'; add with 'stick doc append'",
-		"find it with search_events":                                                        "find it with 'stick search'",
+		"join the room with join_path first":                                                 "join the room with 'stick join' first",
+		"release_stick with a handoff, then leave":                                           "'stick release' with a handoff, then leave",
+		"heartbeat_interval_ms (7200000ms) must be shorter than owner_lease_ttl_ms (1000ms)": "--heartbeat (2h) must be shorter than --lease (1s)",
+		"claim_ttl_ms must be between 100ms and 2592000000ms, got 5ms":                       "--claim must be between 100ms and 720h, got 5ms",
+		"must not be negative (0 resets it to the default), got -300000ms":                   "must not be negative (0 resets it to the default), got -5m",
+		"a 5400000ms wait; file /tmp/x300ms and id a_10ms stay":                              "a 1h30m wait; file /tmp/x300ms and id a_10ms stay",
+		`context_path "/tmp/exp/close_room_list_rooms" does not exist`:                       `path "/tmp/exp/close_room_list_rooms" does not exist`,
+		"wait with wait_for_turn; you may take over":                                         "wait with 'stick wait'; you may take over",
+		"agent my_join_path_bot left":                                                        "agent my_join_path_bot left",
+		"(see get_room_events), or leave reply_to out":                                       "(see 'stick events'), or leave --reply-to out",
+		"list_rooms join_path":                                                               "'stick list' 'stick join'",
+		"/data/join_path x-join_path join_path2":                                             "/data/join_path x-join_path join_path2",
+		"read the document again (read_room_doc), merge, then update_room_doc":               "read the document again ('stick doc'), merge, then 'stick doc edit'",
+		"list the versions with room_doc_history; add with append_room_doc":                  "list the versions with 'stick doc history'; add with 'stick doc append'",
+		"find it with search_events":                                                         "find it with 'stick search'",
 	} {
 		if got := cliWords(in); got != want {
 			t.Errorf("cliWords(%q) = %q, want %q", in, got, want)
@@ -85,7 +88,7 @@ func TestHelpGroups(t *testing.T) {
 	for _, l := range strings.Split(additional, "\n") {
 		names = append(names, strings.Fields(l)[0])
 	}
-	if strings.Join(names, " ") != "version where help completion" {
+	if strings.Join(names, " ") != "version where completion help" {
 		t.Errorf("Additional Commands of stick --help: %v", names)
 	}
 	for _, want := range []string{"Share what you know:\n  note ", "\n  doc ", "\n  search ", "\n  export "} {

@@ -36,7 +36,7 @@ pass, close) or document.`,
 			"  stick search parser OR lexer --from codex:9b22ce --limit 5\n" +
 			"  stick search decision* --room room_7b64e0c2a1f3d9b8 --json\n" +
 			"  stick search migration --room ~/src/app   # the room of that path",
-		Args: cobra.MinimumNArgs(1),
+		Args: needs(1, -1, "QUERY, the words to search for"),
 		ValidArgsFunction: func(*cobra.Command, []string, string) ([]cobra.Completion, cobra.ShellCompDirective) {
 			return nil, cobra.ShellCompDirectiveNoFileComp
 		},

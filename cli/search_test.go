@@ -18,11 +18,11 @@ func searchScene(t *testing.T) (s *scene, room, nested string) {
 	s.join("codex:1", s.repo, false)
 	room = s.roomID(s.repo)
 	s.clock.Advance(time.Minute)
-	s.ok("note", s.repo, "the lexer is slow on big files")
+	s.ok("note", "--path", s.repo, "the lexer is slow on big files")
 	s.clock.Advance(time.Minute)
-	s.ok("note", s.repo, "--agent", "codex:1", "--type", "question", "parser, parser: should the parser recover after a bad token?")
+	s.ok("note", "--path", s.repo, "--agent", "codex:1", "--type", "question", "parser, parser: should the parser recover after a bad token?")
 	s.clock.Advance(time.Minute)
-	s.ok("note", s.repo, "a long note about the week: the build got faster, the docs moved, the release slipped a day, "+
+	s.ok("note", "--path", s.repo, "a long note about the week: the build got faster, the docs moved, the release slipped a day, "+
 		"and somebody mentioned the parser once in passing among all the other news")
 	s.clock.Advance(time.Minute)
 	s.release(codex, s.claim(codex, room), sampleHandoff) // "parser done\nlexer untouched"
@@ -32,7 +32,7 @@ func searchScene(t *testing.T) (s *scene, room, nested string) {
 	s.join("human:ana", pkg, true)
 	nested = s.roomID(pkg)
 	s.clock.Advance(time.Minute)
-	s.ok("note", pkg, "the pkg parser needs a fuzz target")
+	s.ok("note", "--path", pkg, "the pkg parser needs a fuzz target")
 	return s, room, nested
 }
 
@@ -159,7 +159,7 @@ func TestBinarySearch(t *testing.T) {
 		t.Errorf("no matches: %+v", r)
 	}
 	checkFailure(t, "search --frobnicate", b.run(t, "search", "x", "--frobnicate"), 2, "stick: unknown flag: --frobnicate", usage("search"))
-	checkFailure(t, "search --limit -1", b.run(t, "search", "x", "--limit", "-1"), 1, "stick: invalid_argument: limit must be between 1 and 200, not -1", "")
+	checkFailure(t, "search --limit -1", b.run(t, "search", "x", "--limit", "-1"), 2, "stick: invalid_argument: limit must be between 1 and 200, not -1", "")
 }
 
 // On a terminal the matches are bold and an escaped "**" of the text shows
@@ -197,9 +197,9 @@ func TestHighlight(t *testing.T) {
 func TestSearchHelpHolds(t *testing.T) {
 	s := newScene(t)
 	s.join("human:ana", s.repo, false)
-	s.ok("note", s.repo, "two migrations ran overnight")
-	s.ok("note", s.repo, "the parsers agree now")
-	s.ok("note", s.repo, "parse errors went away")
+	s.ok("note", "--path", s.repo, "two migrations ran overnight")
+	s.ok("note", "--path", s.repo, "the parsers agree now")
+	s.ok("note", "--path", s.repo, "parse errors went away")
 	found := func(query, text string) bool {
 		t.Helper()
 		var hits []stick.SearchHit

@@ -39,7 +39,7 @@ A page holds at most --max events; run it again while it says there is more.`,
 			return inRoom(cmd.Context(), *agent, pathArg(args), true, func(s *session, r stick.RoomSummary) error {
 				res, err := s.svc.Sync(cmd.Context(), s.caller, r.RoomID, req)
 				if err != nil {
-					return err
+					return notJoined(s, err)
 				}
 				p := newPrinter(cmd.OutOrStdout(), asJSON)
 				if asJSON {
@@ -50,9 +50,9 @@ A page holds at most --max events; run it again while it says there is more.`,
 				}
 				switch {
 				case res.HasMore:
-					fmt.Fprintf(p.w, "%s\n", p.dim(fmt.Sprintf("more: run 'stick sync' again (cursor %d)", res.Cursor)))
+					fmt.Fprintf(p.w, "%s\n", p.dim(fmt.Sprintf("more: run 'stick sync%s' again (cursor %d)", agentArg(cmd), res.Cursor)))
 				case len(res.Received) == 0 && res.Status == "timeout":
-					fmt.Fprintf(p.w, "nothing new in %v (cursor %d)\n", wait, res.Cursor)
+					fmt.Fprintf(p.w, "nothing new in %s (cursor %d)\n", human(wait), res.Cursor)
 				case len(res.Received) == 0:
 					fmt.Fprintf(p.w, "nothing new (cursor %d)\n", res.Cursor)
 				}

@@ -18,8 +18,8 @@ func TestSyncCommand(t *testing.T) {
 		t.Fatal(out)
 	}
 	run(t, "join", repo, "--agent", "codex:1")
-	run(t, "note", repo, "--agent", "codex:1", "--type", "question", "keep the old flag?")
-	run(t, "note", repo, "--agent", "codex:1", "second")
+	run(t, "note", "--path", repo, "--agent", "codex:1", "--type", "question", "keep the old flag?")
+	run(t, "note", "--path", repo, "--agent", "codex:1", "second")
 
 	code, out, _ := run(t, "sync", repo, "--max", "2")
 	if code != 0 || !strings.Contains(out, "join     codex:1") || !strings.Contains(out, "(question): keep the old flag?") ||
@@ -45,7 +45,7 @@ func TestSyncCommand(t *testing.T) {
 	if code, _, errOut := run(t, "sync", repo, "--ack", "2"); code != 2 || !strings.Contains(errOut, "--no-advance") {
 		t.Fatalf("--ack alone: %d %q", code, errOut)
 	}
-	if code, _, errOut := run(t, "sync", repo, "--no-advance", "--ack", "999"); code != 1 || !strings.Contains(errOut, "--ack 999 is past") {
+	if code, _, errOut := run(t, "sync", repo, "--no-advance", "--ack", "999"); code != 2 || !strings.Contains(errOut, "--ack 999 is past") {
 		t.Fatalf("--ack past the log: %d %q", code, errOut)
 	}
 }

@@ -40,7 +40,7 @@ Exit status: 0 you hold the stick, 3 not your turn before --timeout,
 		Args:    cobra.MaximumNArgs(1),
 		RunE: func(cmd *cobra.Command, args []string) error {
 			if timeout < 0 {
-				return stick.Errorf(stick.CodeInvalidArgument, "--timeout must not be negative").WithHint("give a duration such as 90s or 10m; 0 waits until your turn")
+				return stick.Errorf(stick.CodeInvalidArgument, "--timeout must not be negative").With("field", "timeout").WithHint("give a duration such as 90s or 10m; 0 waits until your turn")
 			}
 			return acquire(cmd, *agent, guardianArgs{mode: modeWait, path: pathArg(args), timeout: timeout}, asJSON)
 		},
@@ -119,7 +119,7 @@ func acquire(cmd *cobra.Command, agent string, a guardianArgs, asJSON bool) erro
 			return err
 		}
 	} else {
-		printAcquired(p, rep)
+		printAcquired(p, rep, agentArg(cmd))
 	}
 	switch {
 	case rep.granted():
@@ -166,7 +166,9 @@ func alreadyHeld(ctx context.Context, id, path string) (*holder, error) {
 	return held, err
 }
 
-func printAcquired(p *printer, rep guardianReport) {
+// printAcquired prints what a wait, try or takeover got; ag (" --agent
+// ID" or "") goes into the commands it suggests.
+func printAcquired(p *printer, rep guardianReport, ag string) {
 	switch {
 	case rep.Takeover != nil:
 		t := rep.Takeover
@@ -174,12 +176,12 @@ func printAcquired(p *printer, rep guardianReport) {
 			p.green("✓"), t.RoomID, rep.Join.CanonicalPath, t.TurnID, t.Reason, orDash(t.Revoked))
 		printHolderLine(p, rep, t.LeaseExpiresAt)
 		if e := t.RecentHandoff; e != nil && e.Handoff != nil {
-			fmt.Fprintf(p.w, "\nthe last handoff in the log, from %s (event %d); read what happened since with 'stick events --after %d':\n", e.From, e.Seq, e.Seq)
+			fmt.Fprintf(p.w, "\nthe last handoff in the log, from %s (event %d); read what happened since with 'stick events%s --after %d':\n", e.From, e.Seq, ag, e.Seq)
 			printHandoff(p, *e.Handoff)
 		} else {
-			fmt.Fprintln(p.w, "\nno handoff in the log yet: read 'stick events' to see what happened")
+			fmt.Fprintf(p.w, "\nno handoff in the log yet: read 'stick events%s' to see what happened\n", ag)
 		}
-		printDoneHint(p)
+		printDoneHint(p, ag)
 	case rep.Wait == nil:
 	case rep.Wait.Status == stick.YourTurn:
 		w := rep.Wait
@@ -191,11 +193,11 @@ func printAcquired(p *printer, rep guardianReport) {
 		} else {
 			fmt.Fprintln(p.w, "\nno handoff: this is the room's first turn")
 		}
-		printDoneHint(p)
+		printDoneHint(p, ag)
 	case rep.Wait.Status == stick.TakeoverAvailable:
 		w := rep.Wait
 		fmt.Fprintf(p.w, "%s takeover available in %s: %s (turn %d, held by %s)\n", p.yellow("!"), rep.Join.CanonicalPath, w.Reason, w.TurnID, orDash(w.CurrentOwner+w.ReservedFor))
-		fmt.Fprintf(p.w, "hint: run 'stick takeover --reason \"…\"' to take the stick, then read 'stick events' to recover\n")
+		fmt.Fprintf(p.w, "hint: run 'stick takeover%s --reason \"…\"' to take the stick, then read 'stick events%s' to recover\n", ag, ag)
 	case rep.Wait.Status == stick.Closed:
 	default:
 		w := rep.Wait
@@ -209,11 +211,11 @@ func printAcquired(p *printer, rep guardianReport) {
 
 func printHolderLine(p *printer, rep guardianReport, expires time.Time) {
 	fmt.Fprintf(p.w, "  lease until %s; holder pid %d heartbeats every %s until you release, and ends with %s\n",
-		expires.Local().Format("15:04:05"), rep.Guardian.PID, rep.Join.Policy.HeartbeatInterval, orDash(rep.Anchor))
+		expires.Local().Format("15:04:05"), rep.Guardian.PID, human(rep.Join.Policy.HeartbeatInterval), orDash(rep.Anchor))
 }
 
-func printDoneHint(p *printer) {
-	fmt.Fprintln(p.w, p.dim("\nwhen you are done: stick release --status \"what you did\" --next-action \"what comes next\" [--artifact PATH:START-END=ROLE]"))
+func printDoneHint(p *printer, ag string) {
+	fmt.Fprintln(p.w, p.dim("\nwhen you are done: stick release"+ag+" --status \"what you did\" --next-action \"what comes next\" [--artifact PATH:START-END=ROLE]"))
 }
 
 func newRelease(agent *string) *cobra.Command {
@@ -242,7 +244,7 @@ func newPass(agent *string) *cobra.Command {
 		Use:     "pass AGENT [path] --status TEXT --next-action TEXT [flags]",
 		Short:   "End your turn with a handoff to a named member",
 		Example: `  stick pass codex:9b22ce --status "API drafted" --next-action "implement the client side" --artifact api.md=context`,
-		Args:    cobra.RangeArgs(1, 2),
+		Args:    needs(1, 2, "AGENT, the member to pass the stick to ('stick state' lists them)"),
 		ValidArgsFunction: func(cmd *cobra.Command, args []string, _ string) ([]cobra.Completion, cobra.ShellCompDirective) {
 			if len(args) > 0 {
 				return nil, cobra.ShellCompDirectiveDefault // the path
@@ -263,11 +265,12 @@ func newPass(agent *string) *cobra.Command {
 func finishTurn(cmd *cobra.Command, agent, path, to string, hf handoffFlags, asJSON bool) error {
 	ctx := cmd.Context()
 	return inRoom(ctx, agent, path, false, func(s *session, r stick.RoomSummary) error {
-		rec, err := ownHolder(ctx, s, r)
+		// The flags first: a bad flag is no reason to look for the lease.
+		h, err := hf.handoff(cmd, r.CanonicalPath)
 		if err != nil {
 			return err
 		}
-		h, err := hf.handoff(cmd, r.CanonicalPath)
+		rec, err := ownHolder(ctx, s, r)
 		if err != nil {
 			return err
 		}
@@ -298,7 +301,7 @@ func finishTurn(cmd *cobra.Command, agent, path, to string, hf handoffFlags, asJ
 		} else {
 			fmt.Fprintln(p.w, "the room is idle: the next to ask gets the stick and your handoff")
 		}
-		fmt.Fprintln(p.w, p.dim("run 'stick wait' to queue for your next turn"))
+		fmt.Fprintln(p.w, p.dim("run 'stick wait"+agentArg(cmd)+"' to queue for your next turn"))
 		return nil
 	})
 }
@@ -356,14 +359,14 @@ func ownHolder(ctx context.Context, s *session, r stick.RoomSummary) (holder, er
 	me := s.caller.AgentID
 	if st.Owner == me && st.State == stick.StateOwnerGone {
 		return holder{}, stick.Errorf(stick.CodeStaleLease, "the holder process of %s in %s has exited, so its turn %d cannot be released", me, r.CanonicalPath, st.TurnID).
-			With("room_id", r.RoomID).WithHint("another member takes over ('stick takeover --reason …'); when nobody else is active, take it over yourself")
+			With("room_id", r.RoomID).WithHint("another member takes over ('stick takeover --reason …'); when nobody else is active, take it over yourself ('stick takeover%s --reason …')", s.agentArg)
 	}
 	if st.Owner == me {
 		return holder{}, stick.Errorf(stick.CodeStaleLease, "%s holds the stick in %s through another session (an MCP server or another machine), not a holder started here", me, r.CanonicalPath).
 			With("room_id", r.RoomID).WithHint("release it from the session that holds it, or pass --agent for another identity")
 	}
 	return holder{}, stick.Errorf(stick.CodeStaleLease, "%s does not hold the stick in %s (turn %d, %s)", me, r.CanonicalPath, st.TurnID, describeHolder(st)).
-		With("room_id", r.RoomID).With("current_owner", st.Owner).WithHint("run 'stick wait' (or 'stick hold') to get the stick first; 'stick whoami' shows who you are")
+		With("room_id", r.RoomID).With("current_owner", st.Owner).WithHint("run 'stick wait%s' (or 'stick hold%s') to get the stick first; 'stick whoami' shows who you are", s.agentArg, s.agentArg)
 }
 
 func describeHolder(st stick.RoomStatus) string {

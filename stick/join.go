@@ -6,6 +6,7 @@ import (
 	"encoding/json"
 	"errors"
 	"io/fs"
+	"strings"
 
 	"github.com/stickhq/stick/procid"
 	"github.com/stickhq/stick/workspace"
@@ -93,6 +94,11 @@ type JoinResult struct {
 // the caller's host recorded for it (JoinRequest.ReclaimIfGone), and only
 // one whose recorded process is proven gone.
 //
+// No room is ever created at the filesystem root, the home directory or a
+// top-level directory that is no project (workspace.Choice.Refused): such
+// a join is refused with invalid_argument on context_path; an open room
+// already there is still joined.
+//
 // Errors: invalid_argument (path, agent id, reclaim_token), agent_id_in_use.
 func (s *Service) JoinPath(ctx context.Context, c Caller, req JoinRequest) (JoinResult, error) {
 	override := req.AgentIDOverride != ""
@@ -129,10 +135,13 @@ func (s *Service) JoinPath(ctx context.Context, c Caller, req JoinRequest) (Join
 		case deepest != nil && (!req.ForceNew || deepest.Path == res.Path):
 			room = *deepest
 		default:
-			path := res.Root
+			path, refused := res.Root, res.Refused
 			if req.ForceNew && deepest != nil {
-				path = res.Path
+				path, refused = res.Path, workspace.Refusal(res.Path)
 				out.Warning = "an ancestor room exists at " + deepest.Path + " (" + deepest.ID + "); created a nested room at " + path
+			}
+			if refused != "" {
+				return notAProject(req.Path, path, refused)
 			}
 			room = Room{ID: newID("room_", 8), Path: path, State: StateIdle, CreatedAt: now, UpdatedAt: now}
 			if err := tx.CreateRoom(room); err != nil {
@@ -297,6 +306,22 @@ func (sn *snapshot) recordedGone(c Caller, m *Member, tokens []string) bool {
 	}
 	return false
 }
+// notAProject is the refusal of a join that would create a room at dir,
+// which may hold none (why says so).
+func notAProject(path, dir, why string) error {
+	return invalidArg("context_path", "context_path %q is in no project: %s, and no room is created there", path, why).
+		With("root", dir).
+		WithHint("run inside a git repository, add a marker file (%s) to the project's top directory, or pass a project directory",
+			strings.Join(workspace.Markers(), ", "))
+}
+
+// ResolvePath resolves a context path as JoinPath and ListRooms do: its
+// canonical form, its workspace root and how that root was chosen
+// (Resolution.Explain), including whether a join may create a room there
+// (Resolution.Refused).
+//
+// Errors: invalid_argument (context_path).
+func ResolvePath(path string) (workspace.Resolution, error) { return resolvePath(path) }
 
 func resolvePath(path string) (workspace.Resolution, error) {
 	res, err := workspace.Resolve(path)

@@ -39,6 +39,9 @@ type PostResult struct {
 	// Duplicate is true when ClientMessageID matched an earlier send, whose
 	// event is returned; nothing new was posted.
 	Duplicate bool `json:"duplicate"`
+	// TextDiffers is true for a duplicate whose earlier send had another
+	// text: the earlier text stands, this one was not posted.
+	TextDiffers bool `json:"text_differs,omitempty"`
 }
 
 // Limits on notes.
@@ -92,7 +95,7 @@ func post(tx Tx, sn *snapshot, c Caller, n Note, field string) (PostResult, erro
 	if n.ClientMessageID != "" {
 		ev, ok, err := tx.SentEvent(roomID, c.AgentID, n.ClientMessageID)
 		if err != nil || ok {
-			return PostResult{Event: ev, Duplicate: ok}, err
+			return PostResult{Event: ev, Duplicate: ok, TextDiffers: ok && ev.Text != n.Text}, err
 		}
 	}
 	if n.ReplyTo != 0 {
@@ -147,9 +150,12 @@ func (n Note) validate(field string) error {
 // on to the next active member other than the one who handed it over (the
 // pending handoff with it), or the room becomes idle.
 //
+// Leaving a room one is not a member of (again, say) is unknown_member
+// saying there is nothing to leave.
+//
 // Errors: invalid_argument, room_not_found, room_closed, unknown_member, stick_held.
 func (s *Service) Leave(ctx context.Context, c Caller, roomID string) error {
-	return s.memberUpdate(ctx, c, roomID, func(tx Tx, sn *snapshot) error {
+	return s.updateAs(ctx, c, roomID, false, (*snapshot).leaver, func(tx Tx, sn *snapshot) error {
 		r := &sn.room
 		if r.State == StateOwned && r.Owner == c.AgentID {
 			return sn.describe(Errorf(CodeStickHeld, "you hold the stick; release or pass it before leaving")).
@@ -369,6 +375,13 @@ func (s *Service) memberUpdate(ctx context.Context, c Caller, roomID string, fn 
 }
 
 func (s *Service) update(ctx context.Context, c Caller, roomID string, allowClosed bool, fn func(Tx, *snapshot) error) error {
+	return s.updateAs(ctx, c, roomID, allowClosed, (*snapshot).memberOf, fn)
+}
+
+// updateAs is update with the membership check member, which returns the
+// caller's member record or the error to report.
+func (s *Service) updateAs(ctx context.Context, c Caller, roomID string, allowClosed bool,
+	member func(*snapshot, string) (*Member, error), fn func(Tx, *snapshot) error) error {
 	if err := c.validate(); err != nil {
 		return err
 	}
@@ -383,7 +396,7 @@ func (s *Service) update(ctx context.Context, c Caller, roomID string, allowClos
 		if sn.room.State == StateClosed && !allowClosed {
 			return sn.closedErr()
 		}
-		m, err := sn.memberOf(c.AgentID)
+		m, err := member(sn, c.AgentID)
 		if err != nil {
 			return err
 		}
@@ -395,6 +408,16 @@ func (s *Service) update(ctx context.Context, c Caller, roomID string, allowClos
 		}
 		return sn.attend(tx, c)
 	})
+}
+
+// leaver returns the member record of a caller about to leave; one that is
+// no member has nothing to leave, which is no reason to join.
+func (sn *snapshot) leaver(agent string) (*Member, error) {
+	if m := sn.member(agent); m != nil {
+		return m, nil
+	}
+	return nil, sn.describe(Errorf(CodeUnknownMember, "%s is not a member of room %s (it left, or never joined): there is nothing to leave", agent, sn.room.ID)).
+		With("agent_id", agent).WithHint("nothing to do; list_rooms shows the rooms and their members")
 }
 
 func checkFreeText(field, s string, max int, required bool) error {

@@ -111,9 +111,12 @@ func TestPostIdempotent(t *testing.T) {
 	}
 	wg.Wait()
 	for i, r := range results {
-		if errs[i] != nil || !r.Duplicate || r.Event.Seq != first.Event.Seq || r.Event.Text != "deploy done" {
-			t.Errorf("retry %d: %+v %v, want the first event flagged duplicate", i, r, errs[i])
+		if errs[i] != nil || !r.Duplicate || !r.TextDiffers || r.Event.Seq != first.Event.Seq || r.Event.Text != "deploy done" {
+			t.Errorf("retry %d: %+v %v, want the first event flagged duplicate, with another text", i, r, errs[i])
 		}
+	}
+	if same, err := e.svc.Post(e.ctx, a, room, stick.Note{Text: "deploy done", ClientMessageID: "msg-1"}); err != nil || !same.Duplicate || same.TextDiffers {
+		t.Errorf("a retry with the same text: %+v %v", same, err)
 	}
 	theirs, err := e.svc.Post(e.ctx, b, room, stick.Note{Text: "mine", ClientMessageID: "msg-1"})
 	if err != nil || theirs.Duplicate || theirs.Event.Seq == first.Event.Seq {

@@ -71,18 +71,18 @@ func (p Policy) Validate() error {
 		{"wait_for_turn_max_wait_ms", p.WaitMaxWait, MaxWaitLimit},
 	} {
 		if f.v < MinTTL || f.v > f.max {
-			return invalidArg(f.name, "%s must be between %d and %d, got %d",
+			return invalidArg(f.name, "%s must be between %dms and %dms, got %dms",
 				f.name, MinTTL.Milliseconds(), f.max.Milliseconds(), f.v.Milliseconds())
 		}
 	}
 	if p.HeartbeatInterval >= p.OwnerLeaseTTL {
 		return invalidArg("heartbeat_interval_ms",
-			"heartbeat_interval_ms (%d) must be shorter than owner_lease_ttl_ms (%d), or a working holder looks stale between heartbeats",
+			"heartbeat_interval_ms (%dms) must be shorter than owner_lease_ttl_ms (%dms), or a working holder looks stale between heartbeats",
 			p.HeartbeatInterval.Milliseconds(), p.OwnerLeaseTTL.Milliseconds())
 	}
 	if p.PresenceTTL < p.HeartbeatInterval {
 		return invalidArg("presence_ttl_ms",
-			"presence_ttl_ms (%d) must be at least heartbeat_interval_ms (%d), or a working holder looks inactive between heartbeats",
+			"presence_ttl_ms (%dms) must be at least heartbeat_interval_ms (%dms), or a working holder looks inactive between heartbeats",
 			p.PresenceTTL.Milliseconds(), p.HeartbeatInterval.Milliseconds())
 	}
 	return nil
@@ -119,7 +119,7 @@ func (u PolicyUpdate) apply(p Policy) (Policy, error) {
 			continue
 		}
 		if *f.src < 0 {
-			return p, invalidArg(f.name, "%s must not be negative (0 resets it to the default), got %d", f.name, f.src.Milliseconds())
+			return p, invalidArg(f.name, "%s must not be negative (0 resets it to the default), got %dms", f.name, f.src.Milliseconds())
 		}
 		*f.dst = *f.src
 	}

@@ -67,6 +67,9 @@ type RoomSummary struct {
 	ActiveMembers int       `json:"active_members"`
 	AwayMembers   int       `json:"away_members"`
 	UpdatedAt     time.Time `json:"updated_at"`
+	// LastEventAt is when the room's newest event (a note, a handoff, a
+	// join, ...) was logged: with UpdatedAt, the room's last activity.
+	LastEventAt time.Time `json:"last_event_at"`
 }
 
 // EventPage is one page of a room's event log.
@@ -215,6 +218,9 @@ func (s *Service) ListRooms(ctx context.Context, path string) ([]RoomSummary, er
 					sum.ActiveMembers++
 					sum.AwayMembers++
 				}
+			}
+			if sum.LastEventAt, err = tx.LastEventAt(r.ID); err != nil {
+				return err
 			}
 			out = append(out, sum)
 		}

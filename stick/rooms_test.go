@@ -183,7 +183,11 @@ func TestLeave(t *testing.T) {
 	if got.Handoff.Status != "for b" {
 		t.Fatalf("the handoff follows the reservation: %+v", got)
 	}
-	wantCode(t, e.svc.Leave(e.ctx, b, room), stick.CodeUnknownMember)
+	// Leaving again says there is nothing to leave, not to join first.
+	if se := wantCode(t, e.svc.Leave(e.ctx, b, room), stick.CodeUnknownMember); !strings.Contains(se.Message, "nothing to leave") ||
+		strings.Contains(se.Hint, "join_path") {
+		t.Errorf("a second leave: %s (hint %q)", se.Message, se.Hint)
+	}
 	_, err := e.svc.WaitForTurn(e.ctx, b, stick.WaitRequest{RoomID: room, MaxWait: noWait()})
 	wantCode(t, err, stick.CodeUnknownMember)
 	// Rejoining puts b at the end of the sequence.

@@ -68,6 +68,12 @@ type Tx interface {
 	LastEvent(roomID string, types ...EventType) (e Event, ok bool, err error)
 	// LastSeq returns the Seq of the room's newest event, 0 if it has none.
 	LastSeq(roomID string) (int64, error)
+	// LatestEvents returns the room's newest limit events, oldest first.
+	LatestEvents(roomID string, limit int) ([]Event, error)
+	// LastEventAt returns when the room's newest event was appended, the
+	// zero time if it has none; a store answers it without reading the
+	// room's log.
+	LastEventAt(roomID string) (time.Time, error)
 	// SentEvent returns the event that member from appended to the room
 	// with the given client message id, if any.
 	SentEvent(roomID, from, clientMessageID string) (e Event, ok bool, err error)

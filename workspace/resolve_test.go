@@ -15,8 +15,8 @@ func TestResolve(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	want := Resolution{Path: filepath.Join(base, "repo", "sub"), Root: filepath.Join(base, "repo")}
-	if got != want {
+	want := Resolution{Path: filepath.Join(base, "repo", "sub"), Choice: Choice{Root: filepath.Join(base, "repo"), How: HowGit}}
+	if got.Path != want.Path || got.Root != want.Root || got.How != want.How || got.Refused != "" || len(got.Passed) != 0 {
 		t.Errorf("Resolve(%q) = %+v, want %+v", file, got, want)
 	}
 

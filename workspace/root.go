@@ -8,8 +8,9 @@ import (
 )
 
 // Root returns the preferred workspace root for dir, which should be a
-// canonical directory (see Canonical). Agents in different subdirectories
-// of one project should meet in one room, so Root widens dir to:
+// canonical directory (see Canonical); Locate also says how it was chosen.
+// Agents in different subdirectories of one project should meet in one
+// room, so Root widens dir to:
 //
 //  1. the git top level, if dir is inside a git work tree: the nearest
 //     directory at or above dir holding a .git directory or a .git file
@@ -19,6 +20,12 @@ import (
 //     Markers;
 //  3. otherwise dir itself.
 //
+// The filesystem root and the home directory are never chosen in steps 1
+// and 2 (a home directory kept in git for its dotfiles, or holding an
+// AGENTS.md, marks no project): they are passed over. Step 3 may still
+// give them, or a top-level directory such as /etc; Locate reports that
+// no room may be created there (Choice.Refused).
+//
 // Root never runs git; it only stats entries while walking up to the
 // filesystem root. A .git entry that is neither a directory nor a regular
 // file (a broken symlink, say) is ignored, as is any entry that cannot be
@@ -26,30 +33,32 @@ import (
 // dir wraps ErrEmptyPath, a missing one ErrNotFound and fs.ErrNotExist, and
 // a relative or non-directory one ErrInvalidPath.
 func Root(dir string) (string, error) {
+	c, err := Locate(dir)
+	return c.Root, err
+}
+
+// Locate is Root that also says how the root was chosen: by git, a marker
+// or the path itself, what was passed over, and whether a room may be
+// created there. Its errors are those of Root.
+func Locate(dir string) (Choice, error) {
 	if dir == "" {
-		return "", fmt.Errorf("workspace: root: %w: pass a canonical directory", ErrEmptyPath)
+		return Choice{}, fmt.Errorf("workspace: root: %w: pass a canonical directory", ErrEmptyPath)
 	}
 	if strings.IndexByte(dir, 0) >= 0 {
-		return "", fmt.Errorf("workspace: root %q: %w: contains a NUL byte", dir, ErrInvalidPath)
+		return Choice{}, fmt.Errorf("workspace: root %q: %w: contains a NUL byte", dir, ErrInvalidPath)
 	}
 	if !filepath.IsAbs(dir) {
-		return "", fmt.Errorf("workspace: root %q: %w: not absolute; pass the result of Canonical", dir, ErrInvalidPath)
+		return Choice{}, fmt.Errorf("workspace: root %q: %w: not absolute; pass the result of Canonical", dir, ErrInvalidPath)
 	}
 	dir = filepath.Clean(dir)
 	info, err := os.Stat(dir)
 	if err != nil {
-		return "", statError("root", dir, err)
+		return Choice{}, statError("root", dir, err)
 	}
 	if !info.IsDir() {
-		return "", fmt.Errorf("workspace: root %q: %w: not a directory", dir, ErrInvalidPath)
+		return Choice{}, fmt.Errorf("workspace: root %q: %w: not a directory", dir, ErrInvalidPath)
 	}
-	if top, ok := nearest(dir, hasGitEntry); ok {
-		return top, nil
-	}
-	if top, ok := nearest(dir, hasMarker); ok {
-		return top, nil
-	}
-	return dir, nil
+	return choose(dir), nil
 }
 
 // nearest walks from dir up to the filesystem root and returns the first
@@ -81,11 +90,6 @@ func hasGitEntry(dir string) bool {
 // hasMarker reports whether dir holds any of the Markers as something other
 // than a directory.
 func hasMarker(dir string) bool {
-	for _, name := range markers {
-		info, err := os.Stat(filepath.Join(dir, name))
-		if err == nil && !info.IsDir() {
-			return true
-		}
-	}
-	return false
+	_, ok := markerIn(dir)
+	return ok
 }
