@@ -296,3 +296,27 @@ func TestHighlightWithoutEscapesUnchanged(t *testing.T) {
 	}
 	walk(nil)
 }
+
+// A prefix matches the words as written, also past their stem: migration*
+// and migrati* find "migrations" (stem "migrat"), and migrations* does not
+// find "migrate", which only shares the stem.
+func TestSearchPrefixPastTheStem(t *testing.T) {
+	s, _, _ := searchScene(t)
+	s.ok("note", s.repo, "the migrations failed twice")
+	s.ok("note", s.repo, "we migrate on Friday")
+	for _, q := range []string{"migration*", "migrati*", "migrations*", "MIGRATION*"} {
+		var hits []stick.SearchHit
+		s.decodeJSON(&hits, "search", q)
+		if len(hits) != 1 || hits[0].Snippet != "the **migrations** failed twice" {
+			t.Errorf("search %s: %+v", q, hits)
+		}
+	}
+	var hits []stick.SearchHit
+	s.decodeJSON(&hits, "search", "migration")
+	if len(hits) != 2 {
+		t.Errorf("a whole word still finds every word of its stem: %+v", hits)
+	}
+	if out := s.ok("search", "failed", "migrati*"); !strings.Contains(out, "the **migrations** **failed** twice") {
+		t.Errorf("a word and a prefix together: %s", out)
+	}
+}
