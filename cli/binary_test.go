@@ -156,7 +156,7 @@ func TestBinaryBadValues(t *testing.T) {
 		{[]string{"policy", "--heartbeat", "2h"}, 1, "stick: invalid_argument: --heartbeat (7200000) must be shorter than --lease (2700000), or a working holder looks stale between heartbeats", ""},
 		{[]string{"events", "--after", "-1"}, 1, "stick: invalid_argument: after must be 0 or a previous cursor, got -1", ""},
 		{[]string{"events", "--after", "x"}, 2, `stick: invalid argument "x" for "--after" flag: strconv.ParseInt: parsing "x": invalid syntax`, usageHint},
-		{[]string{"events", "--limit", "-3"}, 1, "stick: invalid_argument: limit must be positive, got -3", ""},
+		{[]string{"events", "--limit", "-3"}, 1, "stick: invalid_argument: limit must be between 0 (the default, 50) and 1000, got -3", ""},
 		{[]string{"note", ""}, 1, "stick: invalid_argument: text must be non-empty", ""},
 		{[]string{"note", " \n "}, 1, "stick: invalid_argument: text must be non-empty", ""},
 		{[]string{"note"}, 2, "stick: accepts between 1 and 2 arg(s), received 0", usageHint},

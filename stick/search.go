@@ -34,9 +34,10 @@ type SearchQuery struct {
 	Query string
 	// RoomID limits the search to one room; "" searches every room.
 	RoomID string
-	// Type keeps hits of one kind: a note's message type (note, question,
-	// decision, …), another event type (release, pass, close), or
-	// "document" for rooms' current documents.
+	// Type keeps hits of one kind (see SearchTypes): a note's message type
+	// (note, question, answer, decision, or a custom x-... type), another
+	// event type (release, pass, close), or "document" for rooms' current
+	// documents; any other value is invalid_argument.
 	Type string
 	// From keeps hits written by this member.
 	From string
@@ -80,12 +81,12 @@ func (s *Service) Search(ctx context.Context, q SearchQuery) ([]SearchHit, error
 	}
 	switch {
 	case q.Limit < 0 || q.Limit > MaxSearchLimit:
-		return nil, invalidArg("limit", "limit must be between 1 and %d, not %d", MaxSearchLimit, q.Limit)
+		return nil, invalidArg("limit", "limit must be between 0 (the default, %d) and %d, got %d", DefaultSearchLimit, MaxSearchLimit, q.Limit)
 	case q.Limit == 0:
 		q.Limit = DefaultSearchLimit
 	}
-	if problem := textProblem(q.Type, MaxMessageTypeLen, false); problem != "" {
-		return nil, invalidArg("type", "type %s", problem)
+	if err := checkSearchType(q.Type); err != nil {
+		return nil, err
 	}
 	if q.From != "" {
 		if err := validateAgentID("from_agent_id", q.From); err != nil {
