@@ -44,6 +44,7 @@ func TestPrefixMatchesWordsAsWritten(t *testing.T) {
 		{word("migration"), []int64{1, 2}},
 		{stick.SearchMatch{{{Words: "failed"}}, {{Words: "migration", Prefix: true}}}, []int64{1}},
 		{stick.SearchMatch{{{Words: "migrate"}, {Words: "caf", Prefix: true}}}, []int64{1, 2, 3}},
+		{stick.SearchMatch{{{Words: "failed"}}, {{Words: "migrate"}, {Words: "caf", Prefix: true}}}, []int64{1}},
 		{stick.SearchMatch{{{Words: "the migrations", Prefix: true}}}, []int64{0, 1}},
 		{stick.SearchMatch{{{Words: "the migration", Prefix: true}}, {{Words: "now"}, {Words: "fail"}}}, []int64{1}},
 	} {
@@ -69,6 +70,21 @@ func TestPrefixMatchesWordsAsWritten(t *testing.T) {
 		if err != nil || len(hits) == 0 || hits[0].Snippet != c.snippet {
 			t.Errorf("%+v: hits %+v, %v; want the snippet %q first", c.m, hits, err, c.snippet)
 		}
+	}
+	// Each hit of a mixed query has its matches highlighted, whichever
+	// table it matched in: "we migrate now" only by the stem of migrations.
+	var mixed []stick.SearchHit
+	err = st.View(context.Background(), func(tx stick.Tx) (err error) {
+		mixed, err = tx.Search(stick.SearchMatch{{{Words: "migrations"}, {Words: "caf", Prefix: true}}}, stick.SearchQuery{Limit: 5, Type: "note"})
+		return err
+	})
+	var snippets []string
+	for _, h := range mixed {
+		snippets = append(snippets, h.Snippet)
+	}
+	slices.Sort(snippets)
+	if err != nil || !slices.Equal(snippets, []string{"a **café** opened", "the **migrations** failed", "we **migrate** now"}) {
+		t.Errorf("snippets of a mixed query: %q %v", snippets, err)
 	}
 	// A replaced paragraph leaves both tables.
 	saveDoc(t, st, 2, "# Plan\n\nOn time.\n")
