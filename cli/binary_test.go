@@ -160,7 +160,7 @@ func TestBinaryBadValues(t *testing.T) {
 		{[]string{"policy", "--presence", "1s", "--lease", "1s"}, 2, "stick: invalid_argument: --heartbeat (5m) must be shorter than --lease (1s), or a working holder looks stale between heartbeats", ""},
 		{[]string{"events", "--after", "-1"}, 2, "stick: invalid_argument: after must be 0 or a previous cursor, got -1", ""},
 		{[]string{"events", "--after", "x"}, 2, `stick: invalid argument "x" for "--after" flag: strconv.ParseInt: parsing "x": invalid syntax`, usageHint},
-		{[]string{"events", "--after", "0", "--limit", "-3"}, 2, "stick: invalid_argument: limit must be positive, got -3", ""},
+		{[]string{"events", "--after", "0", "--limit", "-3"}, 2, "stick: invalid_argument: limit must be between 0 (the default, 50) and 1000, got -3", ""},
 		{[]string{"note", ""}, 2, "stick: invalid_argument: text must be non-empty", ""},
 		{[]string{"note", " \n "}, 2, "stick: invalid_argument: text must be non-empty", ""},
 		{[]string{"note"}, 2, "stick: 'stick note' needs TEXT, the words of the note, or - to read it from standard input", usageHint},

@@ -230,7 +230,8 @@ func (g *guardian) wait(ctx context.Context, roomID string) (stick.WaitResult, e
 		case g.a.mode == modeTry:
 			req.MaxWait = new(time.Duration)
 		case !deadline.IsZero():
-			left := max(time.Until(deadline), 0)
+			// One call blocks at most stick.MaxWaitLimit; the loop waits on.
+			left := min(max(time.Until(deadline), 0), stick.MaxWaitLimit)
 			req.MaxWait = &left
 		}
 		res, err := g.svc.WaitForTurn(ctx, g.caller, req)

@@ -100,7 +100,7 @@ TEXT are joined with spaces, so quotes are optional: stick note CI is red.
 	}
 	addJSON(cmd, &asJSON)
 	f := cmd.Flags()
-	f.StringVar((*string)(&n.Type), "type", "", "kind of note: note (default), question, answer, decision, or your own word")
+	f.StringVar((*string)(&n.Type), "type", "", "kind of note: note (default), question, answer, decision, or your own that starts with x- (x-ci-status)")
 	f.Int64Var(&n.ReplyTo, "reply-to", 0, "the event number (#N in 'stick events') this note answers")
 	f.StringVar(&meta, "metadata", "", "a JSON object stored with the note, for tools")
 	f.StringVar(&n.ClientMessageID, "id", "", "an id of your own for this note: sending again with it posts nothing new")

@@ -380,7 +380,8 @@ events as they commit, until interrupted.`,
 			if paging && cmd.Flags().Changed("tail") {
 				return fmt.Errorf("give --tail (the newest events) or --after (from an event on), not both")
 			}
-			if !paging && cmd.Flags().Changed("limit") && !cmd.Flags().Changed("tail") {
+			limitAsTail := !paging && cmd.Flags().Changed("limit") && !cmd.Flags().Changed("tail")
+			if limitAsTail {
 				tail = limit // without --after, --limit counts from the end too
 			}
 			return inNamedRoom(cmd, *agent, roomID, args, func(s *session, r stick.RoomSummary) error {
@@ -393,6 +394,10 @@ events as they commit, until interrupted.`,
 				switch {
 				case !paging:
 					t, err := s.svc.TailEvents(cmd.Context(), r.RoomID, tail)
+					if e := stick.AsError(err); limitAsTail && e != nil && e.Details["field"] == "tail" {
+						return &stick.Error{Code: e.Code, Hint: e.Hint, Details: map[string]any{"field": "limit"},
+							Message: "limit" + strings.TrimPrefix(e.Message, "tail")}
+					}
 					if err != nil {
 						return err
 					}

@@ -28,9 +28,11 @@ The words of QUERY must all appear, in any form that has the same stem:
 "migration" also finds migrations and "parser" parsers, but "parse" does not
 find parser (a different word): "pars*" finds every word that begins so.
 "exact phrase" (in quotes, quoted again for the shell) finds the words in
-order, and OR between two words either of them. --type keeps one kind of hit:
-a note's type (note, question, answer, decision, ...), an event type (release,
-pass, close) or document.`,
+order, and OR between two words either of them. A prefix matches the words
+as written: migration* finds migrations but not migrate, which only shares
+the stem. --type keeps one kind of hit: a note's type (note, question, answer,
+decision, or a custom x-... type), an event type (release, pass, close) or
+document; any other type is refused.`,
 		Example: "  stick search flaky test\n" +
 			"  stick search '\"error recovery\"' --type release\n" +
 			"  stick search parser OR lexer --from codex:9b22ce --limit 5\n" +
@@ -76,7 +78,7 @@ pass, close) or document.`,
 	addJSON(cmd, &asJSON)
 	f := cmd.Flags()
 	f.StringVar(&q.RoomID, "room", "", "search only this room: its id, as 'stick list' shows it, or a path in its workspace")
-	f.StringVar(&q.Type, "type", "", "only hits of this kind: a note type (question, decision, ...), an event type (release, pass, close) or document")
+	f.StringVar(&q.Type, "type", "", "only hits of this kind: "+strings.Join(stick.SearchTypes, ", ")+", or a custom note type (x-...)")
 	f.StringVar(&q.From, "from", "", "only hits written by this member")
 	f.IntVar(&q.Limit, "limit", 0, fmt.Sprintf("show at most this many hits (default %d, at most %d)", stick.DefaultSearchLimit, stick.MaxSearchLimit))
 	return cmd

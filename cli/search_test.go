@@ -159,7 +159,7 @@ func TestBinarySearch(t *testing.T) {
 		t.Errorf("no matches: %+v", r)
 	}
 	checkFailure(t, "search --frobnicate", b.run(t, "search", "x", "--frobnicate"), 2, "stick: unknown flag: --frobnicate", usage("search"))
-	checkFailure(t, "search --limit -1", b.run(t, "search", "x", "--limit", "-1"), 2, "stick: invalid_argument: limit must be between 1 and 200, not -1", "")
+	checkFailure(t, "search --limit -1", b.run(t, "search", "x", "--limit", "-1"), 2, "stick: invalid_argument: limit must be between 0 (the default, 20) and 200, got -1", "")
 }
 
 // On a terminal the matches are bold and an escaped "**" of the text shows
@@ -200,6 +200,7 @@ func TestSearchHelpHolds(t *testing.T) {
 	s.ok("note", "--path", s.repo, "two migrations ran overnight")
 	s.ok("note", "--path", s.repo, "the parsers agree now")
 	s.ok("note", "--path", s.repo, "parse errors went away")
+	s.ok("note", "--path", s.repo, "we migrate at noon")
 	found := func(query, text string) bool {
 		t.Helper()
 		var hits []stick.SearchHit
@@ -220,6 +221,9 @@ func TestSearchHelpHolds(t *testing.T) {
 		{"parse", "the parsers agree now", false},
 		{"pars*", "the parsers agree now", true},
 		{"pars*", "parse errors went away", true},
+		{"migration*", "two migrations ran overnight", true},
+		{"migration*", "we migrate at noon", false},
+		{"migration", "we migrate at noon", true},
 	} {
 		if got := found(tc.query, tc.text); got != tc.want {
 			t.Errorf("search %s finds %q: %v, want %v", tc.query, tc.text, got, tc.want)
@@ -295,4 +299,28 @@ func TestHighlightWithoutEscapesUnchanged(t *testing.T) {
 		}
 	}
 	walk(nil)
+}
+
+// A prefix matches the words as written, also past their stem: migration*
+// and migrati* find "migrations" (stem "migrat"), and migrations* does not
+// find "migrate", which only shares the stem.
+func TestSearchPrefixPastTheStem(t *testing.T) {
+	s, _, _ := searchScene(t)
+	s.ok("note", "--path", s.repo, "the migrations failed twice")
+	s.ok("note", "--path", s.repo, "we migrate on Friday")
+	for _, q := range []string{"migration*", "migrati*", "migrations*", "MIGRATION*"} {
+		var hits []stick.SearchHit
+		s.decodeJSON(&hits, "search", q)
+		if len(hits) != 1 || hits[0].Snippet != "the **migrations** failed twice" {
+			t.Errorf("search %s: %+v", q, hits)
+		}
+	}
+	var hits []stick.SearchHit
+	s.decodeJSON(&hits, "search", "migration")
+	if len(hits) != 2 {
+		t.Errorf("a whole word still finds every word of its stem: %+v", hits)
+	}
+	if out := s.ok("search", "failed", "migrati*"); !strings.Contains(out, "the **migrations** **failed** twice") {
+		t.Errorf("a word and a prefix together: %s", out)
+	}
 }

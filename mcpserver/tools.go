@@ -312,8 +312,8 @@ func (s *Server) register() error {
 				Description: "Post the outbox, then get the events not yet given to you, oldest first; repeat until has_more is false to catch up. Can wait for a new event."},
 				func(ctx context.Context, c stick.Caller, _ *mcp.CallToolRequest, in syncIn) (stick.SyncResult, string, error) {
 					if in.WaitSeconds < 0 || in.WaitSeconds > int(stick.MaxWaitLimit/time.Second) {
-						return stick.SyncResult{}, "", stick.Errorf(stick.CodeInvalidArgument, "wait_seconds must be 0 to %d, got %d",
-							int(stick.MaxWaitLimit/time.Second), in.WaitSeconds).With("field", "wait_seconds")
+						return stick.SyncResult{}, "", stick.Errorf(stick.CodeInvalidArgument, "wait_seconds must be between 0 and %d seconds (%v), got %d seconds",
+							int(stick.MaxWaitLimit/time.Second), stick.MaxWaitLimit, in.WaitSeconds).With("field", "wait_seconds")
 					}
 					req := stick.SyncRequest{MaxItems: in.MaxItems, IncludeSelf: in.IncludeSelf, Wait: time.Duration(in.WaitSeconds) * time.Second,
 						ManualAck: in.AutoAdvance != nil && !*in.AutoAdvance, AckThrough: in.AckThrough, CursorReset: in.CursorReset}

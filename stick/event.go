@@ -43,7 +43,8 @@ type Event struct {
 	Reason string `json:"reason,omitempty"`
 	// Text is a note's text or a close event's conclusion.
 	Text string `json:"text,omitempty"`
-	// MessageType is a note's kind: free text, by convention note, question, answer or decision.
+	// MessageType is a note's kind: one of NoteTypes or a custom x-... type
+	// (a note posted before types were checked may carry another word).
 	MessageType NoteType `json:"message_type,omitempty"`
 	// ClientMessageID is the sender's idempotency key of a note, if it gave one.
 	ClientMessageID string `json:"client_message_id,omitempty"`

@@ -21,8 +21,8 @@ func (s *Service) AppendNote(ctx context.Context, c Caller, roomID, text string)
 type Note struct {
 	// Text is the message (required).
 	Text string
-	// Type is its kind, free text; by convention note (the default),
-	// question, answer or decision.
+	// Type is its kind: note (the default), question, answer, decision,
+	// or a custom type that starts with "x-" (see NoteTypes).
 	Type NoteType
 	// ReplyTo is the event_seq of an event of the same room it answers; 0 for none.
 	ReplyTo int64
@@ -50,11 +50,11 @@ const (
 	MaxMetadataLen    = 16 << 10
 )
 
-// NoteType is a note's kind: free text, one line. The constants are the
-// conventional ones; any other word is allowed too.
+// NoteType is a note's kind: one of NoteTypes, or a custom type that starts
+// with CustomTypePrefix.
 type NoteType string
 
-// The conventional note types.
+// The known note types.
 const (
 	// DefaultNoteType is a note's type when the sender gives none.
 	DefaultNoteType NoteType = "note"
@@ -118,11 +118,8 @@ func (n Note) validate(field string) error {
 		return invalidArg(field+"text", "%stext %s", field, problem)
 	}
 	if n.Type != "" {
-		if problem := textProblem(string(n.Type), MaxMessageTypeLen, false); problem != "" {
-			return invalidArg(field+"message_type", "%smessage_type %s", field, problem)
-		}
-		if strings.ContainsAny(string(n.Type), "\n\r\t") {
-			return invalidArg(field+"message_type", "%smessage_type must be one line without tabs", field)
+		if err := checkNoteType(field+"message_type", n.Type); err != nil {
+			return err
 		}
 	}
 	if n.ReplyTo < 0 {

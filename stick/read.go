@@ -231,7 +231,7 @@ func (s *Service) ListRooms(ctx context.Context, path string) ([]RoomSummary, er
 
 // RoomEvents returns up to limit events of a room after the cursor after
 // (0 for the beginning), oldest first. A limit of 0 means DefaultEventLimit;
-// larger limits are capped at MaxEventLimit.
+// a negative one or one above MaxEventLimit is invalid_argument.
 //
 // Errors: invalid_argument, room_not_found.
 func (s *Service) RoomEvents(ctx context.Context, roomID string, after int64, limit int) (EventPage, error) {
@@ -241,13 +241,16 @@ func (s *Service) RoomEvents(ctx context.Context, roomID string, after int64, li
 	if after < 0 {
 		return EventPage{}, invalidArg("after", "after must be 0 or a previous cursor, got %d", after)
 	}
-	if limit < 0 {
-		return EventPage{}, invalidArg("limit", "limit must be positive, got %d", limit)
+	if limit < 0 || limit > MaxEventLimit {
+		err := invalidArg("limit", "limit must be between 0 (the default, %d) and %d, got %d", DefaultEventLimit, MaxEventLimit, limit)
+		if limit > 0 {
+			err.WithHint("read more pages instead: after set to the cursor of the last one")
+		}
+		return EventPage{}, err
 	}
 	if limit == 0 {
 		limit = DefaultEventLimit
 	}
-	limit = min(limit, MaxEventLimit)
 	var page EventPage
 	err := s.store.View(ctx, func(tx Tx) error {
 		if err := roomExists(tx, roomID); err != nil {

@@ -28,14 +28,16 @@ const DocumentHit = "document"
 // paragraphs of each room's current document.
 type SearchQuery struct {
 	// Query is words to find, all of them: "word" matches word, words and
-	// wording alike (stemmed), "word*" any word it begins, "a phrase" in
-	// double quotes the words in order, and OR between two terms either one.
+	// wording alike (stemmed), "word*" any word that begins so as written
+	// (migration* finds migrations, not migrate), "a phrase" in double
+	// quotes the words in order, and OR between two terms either one.
 	Query string
 	// RoomID limits the search to one room; "" searches every room.
 	RoomID string
-	// Type keeps hits of one kind: a note's message type (note, question,
-	// decision, …), another event type (release, pass, close), or
-	// "document" for rooms' current documents.
+	// Type keeps hits of one kind (see SearchTypes): a note's message type
+	// (note, question, answer, decision, or a custom x-... type), another
+	// event type (release, pass, close), or "document" for rooms' current
+	// documents; any other value is invalid_argument.
 	Type string
 	// From keeps hits written by this member.
 	From string
@@ -73,18 +75,18 @@ type SearchHit struct {
 // Errors: invalid_argument (query, room_id, type, from_agent_id, limit),
 // room_not_found, search_unavailable.
 func (s *Service) Search(ctx context.Context, q SearchQuery) ([]SearchHit, error) {
-	match, err := matchExpr(q.Query)
+	match, err := parseQuery(q.Query)
 	if err != nil {
 		return nil, err
 	}
 	switch {
 	case q.Limit < 0 || q.Limit > MaxSearchLimit:
-		return nil, invalidArg("limit", "limit must be between 1 and %d, not %d", MaxSearchLimit, q.Limit)
+		return nil, invalidArg("limit", "limit must be between 0 (the default, %d) and %d, got %d", DefaultSearchLimit, MaxSearchLimit, q.Limit)
 	case q.Limit == 0:
 		q.Limit = DefaultSearchLimit
 	}
-	if problem := textProblem(q.Type, MaxMessageTypeLen, false); problem != "" {
-		return nil, invalidArg("type", "type %s", problem)
+	if err := checkSearchType(q.Type); err != nil {
+		return nil, err
 	}
 	if q.From != "" {
 		if err := validateAgentID("from_agent_id", q.From); err != nil {
@@ -109,13 +111,28 @@ func (s *Service) Search(ctx context.Context, q SearchQuery) ([]SearchHit, error
 	return out, err
 }
 
-// matchExpr turns a query into an FTS5 expression in which every word is a
-// quoted string, so no character of the query can be FTS5 syntax: words are
-// ANDed, "…" is a phrase, a trailing * a prefix (of a word, or of a
-// phrase's last word) and OR (in capitals) joins two terms.
-func matchExpr(query string) (string, error) {
+// SearchTerm is one word or phrase of a search query.
+type SearchTerm struct {
+	// Words is a word, or the words of a phrase in order, as typed.
+	Words string
+	// Prefix makes the last word a prefix of the words as written: it
+	// matches every word that begins with it, unstemmed, while the other
+	// words (and every word of a term without Prefix) match any word with
+	// the same stem.
+	Prefix bool
+}
+
+// SearchMatch is a parsed query: every clause must match, and a clause
+// matches when any one of its terms does.
+type SearchMatch [][]SearchTerm
+
+// parseQuery turns a query into a SearchMatch, which keeps every character
+// of the query a word's, never syntax of the store's: words are ANDed,
+// "…" is a phrase, a trailing * a prefix (of a word, or of a phrase's
+// last word) and OR (in capitals) joins two terms.
+func parseQuery(query string) (SearchMatch, error) {
 	if problem := textProblem(query, MaxQueryLen, true); problem != "" {
-		return "", invalidArg("query", "query %s", problem)
+		return nil, invalidArg("query", "query %s", problem)
 	}
 	// Control characters separate words (FTS5 would read a NUL as the end
 	// of the query).
@@ -125,20 +142,17 @@ func matchExpr(query string) (string, error) {
 		}
 		return r
 	}, query)
-	var terms []string
+	var m SearchMatch
 	pendingOr := false
-	add := func(term string, prefix bool) {
-		if !strings.ContainsFunc(term, func(r rune) bool { return unicode.IsLetter(r) || unicode.IsDigit(r) }) {
+	add := func(words string, prefix bool) {
+		if !strings.ContainsFunc(words, func(r rune) bool { return unicode.IsLetter(r) || unicode.IsDigit(r) }) {
 			return
 		}
-		t := `"` + strings.ReplaceAll(term, `"`, `""`) + `"`
-		if prefix {
-			t += "*"
-		}
-		if pendingOr && len(terms) > 0 {
-			terms[len(terms)-1] += " OR " + t
+		t := SearchTerm{Words: words, Prefix: prefix}
+		if pendingOr && len(m) > 0 {
+			m[len(m)-1] = append(m[len(m)-1], t)
 		} else {
-			terms = append(terms, t)
+			m = append(m, []SearchTerm{t})
 		}
 		pendingOr = false
 	}
@@ -166,20 +180,15 @@ func matchExpr(query string) (string, error) {
 		}
 		rest = rest[len(word):]
 		if word == "OR" {
-			pendingOr = len(terms) > 0
+			pendingOr = len(m) > 0
 			continue
 		}
 		prefix := strings.HasSuffix(word, "*")
 		add(strings.TrimRight(word, "*"), prefix)
 	}
-	if len(terms) == 0 {
-		return "", invalidArg("query", "query %q has no word to search for", query).
+	if len(m) == 0 {
+		return nil, invalidArg("query", "query %q has no word to search for", query).
 			WithHint("give at least one word of letters or digits")
 	}
-	for i, t := range terms {
-		if strings.Contains(t, " OR ") {
-			terms[i] = "(" + t + ")"
-		}
-	}
-	return strings.Join(terms, " AND "), nil
+	return m, nil
 }

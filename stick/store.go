@@ -88,12 +88,12 @@ type Tx interface {
 	// first, without content.
 	DocHistory(roomID string) ([]DocVersion, error)
 	// Search returns up to q.Limit entries of the search index that match
-	// the FTS5 expression match and q's filters, best first. Inside Update
+	// m and q's filters, best first. Inside Update
 	// the store may first bring its index up to date (a store may index
 	// lazily); inside View it searches what is indexed. Errors:
 	// search_unavailable when the store has no full-text index or is still
 	// building it.
-	Search(match string, q SearchQuery) ([]SearchHit, error)
+	Search(m SearchMatch, q SearchQuery) ([]SearchHit, error)
 
 	// Ring asks for the bell of agent in room (agent "" for the room's own
 	// bell) to ring once the transaction commits; nothing rings if it

@@ -3,6 +3,7 @@ package stick
 import (
 	"context"
 	"fmt"
+	"strconv"
 	"time"
 )
 
@@ -10,13 +11,14 @@ import (
 type SyncRequest struct {
 	// Outbox holds notes to post first, in order (see Post).
 	Outbox []Note
-	// MaxItems bounds the events returned: 0 means DefaultSyncItems;
-	// larger than MaxEventLimit is capped.
+	// MaxItems bounds the events returned: 0 means DefaultSyncItems; it
+	// must not be negative nor larger than MaxEventLimit.
 	MaxItems int
 	// IncludeSelf also returns the caller's own events.
 	IncludeSelf bool
 	// Wait, when positive and nothing is new, blocks until an event
-	// arrives or it elapses (at most MaxWaitLimit).
+	// arrives or it elapses; it must not be negative nor longer than
+	// MaxWaitLimit.
 	Wait time.Duration
 	// ManualAck keeps the cursor where it is on return; it then moves only
 	// by AckThrough. By default the cursor advances over what is returned.
@@ -71,14 +73,13 @@ func (s *Service) Sync(ctx context.Context, c Caller, roomID string, req SyncReq
 	if limit == 0 {
 		limit = DefaultSyncItems
 	}
-	limit = min(limit, MaxEventLimit)
 	out := SyncResult{RoomID: roomID, Sent: []PostResult{}}
 	skip := c.AgentID
 	if req.IncludeSelf {
 		skip = ""
 	}
 	first := true
-	deadline := s.clock.Now().Add(min(req.Wait, MaxWaitLimit))
+	deadline := s.clock.Now().Add(req.Wait)
 	for {
 		changed := s.store.Changed()
 		if !first {
@@ -202,10 +203,11 @@ func (out SyncResult) empty(req SyncRequest) SyncResult {
 
 func (r SyncRequest) validate() error {
 	switch {
-	case r.MaxItems < 0:
-		return invalidArg("max_items", "max_items must not be negative, got %d", r.MaxItems)
-	case r.Wait < 0:
-		return invalidArg("wait_seconds", "wait_seconds must not be negative, got %v", r.Wait)
+	case r.MaxItems < 0 || r.MaxItems > MaxEventLimit:
+		return invalidArg("max_items", "max_items must be between 0 (the default, %d) and %d, got %d", DefaultSyncItems, MaxEventLimit, r.MaxItems)
+	case r.Wait < 0 || r.Wait > MaxWaitLimit:
+		return invalidArg("wait_seconds", "wait_seconds must be between 0 and %d seconds (%v), got %s seconds",
+			int(MaxWaitLimit/time.Second), MaxWaitLimit, strconv.FormatFloat(r.Wait.Seconds(), 'f', -1, 64))
 	case r.AckThrough != nil && !r.ManualAck:
 		return invalidArg("ack_through", "ack_through moves the cursor only with auto_advance false").
 			WithHint("set auto_advance to false to acknowledge by hand, or leave ack_through out")

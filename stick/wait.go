@@ -25,7 +25,7 @@ type WaitRequest struct {
 	Cursor string
 	// MaxWait bounds how long the call blocks: nil means the room policy's
 	// wait_for_turn_max_wait; 0 means one atomic attempt that never blocks.
-	// Values above MaxWaitLimit are capped.
+	// A negative value or one above MaxWaitLimit is invalid_argument.
 	MaxWait *time.Duration
 }
 
@@ -89,8 +89,10 @@ func (s *Service) WaitForTurn(ctx context.Context, c Caller, req WaitRequest) (W
 	if err != nil {
 		return WaitResult{}, err
 	}
-	if req.MaxWait != nil && *req.MaxWait < 0 {
-		return WaitResult{}, invalidArg("max_wait_ms", "max_wait_ms must not be negative, got %d", req.MaxWait.Milliseconds())
+	if req.MaxWait != nil && (*req.MaxWait < 0 || *req.MaxWait > MaxWaitLimit) {
+		return WaitResult{}, invalidArg("max_wait_ms", "max_wait_ms must be between 0 and %d (%v), got %d",
+			MaxWaitLimit.Milliseconds(), MaxWaitLimit, req.MaxWait.Milliseconds()).
+			WithHint("wait again after a not_yet to wait longer")
 	}
 	w := &waiter{s: s, c: c, roomID: req.RoomID, cursor: cursor}
 	res, _, err := w.attempt(ctx, true, false)
@@ -99,7 +101,7 @@ func (s *Service) WaitForTurn(ctx context.Context, c Caller, req WaitRequest) (W
 	}
 	maxWait := w.policy.WaitMaxWait
 	if req.MaxWait != nil {
-		maxWait = min(*req.MaxWait, MaxWaitLimit)
+		maxWait = *req.MaxWait
 	}
 	if maxWait == 0 {
 		return res, nil

@@ -192,6 +192,15 @@ CREATE INDEX doc_chunks_room_idx ON doc_chunks (room_id);
 CREATE TRIGGER doc_versions_no_update BEFORE UPDATE ON doc_versions BEGIN SELECT RAISE(ABORT, 'document versions are append-only'); END;
 CREATE TRIGGER doc_versions_no_delete BEFORE DELETE ON doc_versions BEGIN SELECT RAISE(ABORT, 'document versions are append-only'); END;
 `,
+	// 6: prefixes match words as written: the search index gains a second,
+	// unstemmed table (see ensureSearch, which makes the index again when
+	// it is stale). The paragraph triggers go with the old index, so that
+	// a SQLite without FTS5 can still write the file.
+	`
+DROP TRIGGER IF EXISTS doc_chunks_search_insert;
+DROP TRIGGER IF EXISTS doc_chunks_search_delete;
+UPDATE meta SET value = 'stale' WHERE key = 'search_index';
+`,
 }
 
 // SchemaVersion is the schema version this build writes.

@@ -14,17 +14,25 @@ import (
 
 // The full-text index holds one row per event with searchable text (rowid
 // = event_seq) and one per paragraph of a room's current document (rowid =
-// -chunk_id). Paragraphs are indexed by triggers, in the transaction that
+// -chunk_id), twice: search_index stems its words (porter), for whole
+// words, which match every word with the same stem; search_words holds the
+// same rows' words as written, for prefixes, which match the words that
+// begin so (a stem is often no prefix of its word: migration* must find
+// "migrations", whose stem "migrat" it does not begin). search_words takes
+// its text from search_index (external content), so the text is stored
+// once. Paragraphs are indexed by triggers, in the transaction that
 // writes the document. Events are indexed in batches, which costs FTS5 one
 // segment per batch instead of one per turn (that doubled the cost of a
 // claim and release): the meta key search_indexed_through is the last
 // event_seq indexed; the write transaction that appends an event whose
 // event_seq is a multiple of indexEvery indexes the backlog, and a search
 // indexes it before it looks. The meta key search_index is "ready" once
-// the index exists, or "stale" after a SQLite without FTS5 wrote the file
-// (it drops the paragraph triggers, which would fail every write).
+// the index exists, or "stale" when it must be made again: after a SQLite
+// without FTS5 wrote the file (it drops the paragraph triggers, which
+// would fail every write), or after a migration that changed the index.
 const (
 	searchTable = "search_index"
+	wordsTable  = "search_words"
 	// eventBody is the searchable text of the events row.
 	eventBody = `CASE WHEN handoff_json IS NOT NULL THEN
 		coalesce(json_extract(handoff_json, '$.status'), '') || char(10) ||
@@ -36,10 +44,14 @@ const (
 	searchedTypes = `('note', 'release', 'pass', 'close')`
 )
 
-// indexEvents indexes the events with ?1 < event_seq <= ?2.
-const indexEvents = `INSERT INTO search_index (rowid, body, room_id, type, from_agent_id)
+// indexEvents indexes the events with ?1 < event_seq <= ?2, stemmed and
+// then as written.
+var indexEvents = []string{`INSERT INTO search_index (rowid, body, room_id, type, from_agent_id)
 	SELECT event_seq, ` + eventBody + `, room_id, coalesce(message_type, event_type), from_agent_id
-	FROM events WHERE event_seq > ?1 AND event_seq <= ?2 AND event_type IN ` + searchedTypes
+	FROM events WHERE event_seq > ?1 AND event_seq <= ?2 AND event_type IN ` + searchedTypes,
+	`INSERT INTO search_words (rowid, body, room_id, type, from_agent_id)
+	SELECT rowid, body, room_id, type, from_agent_id FROM search_index WHERE rowid > ?1 AND rowid <= ?2`,
+}
 
 // Batch sizes, variables so tests can shrink them. A write transaction
 // whose event crosses a multiple of indexEvery indexes up to 2*indexEvery
@@ -59,14 +71,20 @@ var (
 var searchSchema = []string{
 	`CREATE VIRTUAL TABLE search_index USING fts5 (body, room_id UNINDEXED, type UNINDEXED, from_agent_id UNINDEXED,
 		tokenize = 'porter unicode61 remove_diacritics 2')`,
+	`CREATE VIRTUAL TABLE search_words USING fts5 (body, room_id UNINDEXED, type UNINDEXED, from_agent_id UNINDEXED,
+		content = 'search_index', tokenize = 'unicode61 remove_diacritics 2')`,
 	`CREATE TRIGGER doc_chunks_search_insert AFTER INSERT ON doc_chunks BEGIN
 		INSERT INTO search_index (rowid, body, room_id, type, from_agent_id) VALUES (-new.chunk_id, new.content, new.room_id, 'document', new.author);
+		INSERT INTO search_words (rowid, body, room_id, type, from_agent_id) VALUES (-new.chunk_id, new.content, new.room_id, 'document', new.author);
 	END`,
 	`CREATE TRIGGER doc_chunks_search_delete AFTER DELETE ON doc_chunks BEGIN
 		DELETE FROM search_index WHERE rowid = -old.chunk_id;
+		INSERT INTO search_words (search_words, rowid, body, room_id, type, from_agent_id) VALUES ('delete', -old.chunk_id, old.content, old.room_id, 'document', old.author);
 	END`,
 	`INSERT INTO search_index (rowid, body, room_id, type, from_agent_id)
 		SELECT -chunk_id, content, room_id, 'document', author FROM doc_chunks`,
+	`INSERT INTO search_words (rowid, body, room_id, type, from_agent_id)
+		SELECT rowid, body, room_id, type, from_agent_id FROM search_index WHERE rowid < 0`,
 	`INSERT INTO meta (key, value) VALUES ('search_indexed_through', '0')
 		ON CONFLICT (key) DO UPDATE SET value = excluded.value`,
 }
@@ -100,8 +118,10 @@ func (s *Store) ensureSearch(conn *sqlite.Conn) (backlog bool, err error) {
 		if err := dropSearchTriggers(conn); err != nil {
 			return false, err
 		}
-		if err := sqlitex.ExecuteTransient(conn, "DROP TABLE IF EXISTS "+searchTable, nil); err != nil {
-			return false, err
+		for _, table := range []string{wordsTable, searchTable} {
+			if err := sqlitex.ExecuteTransient(conn, "DROP TABLE IF EXISTS "+table, nil); err != nil {
+				return false, err
+			}
 		}
 		for _, q := range searchSchema {
 			if err := sqlitex.ExecuteTransient(conn, q, nil); err != nil {
@@ -151,8 +171,10 @@ func indexBacklog(conn *sqlite.Conn, limit int64) (left int64, err error) {
 		return 0, err
 	}
 	to := min(last, indexed+limit) // event_seq has no gaps to speak of
-	if err := sqlitex.Execute(conn, indexEvents, &sqlitex.ExecOptions{Args: []any{indexed, to}}); err != nil {
-		return 0, err
+	for _, q := range indexEvents {
+		if err := sqlitex.Execute(conn, q, &sqlitex.ExecOptions{Args: []any{indexed, to}}); err != nil {
+			return 0, err
+		}
 	}
 	return last - to, setMeta(conn, "search_indexed_through", strconv.FormatInt(to, 10))
 }
@@ -253,8 +275,9 @@ func setMeta(conn *sqlite.Conn, key, value string) error {
 
 // IndexState describes the search index of a database, for diagnosis.
 type IndexState struct {
-	// State is "ready", "stale" (a stick without FTS5 wrote the file; the
-	// next stick with FTS5 to open it rebuilds the index) or "" (none yet).
+	// State is "ready", "stale" (a stick without FTS5 wrote the file, or
+	// a migration changed the index; the next stick with FTS5 to open it
+	// rebuilds the index) or "" (none yet).
 	State string
 	// Indexed and Last are the last event_seq indexed and the last one
 	// there is: the index lags by Last - Indexed events until a write or
@@ -281,7 +304,7 @@ func searchUnavailable(why string) *stick.Error {
 
 // Search implements stick.Tx.Search. In a write transaction it first
 // indexes the events not yet indexed; a read-only one searches what is.
-func (t *tx) Search(match string, q stick.SearchQuery) ([]stick.SearchHit, error) {
+func (t *tx) Search(m stick.SearchMatch, q stick.SearchQuery) ([]stick.SearchHit, error) {
 	if t.noFTS {
 		return nil, searchUnavailable("this stick's SQLite has no FTS5")
 	}
@@ -310,41 +333,29 @@ func (t *tx) Search(match string, q stick.SearchQuery) ([]stick.SearchHit, error
 	// their details: a snippet in the ranking query would be made for
 	// every match, and the rank column, unlike bm25(), costs twice as
 	// much. Filters on unindexed columns run over the matches only.
-	where, args := "search_index MATCH ?1", []any{match, q.Limit}
-	for _, f := range []struct{ col, val string }{{"room_id", q.RoomID}, {"type", q.Type}, {"from_agent_id", q.From}} {
-		if f.val != "" {
-			args = append(args, f.val)
-			where += fmt.Sprintf(" AND %s = ?%d", f.col, len(args))
-		}
-	}
+	p := planSearch(m)
+	rank, args := p.rankQuery(q)
 	type ranked struct {
 		id    int64
 		score float64
 	}
 	var best []ranked
-	err = sqlitex.Execute(t.conn, `SELECT rowid, bm25(search_index) AS score FROM search_index WHERE `+where+` ORDER BY score LIMIT ?2`,
-		&sqlitex.ExecOptions{Args: args, ResultFunc: func(st *sqlite.Stmt) error {
-			best = append(best, ranked{st.ColumnInt64(0), -st.ColumnFloat(1)})
-			return nil
-		}})
+	err = sqlitex.Execute(t.conn, rank, &sqlitex.ExecOptions{Args: args, ResultFunc: func(st *sqlite.Stmt) error {
+		best = append(best, ranked{st.ColumnInt64(0), -st.ColumnFloat(1)})
+		return nil
+	}})
 	out := make([]stick.SearchHit, 0, len(best))
 	// Matches come between two private-use characters, which become the
 	// markers; a literal "**" of the text is escaped, so that a marker is
 	// never mistaken for the text's own bold.
 	highlight := strings.NewReplacer("**", `\*\*`, "\uE000", stick.HighlightStart, "\uE001", stick.HighlightEnd)
+	details, detailArgs := p.detailQuery()
 	for _, b := range best {
 		if err != nil {
 			break
 		}
-		err = sqlitex.Execute(t.conn, `SELECT s.room_id, s.type, s.from_agent_id,
-			snippet(search_index, 0, char(57344), char(57345), '…', 24), r.canonical_path,
-			coalesce(e.created_at, d.updated_at), d.version, c.section
-		FROM search_index s
-		JOIN rooms r ON r.room_id = s.room_id
-		LEFT JOIN events e ON ?2 > 0 AND e.event_seq = ?2
-		LEFT JOIN doc_chunks c ON ?2 < 0 AND c.chunk_id = -?2
-		LEFT JOIN docs d ON ?2 < 0 AND d.room_id = s.room_id
-		WHERE search_index MATCH ?1 AND s.rowid = ?2`, &sqlitex.ExecOptions{Args: []any{match, b.id},
+		detailArgs[0] = b.id
+		err = sqlitex.Execute(t.conn, details, &sqlitex.ExecOptions{Args: detailArgs,
 			ResultFunc: func(st *sqlite.Stmt) error {
 				h := stick.SearchHit{RoomID: st.ColumnText(0), Type: st.ColumnText(1), From: st.ColumnText(2),
 					Snippet: highlight.Replace(st.ColumnText(3)), RoomPath: st.ColumnText(4), CreatedAt: colTime(st, 5), Score: b.score}

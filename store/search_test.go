@@ -27,10 +27,10 @@ INSERT INTO events (event_id, room_id, turn_id, event_type, from_agent_id, creat
 		t.Fatal(err)
 	}
 	defer st.Close()
-	if got := searchSeqs(t, st, `"quokka"`); len(got) != 2 || got[0]+got[1] != 3 {
+	if got := searchSeqs(t, st, word("quokka")); len(got) != 2 || got[0]+got[1] != 3 {
 		t.Fatalf("quokka must match the note and the handoff's question only: %v", got)
 	}
-	if got := searchSeqs(t, st, `"wombat"`); len(got) != 1 || got[0] != 2 {
+	if got := searchSeqs(t, st, word("wombat")); len(got) != 1 || got[0] != 2 {
 		t.Fatalf("a handoff's status is indexed: %v", got)
 	}
 }
@@ -61,7 +61,7 @@ func TestSearchWithoutFTS5(t *testing.T) {
 	}
 	note(plain, "second aardvark")
 	err = plain.View(ctx, func(tx stick.Tx) error {
-		_, err := tx.Search(`"aardvark"`, stick.SearchQuery{Limit: 10})
+		_, err := tx.Search(word("aardvark"), stick.SearchQuery{Limit: 10})
 		return err
 	})
 	if se := stick.AsError(err); se.Code != stick.CodeSearchUnavailable || se.Hint == "" {
@@ -83,11 +83,11 @@ func TestSearchWithoutFTS5(t *testing.T) {
 		t.Fatal(err)
 	}
 	defer st.Close()
-	if got := searchSeqs(t, st, `"aardvark"`); len(got) != 2 {
+	if got := searchSeqs(t, st, word("aardvark")); len(got) != 2 {
 		t.Fatalf("the rebuilt index must hold both notes: %v", got)
 	}
 	note(st, "third aardvark")
-	if got := searchSeqs(t, st, `"aardvark"`); len(got) != 3 {
+	if got := searchSeqs(t, st, word("aardvark")); len(got) != 3 {
 		t.Fatalf("the rebuilt index must follow new writes: %v", got)
 	}
 }
@@ -108,7 +108,7 @@ func TestDocVersionsAppendOnly(t *testing.T) {
 	}
 }
 
-func searchSeqs(t *testing.T, st *Store, match string) []int64 {
+func searchSeqs(t *testing.T, st *Store, match stick.SearchMatch) []int64 {
 	t.Helper()
 	var out []int64
 	err := st.Update(context.Background(), func(tx stick.Tx) error {
@@ -148,13 +148,13 @@ func TestDocChunks(t *testing.T) {
 	}
 	var hits []stick.SearchHit
 	err = st.View(ctx, func(tx stick.Tx) (err error) {
-		hits, err = tx.Search(`"clock"`, stick.SearchQuery{Limit: 5})
+		hits, err = tx.Search(word("clock"), stick.SearchQuery{Limit: 5})
 		return err
 	})
 	if err != nil || len(hits) != 1 || hits[0].Section != "Risks" || hits[0].DocVersion != 2 || hits[0].From != "ana" {
 		t.Fatalf("a document hit names its section and version: %+v %v", hits, err)
 	}
-	if got := searchSeqs(t, st, `"cache"`); len(got) != 1 {
+	if got := searchSeqs(t, st, word("cache")); len(got) != 1 {
 		t.Fatalf("the replaced paragraph must leave the index: %v", got)
 	}
 }
@@ -179,7 +179,7 @@ func TestSearchIndexBuiltInBatches(t *testing.T) {
 		t.Fatal("10 events over an inline limit of 2 must be indexed after the open")
 	}
 	waitFill(st)
-	if got := searchSeqs(t, st, `"numbat"`); len(got) != 10 {
+	if got := searchSeqs(t, st, word("numbat")); len(got) != 10 {
 		t.Fatalf("every event indexed: %v", got)
 	}
 	st.Close()
@@ -199,7 +199,7 @@ func TestSearchIndexBuiltInBatches(t *testing.T) {
 		t.Fatal(err)
 	}
 	err = r.View(context.Background(), func(tx stick.Tx) error {
-		_, err := tx.Search(`"numbat"`, stick.SearchQuery{Limit: 5})
+		_, err := tx.Search(word("numbat"), stick.SearchQuery{Limit: 5})
 		return err
 	})
 	r.Close()
@@ -212,7 +212,7 @@ func TestSearchIndexBuiltInBatches(t *testing.T) {
 	}
 	defer st.Close()
 	waitFill(st)
-	if got := searchSeqs(t, st, `"numbat"`); len(got) != 10 {
+	if got := searchSeqs(t, st, word("numbat")); len(got) != 10 {
 		t.Fatalf("the resumed fill indexes the rest: %v", got)
 	}
 }
@@ -306,14 +306,14 @@ func TestEventsIndexedInBatches(t *testing.T) {
 	}
 	var viewHits int
 	err = st.View(ctx, func(tx stick.Tx) error {
-		hits, err := tx.Search(`"echidna"`, stick.SearchQuery{Limit: 10})
+		hits, err := tx.Search(word("echidna"), stick.SearchQuery{Limit: 10})
 		viewHits = len(hits)
 		return err
 	})
 	if err != nil || viewHits != 4 {
 		t.Fatalf("a read transaction searches what is indexed: %d hits, %v", viewHits, err)
 	}
-	if got := searchSeqs(t, st, `"echidna"`); len(got) != 6 || indexed() != "6" {
+	if got := searchSeqs(t, st, word("echidna")); len(got) != 6 || indexed() != "6" {
 		t.Fatalf("a search in a write transaction indexes the rest first: %v, indexed through %s", got, indexed())
 	}
 }
@@ -354,3 +354,9 @@ func saveDoc(t *testing.T, st *Store, v int64, content string) {
 		return tx.SaveDoc(stick.Document{DocVersion: stick.DocVersion{RoomID: "room_a", Version: v, Author: "ana", Op: stick.DocUpdate}, Content: content})
 	})
 }
+
+// word is the search for one whole word.
+func word(w string) stick.SearchMatch { return stick.SearchMatch{{{Words: w}}} }
+
+// prefix is the search for the words that begin with p.
+func prefix(p string) stick.SearchMatch { return stick.SearchMatch{{{Words: p, Prefix: true}}} }
