@@ -265,10 +265,26 @@ heartbeat or release.`,
 	}
 	addJSON(cmd, &asJSON)
 	f := cmd.Flags()
-	f.DurationVar(&lease, "lease", 0, "owner lease TTL, e.g. 45m")
-	f.DurationVar(&claim, "claim", 0, "claim TTL, e.g. 20m")
-	f.DurationVar(&heartbeat, "heartbeat", 0, "heartbeat interval, e.g. 5m")
-	f.DurationVar(&presence, "presence", 0, "presence TTL, e.g. 4h")
-	f.DurationVar(&wait, "wait", 0, "default wait_for_turn block time, e.g. 30s")
+	ttl := "; " + bounds(stick.MinTTL, stick.MaxTTL) + ", 0 resets it to the default"
+	f.DurationVar(&lease, "lease", 0, "owner lease TTL, e.g. 45m"+ttl)
+	f.DurationVar(&claim, "claim", 0, "claim TTL, e.g. 20m"+ttl)
+	f.DurationVar(&heartbeat, "heartbeat", 0, "heartbeat interval, e.g. 5m, shorter than the lease"+ttl)
+	f.DurationVar(&presence, "presence", 0, "presence TTL, e.g. 4h, at least the heartbeat"+ttl)
+	f.DurationVar(&wait, "wait", 0, "default wait_for_turn block time, e.g. 30s; "+bounds(stick.MinTTL, stick.MaxWaitLimit)+", 0 resets it to the default")
 	return cmd
+}
+
+// bounds writes a policy value's range for a flag's help: "100ms to 720h".
+func bounds(lo, hi time.Duration) string {
+	short := func(d time.Duration) string {
+		s := d.String()
+		if strings.HasSuffix(s, "m0s") {
+			s = strings.TrimSuffix(s, "0s")
+		}
+		if strings.HasSuffix(s, "h0m") {
+			s = strings.TrimSuffix(s, "0m")
+		}
+		return s
+	}
+	return short(lo) + " to " + short(hi)
 }

@@ -34,7 +34,7 @@ func TestRangesAndEnumsRefused(t *testing.T) {
 		{"search_events", obj{"query": "x", "type": "bogus"}, "type", `type "bogus" is not a kind of hit`},
 		{"search_events", obj{"query": "x", "limit": 201}, "limit", "limit must be between 0 (the default, 20) and 200, got 201"},
 		{"set_room_policy", obj{"room_id": room, "wait_for_turn_max_wait_ms": 600001}, "wait_for_turn_max_wait_ms",
-			"wait_for_turn_max_wait_ms must be between 100 and 600000, got 600001"},
+			"wait_for_turn_max_wait_ms must be between 100ms and 600000ms, got 600001ms"},
 	} {
 		r := fails(t, cs, tc.tool, tc.args, stick.CodeInvalidArgument)
 		if r.errDetail("field") != tc.field || !strings.Contains(r.text, tc.says) {

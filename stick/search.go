@@ -115,10 +115,10 @@ func (s *Service) Search(ctx context.Context, q SearchQuery) ([]SearchHit, error
 type SearchTerm struct {
 	// Words is a word, or the words of a phrase in order, as typed.
 	Words string
-	// Prefix makes the last word a prefix of the words as written: it
-	// matches every word that begins with it, unstemmed, while the other
-	// words (and every word of a term without Prefix) match any word with
-	// the same stem.
+	// Prefix makes the term match words as written, unstemmed: its last
+	// word every word that begins with it, the words before it (of a
+	// phrase) themselves. The words of a term without Prefix match any
+	// word with the same stem.
 	Prefix bool
 }
 
