@@ -306,6 +306,7 @@ func (sn *snapshot) recordedGone(c Caller, m *Member, tokens []string) bool {
 	}
 	return false
 }
+
 // notAProject is the refusal of a join that would create a room at dir,
 // which may hold none (why says so).
 func notAProject(path, dir, why string) error {
