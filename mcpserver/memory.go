@@ -38,8 +38,7 @@ type searchIn struct {
 
 func (searchIn) refine(s *jsonschema.Schema, _ stick.Policy) {
 	between(s, "limit", 0, stick.MaxSearchLimit, "Hits at most (default %d).", stick.DefaultSearchLimit)
-	kinds := append(noteTypes(), string(stick.EventRelease), string(stick.EventPass), string(stick.EventClose), stick.DocumentHit)
-	s.Properties["type"].Pattern = oneOf(kinds...)
+	s.Properties["type"].Pattern = stick.SearchTypePattern
 }
 
 // readRoomDoc returns a version of the room's document, with its content.

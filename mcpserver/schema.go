@@ -5,7 +5,6 @@ import (
 	"fmt"
 	"reflect"
 	"slices"
-	"strings"
 	"time"
 
 	"github.com/google/jsonschema-go/jsonschema"
@@ -43,21 +42,6 @@ func between(s *jsonschema.Schema, prop string, lo, hi int64, format string, arg
 	l, h := float64(lo), float64(hi)
 	p.Minimum, p.Maximum = &l, &h
 	p.Description = fmt.Sprintf(format, args...)
-}
-
-// noteTypes are the values of a note's message_type.
-func noteTypes() []string {
-	return []string{string(stick.DefaultNoteType), string(stick.NoteQuestion), string(stick.NoteAnswer), string(stick.NoteDecision)}
-}
-
-// customNotePrefix begins a custom note type: message_type accepts the
-// conventional types and any type that starts with it.
-const customNotePrefix = "x-"
-
-// oneOf is a pattern that matches exactly one of values, or a custom note
-// type.
-func oneOf(values ...string) string {
-	return "^(" + strings.Join(values, "|") + "|" + customNotePrefix + ".+)$"
 }
 
 var policySchema = &jsonschema.Schema{

@@ -47,7 +47,7 @@ type releaseIn struct {
 
 type passIn struct {
 	leaseIn
-	ToAgentID string        `json:"to_agent_id" jsonschema:"An active member (see get_room_state)."`
+	ToAgentID string        `json:"to_agent_id" jsonschema:"A member whose status is active or away (see get_room_state)."`
 	Handoff   stick.Handoff `json:"handoff" jsonschema:"For the next holder."`
 }
 
@@ -113,8 +113,8 @@ func (noteIn) refine(s *jsonschema.Schema, _ stick.Policy) { noteType(s.Properti
 
 // noteType describes a message_type property.
 func noteType(p *jsonschema.Schema) {
-	p.Pattern = oneOf(noteTypes()...)
-	p.Description = "Default " + string(stick.DefaultNoteType) + "; " + customNotePrefix + "<name> for a custom type."
+	p.Pattern = stick.NoteTypePattern
+	p.Description = "Default " + string(stick.DefaultNoteType) + "; " + stick.CustomTypePrefix + "<name> for a custom type."
 }
 
 type outNote struct {
@@ -203,13 +203,13 @@ func (s *Server) register() error {
 				Description: "While you hold the stick, renew your lease every heartbeat_interval_ms (your other calls and the server renew it too). stale_lease or turn_mismatch: you lost it; stop working, read get_room_state."},
 				func(ctx context.Context, c stick.Caller, _ *mcp.CallToolRequest, in leaseIn) (heartbeatOut, string, error) {
 					res, err := svc.Heartbeat(ctx, c, in.lease())
-					out := heartbeatOut{HeartbeatResult: res, NextStep: "keep working; heartbeat again " + until(time.Now(), res.NextHeartbeatAt) + "; release_stick with a handoff when done"}
+					out := heartbeatOut{HeartbeatResult: res, NextStep: "keep working (your calls renew the lease; if you make none, heartbeat again " + until(time.Now(), res.NextHeartbeatAt) + "); release_stick with a handoff when done"}
 					return out, textHeartbeat(out), err
 				})
 		},
 		func() error {
 			return addTool(s, &mcp.Tool{Name: "release_stick", Title: "Release the stick with a handoff", Annotations: write,
-				Description: "End your turn with a truthful handoff; the stick goes to the next active member. Then wait_for_turn again."},
+				Description: "End your turn with a truthful handoff; the stick goes to the next member that is active or away. Then wait_for_turn again."},
 				func(ctx context.Context, c stick.Caller, _ *mcp.CallToolRequest, in releaseIn) (releaseOut, string, error) {
 					res, err := svc.Release(ctx, c, in.lease(), in.Handoff)
 					out := releaseOut{ReleaseResult: res, NextStep: nextAfterRelease(res)}
@@ -218,7 +218,7 @@ func (s *Server) register() error {
 		},
 		func() error {
 			return addTool(s, &mcp.Tool{Name: "pass_stick", Title: "Pass the stick to a member", Annotations: write,
-				Description: "End your turn like release_stick, but hand the stick to to_agent_id, an active member."},
+				Description: "End your turn like release_stick, but hand the stick to to_agent_id, a member that is active or away."},
 				func(ctx context.Context, c stick.Caller, _ *mcp.CallToolRequest, in passIn) (releaseOut, string, error) {
 					res, err := svc.Pass(ctx, c, in.lease(), in.ToAgentID, in.Handoff)
 					out := releaseOut{ReleaseResult: res, NextStep: nextAfterRelease(res)}
@@ -231,7 +231,7 @@ func (s *Server) register() error {
 				func(ctx context.Context, c stick.Caller, _ *mcp.CallToolRequest, in takeoverIn) (takeoverOut, string, error) {
 					res, err := svc.Takeover(ctx, c, in.RoomID, in.ExpectedTurnID, in.Reason)
 					out := takeoverOut{TakeoverResult: res, AgentID: c.AgentID, now: time.Now(),
-						NextStep: "read get_room_events (from the recent handoff) to recover context, then work; heartbeat and release_stick as usual"}
+						NextStep: "read get_room_events (from the recent handoff) to recover context, then work; release_stick with a handoff when done"}
 					return out, textTakeover(out), err
 				})
 		},
