@@ -24,6 +24,15 @@ func textArg(cmd *cobra.Command, v, field string) (string, error) {
 	return strings.TrimRight(string(b), "\n"), nil
 }
 
+// wordsArg reads a TEXT... argument: the words joined by spaces, or
+// standard input for a lone "-".
+func wordsArg(cmd *cobra.Command, args []string, field string) (string, error) {
+	if len(args) == 1 {
+		return textArg(cmd, args[0], field)
+	}
+	return strings.Join(args, " "), nil
+}
+
 // fileArg reads a FILE|- argument.
 func fileArg(cmd *cobra.Command, v, field string) (string, error) {
 	if v == "" || v == "-" {
@@ -61,12 +70,9 @@ TEXT are joined with spaces, so quotes are optional: stick note CI is red.
 			if err := pathAsWord(args); err != nil {
 				return err
 			}
-			text := strings.Join(args, " ")
-			if len(args) == 1 {
-				var err error
-				if text, err = textArg(cmd, args[0], "text"); err != nil {
-					return err
-				}
+			text, err := wordsArg(cmd, args, "text")
+			if err != nil {
+				return err
 			}
 			if path == "" {
 				path = pathArg(nil)
@@ -275,16 +281,4 @@ heartbeat or release.`,
 }
 
 // bounds writes a policy value's range for a flag's help: "100ms to 720h".
-func bounds(lo, hi time.Duration) string {
-	short := func(d time.Duration) string {
-		s := d.String()
-		if strings.HasSuffix(s, "m0s") {
-			s = strings.TrimSuffix(s, "0s")
-		}
-		if strings.HasSuffix(s, "h0m") {
-			s = strings.TrimSuffix(s, "0m")
-		}
-		return s
-	}
-	return short(lo) + " to " + short(hi)
-}
+func bounds(lo, hi time.Duration) string { return human(lo) + " to " + human(hi) }

@@ -163,12 +163,9 @@ Writing needs membership ('stick join') and an open room.`,
 			return nil, cobra.ShellCompDirectiveNoFileComp
 		},
 		RunE: func(cmd *cobra.Command, args []string) error {
-			text := strings.Join(args, " ")
-			if len(args) == 1 {
-				var err error
-				if text, err = textArg(cmd, args[0], "text"); err != nil {
-					return err
-				}
+			text, err := wordsArg(cmd, args, "text")
+			if err != nil {
+				return err
 			}
 			if path == "" {
 				path = pathArg(nil)
