@@ -1,14 +1,15 @@
 package cli
 
 import (
+	"errors"
 	"fmt"
 	"os"
 	"strings"
 
-	"github.com/modelcontextprotocol/go-sdk/mcp"
 	"github.com/spf13/cobra"
 	"github.com/stickhq/stick/mcpserver"
 	"github.com/stickhq/stick/procid"
+	"github.com/stickhq/stick/stick"
 	"github.com/stickhq/stick/store"
 )
 
@@ -52,11 +53,23 @@ core' registers it):
 			if err != nil {
 				return err
 			}
-			return srv.Run(cmd.Context(), &mcp.StdioTransport{})
+			return serveFailure(srv.Run(cmd.Context(), &mcpserver.StdioTransport{}))
 		},
 	}
 	cmd.Flags().StringVar(&tools, "tools", string(mcpserver.AllTools), "the tools to offer: all, or core for taking turns only")
 	return cmd
+}
+
+// serveFailure is the error 'stick mcp' ends with when serving failed: a
+// broken stdin or stdout, never a usage error (a malformed message is
+// answered and the server goes on), so it exits 1 and says what broke.
+func serveFailure(err error) error {
+	var se *stick.Error
+	if err == nil || errors.As(err, &se) {
+		return err
+	}
+	return &failure{code: 1, msg: fmt.Sprintf("mcp: serving over stdin and stdout failed: %v", err),
+		hint: "the harness that started 'stick mcp' talks to it over stdin and stdout; restart its session to reconnect"}
 }
 
 // mcpRegistrations is how each harness registers 'stick mcp' by hand, the
