@@ -9,6 +9,7 @@ import (
 	"fmt"
 	"io"
 	"os"
+	"strconv"
 	"sync"
 	"unicode/utf8"
 
@@ -299,17 +300,20 @@ func readID(line []byte) json.RawMessage {
 const maxIDLen = 256
 
 // validID returns raw when it is an id to answer with (a string or a
-// number), nil when absent or null; ok is false for any other value.
+// number a float64 holds), nil when absent or null; ok is false for any
+// other value and for one longer than maxIDLen.
 func validID(raw json.RawMessage) (id json.RawMessage, ok bool) {
 	raw = bytes.TrimSpace(raw)
 	if len(raw) == 0 || bytes.Equal(raw, []byte("null")) {
 		return nil, true
 	}
-	switch raw[0] {
-	case '"', '-', '0', '1', '2', '3', '4', '5', '6', '7', '8', '9':
-		if len(raw) > maxIDLen {
-			return nil, false
-		}
+	if len(raw) > maxIDLen {
+		return nil, false
+	}
+	if raw[0] == '"' {
+		return raw, true
+	}
+	if _, err := strconv.ParseFloat(string(raw), 64); err == nil {
 		return raw, true
 	}
 	return nil, false
