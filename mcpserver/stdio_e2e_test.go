@@ -192,6 +192,7 @@ func TestE2EMalformedMessagesAnswered(t *testing.T) {
 		{"wrong version", `{"jsonrpc":"1.0","id":7,"method":"ping"}`, invalid, float64(7)},
 		{"id an object", `{"jsonrpc":"2.0","id":{"a":1},"method":"ping"}`, invalid, nil},
 		{"method a number", `{"jsonrpc":"2.0","id":7,"method":5}`, invalid, float64(7)},
+		{"a parameter quoted in its error", `{"jsonrpc":"2.0","id":7,"method":"ping","params":"` + strings.Repeat("p", 1<<20) + `"}`, -32602, float64(7)},
 		{"over-long line", `{"jsonrpc":"2.0","id":7,"method":"ping","params":{"pad":"` + strings.Repeat("x", mcpserver.MaxMessageBytes) + `"}}`, invalid, nil},
 	}
 	for _, c := range cases {
@@ -210,7 +211,7 @@ func TestE2EMalformedMessagesAnswered(t *testing.T) {
 		if e["code"] != c.code || a["id"] != c.id || a["jsonrpc"] != "2.0" {
 			t.Errorf("%s: want error %v with id %v, got %v", c.name, c.code, c.id, a)
 		}
-		if msg, _ := e["message"].(string); msg == "" || len(msg) > 1<<10 {
+		if msg, _ := e["message"].(string); msg == "" || len(msg) > 2<<10 {
 			t.Errorf("%s: want a short message saying what was wrong, got %d bytes", c.name, len(msg))
 		}
 	}
