@@ -46,9 +46,24 @@ func (sn *snapshot) attend(tx Tx, c Caller) error {
 		return nil
 	}
 	r := &sn.room
-	r.LeaseExpiresAt = sn.now.Add(sn.policy.OwnerLeaseTTL)
+	r.LeaseExpiresAt = sn.renewedLease()
 	r.UpdatedAt = sn.now
 	return tx.SaveRoom(*r)
+}
+
+// renewedLease is when the holder's lease ends once renewed now: a lease
+// TTL from now, but never earlier than the end already granted, so a
+// policy change that shortened the lease never takes time from a holder.
+func (sn *snapshot) renewedLease() time.Time {
+	return later(sn.room.LeaseExpiresAt, sn.now.Add(sn.policy.OwnerLeaseTTL))
+}
+
+// later returns the later of a and b.
+func later(a, b time.Time) time.Time {
+	if a.After(b) {
+		return a
+	}
+	return b
 }
 
 // readDue reports whether a read by c should be recorded: c holds the stick
