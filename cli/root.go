@@ -82,8 +82,8 @@ func exitFor(se *stick.Error) int {
 // "stick: code: message" and a hint line, in the CLI's words.
 func printError(w io.Writer, se *stick.Error) {
 	fmt.Fprintf(w, "stick: %s: %s\n", se.Code, cliWords(se.Message))
-	if se.Hint != "" {
-		fmt.Fprintf(w, "hint: %s\n", cliWords(se.Hint))
+	if hint := cliHint(se); hint != "" {
+		fmt.Fprintf(w, "hint: %s\n", hint)
 	}
 }
 

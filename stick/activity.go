@@ -98,7 +98,7 @@ func (s *Service) Attend(ctx context.Context, c Caller, roomID string) bool {
 		if err != nil {
 			return err
 		}
-		due = sn.readDue(c)
+		due = sn.vouch(c) == nil && sn.readDue(c)
 		return nil
 	})
 	if err != nil || !due {
@@ -108,7 +108,7 @@ func (s *Service) Attend(ctx context.Context, c Caller, roomID string) bool {
 	err = s.store.Update(ctx, func(tx Tx) error {
 		sn, err := s.load(tx, roomID)
 		renewed = false
-		if err != nil || !sn.readDue(c) {
+		if err != nil || sn.vouch(c) != nil || !sn.readDue(c) {
 			return err
 		}
 		if err := sn.touch(tx, sn.member(c.AgentID)); err != nil {

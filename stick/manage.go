@@ -428,6 +428,9 @@ func (s *Service) updateAs(ctx context.Context, c Caller, roomID string, allowCl
 		if err != nil {
 			return err
 		}
+		if err := sn.vouch(c); err != nil {
+			return err
+		}
 		if err := sn.touch(tx, m); err != nil {
 			return err
 		}

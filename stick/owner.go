@@ -113,6 +113,9 @@ func (s *Service) holderUpdate(ctx context.Context, c Caller, l Lease, fn func(T
 		if err != nil {
 			return err
 		}
+		if err := sn.vouch(c); err != nil {
+			return err
+		}
 		if err := sn.checkLease(c.AgentID, l); err != nil {
 			return err
 		}
