@@ -3,6 +3,7 @@ package cli
 import (
 	"context"
 	"encoding/json"
+	"fmt"
 	"strings"
 	"testing"
 
@@ -102,4 +103,38 @@ func TestAgentFlagCannotActAsAHarnessMember(t *testing.T) {
 	mustRun(t, repo, "--agent", "human:bob", "note", "bob at his terminal")
 	mustRun(t, repo, "--agent", "human:carol", "join")
 	mustRun(t, repo, "--agent", "human:carol", "note", "carol too")
+}
+
+// A harness acts as its own members: a command it runs with --agent carries
+// the harness's process, which the member its holder joined as recorded;
+// the same --agent from elsewhere is refused.
+func TestHarnessActsAsItsOwnChosenMember(t *testing.T) {
+	repo, _ := holderRepo(t)
+	const id = "codex:own"
+	script := fmt.Sprintf("cd %q && %q --agent %s wait && %q --agent %s note from the harness && %q --agent %s release --status s --next-action n",
+		repo, stickBin, id, stickBin, id, stickBin, id)
+	harness := testproc.StartEnv(t, []string{"CODEX_THREAD_ID=thread-9"}, "shell", "sh", "-c", script)
+	var out []string
+	for {
+		line, err := harness.ReadLine(safety)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if strings.HasPrefix(line, "exit ") {
+			if line != "exit 0" {
+				t.Fatalf("harness command: %s\n%s", line, strings.Join(out, "\n"))
+			}
+			break
+		}
+		out = append(out, line)
+	}
+	for _, m := range roomState(t, repo).Members {
+		if m.AgentID == id && m.Kind != stick.KindHarness {
+			t.Fatalf("%s is recorded as %s, want %s", id, m.Kind, stick.KindHarness)
+		}
+	}
+	r := runBin(t, repo, nil, "--agent", id, "note", "from elsewhere")
+	if r.code != 1 || !strings.HasPrefix(r.stderr, "stick: agent_id_in_use: ") {
+		t.Fatalf("--agent %s outside its harness: exit %d %s", id, r.code, r.stderr)
+	}
 }
