@@ -92,14 +92,3 @@ func whoami(flag string, getenv func(string) string) (id string, why string) {
 
 // getenv is the environment lookup the commands use (replaced in tests).
 var getenv = os.Getenv
-
-// cliHint is se's hint in the CLI's words. The hint of a chosen identity
-// refused for a member run by a program says how a command gives the
-// member's reclaim token.
-func cliHint(se *stick.Error) string {
-	if id, ok := se.Details["agent_id"].(string); ok && se.Code == stick.CodeAgentIDInUse {
-		return fmt.Sprintf("set $%s to the reclaim token %s got when it joined to act as it, or act under an id of your own (without --agent or $%s)",
-			ReclaimTokenEnv, id, AgentEnv)
-	}
-	return cliWords(se.Hint)
-}

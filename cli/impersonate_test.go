@@ -56,7 +56,7 @@ func TestAgentFlagCannotActAsAHarnessMember(t *testing.T) {
 
 	refused := func(what string, r binResult) {
 		t.Helper()
-		if r.code != 1 || !strings.HasPrefix(r.stderr, "stick: agent_id_in_use: ") || !strings.Contains(r.stderr, "hint: set $"+ReclaimTokenEnv) {
+		if r.code != 1 || !strings.HasPrefix(r.stderr, "stick: agent_id_in_use: ") || !strings.Contains(r.stderr, "reclaim token (set $"+ReclaimTokenEnv+")") {
 			t.Errorf("%s: exit %d, stderr:\n%s\nwant agent_id_in_use with a hint naming $%s", what, r.code, r.stderr, ReclaimTokenEnv)
 		}
 		if strings.Contains(r.stdout+r.stderr, "secret handoff") {

@@ -310,7 +310,7 @@ func (sn *snapshot) vouch(c Caller) error {
 	return sn.describe(Errorf(CodeAgentIDInUse, "%s is a member of room %s run by a program (%s), and %s: only its reclaim token or its own process may act as it",
 		c.AgentID, sn.room.ID, m.Kind, why)).
 		With("agent_id", c.AgentID).
-		WithHint("give the reclaim token that %s got when it joined, or act under an agent id of your own", c.AgentID)
+		WithHint("act as %s with its reclaim_token, which its join gave it, or under an agent id of your own", c.AgentID)
 }
 
 // goneMember returns the member of the first of tokens that
