@@ -39,6 +39,10 @@ type scene struct {
 	// ids) to the fixed placeholders the golden files show.
 	subst [][2]string
 	rooms map[string]bool
+	// tokens holds the reclaim token of each member the scene joined, which
+	// a command acting as a member run by a program needs, as its agent
+	// would give it (see run).
+	tokens map[string]string
 }
 
 func newScene(t *testing.T) *scene {
@@ -58,7 +62,7 @@ func newScene(t *testing.T) *scene {
 	if err != nil {
 		t.Fatal(err)
 	}
-	s := &scene{t: t, repo: repo, clock: clk, svc: svc, rooms: map[string]bool{}}
+	s := &scene{t: t, repo: repo, clock: clk, svc: svc, rooms: map[string]bool{}, tokens: map[string]string{}}
 	s.name(repo, "<repo>")
 	s.name(os.Getenv("TALKING_STICK_DATA_DIR"), "<data>")
 	return s
@@ -79,8 +83,22 @@ func (s *scene) mkdir(rel string) string {
 
 // run runs the command line in-process with stdin and returns its exit code,
 // standard output and standard error.
+// A command run with --agent naming a member the scene joined gets that
+// member's reclaim token in $TALKING_STICK_RECLAIM_TOKEN.
 func (s *scene) run(stdin string, args ...string) (int, string, string) {
 	s.t.Helper()
+	for i := 1; i < len(args); i++ {
+		if tok := s.tokens[args[i]]; args[i-1] == "--agent" && tok != "" {
+			old := getenv
+			getenv = func(k string) string {
+				if k == ReclaimTokenEnv {
+					return tok
+				}
+				return old(k)
+			}
+			defer func() { getenv = old }()
+		}
+	}
 	var out, errb bytes.Buffer
 	code := Execute(context.Background(), args, strings.NewReader(stdin), &out, &errb, "v1.2.3")
 	return code, out.String(), errb.String()
@@ -101,8 +119,12 @@ func (s *scene) ok(args ...string) string {
 func (s *scene) join(agent, path string, forceNew bool) {
 	s.t.Helper()
 	c := stick.Caller{AgentID: agent, Kind: stick.KindOneShot}
-	if _, err := s.svc.JoinPath(context.Background(), c, stick.JoinRequest{Path: path, ForceNew: forceNew}); err != nil {
+	res, err := s.svc.JoinPath(context.Background(), c, stick.JoinRequest{Path: path, ForceNew: forceNew})
+	if err != nil {
 		s.t.Fatal(err)
+	}
+	if res.ReclaimToken != "" {
+		s.tokens[res.AgentID] = res.ReclaimToken
 	}
 }
 

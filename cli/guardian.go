@@ -38,6 +38,11 @@ type guardianArgs struct {
 	// guardian's, then stands for the member, as it does for the harness's
 	// own 'stick mcp'.
 	harness bool
+	// chosen says --agent or $TALKING_STICK_AGENT_ID chose agent; token is
+	// the reclaim token given with it, passed to the guardian in its
+	// environment ($TALKING_STICK_RECLAIM_TOKEN), never on its command line.
+	chosen bool
+	token  string
 }
 
 // guardianReport is the one line a guardian sends its starter when it got
@@ -71,6 +76,9 @@ func newGuardian() *cobra.Command {
 			// The report goes to the starter through stdout; a starter gone
 			// before reading must not kill the guardian with SIGPIPE.
 			signal.Ignore(syscall.SIGPIPE)
+			if a.chosen {
+				a.token = getenv(ReclaimTokenEnv)
+			}
 			return runGuardian(cmd.Context(), a, cmd.InOrStdin(), os.Stdout)
 		},
 	}
@@ -84,6 +92,7 @@ func newGuardian() *cobra.Command {
 	f.IntVar(&a.anchorPID, "anchor-pid", 0, "the process the guardian must not outlive")
 	f.Int64Var(&a.anchorStart, "anchor-start", 0, "that process's start time (ms)")
 	f.BoolVar(&a.harness, "harness", false, "the anchor is an agent's harness")
+	f.BoolVar(&a.chosen, "chosen", false, "--agent or $"+AgentEnv+" chose the agent id")
 	return cmd
 }
 
@@ -137,7 +146,8 @@ func runGuardian(ctx context.Context, a guardianArgs, starter io.Reader, report 
 	// A person's holder is the guardian itself: killed, the room sees its
 	// holder gone. A harness-run holder is the harness, like the harness's
 	// 'stick mcp', so the member stays alive between turns.
-	g.caller = stick.Caller{AgentID: a.agent, Kind: stick.KindGuardian, Process: g.self, DisplayName: "stick " + a.mode}
+	g.caller = stick.Caller{AgentID: a.agent, Kind: stick.KindGuardian, Process: g.self, DisplayName: "stick " + a.mode,
+		Chosen: a.chosen, ReclaimToken: a.token}
 	if a.harness {
 		g.caller.Kind, g.caller.Process = stick.KindHarness, anchor
 	}

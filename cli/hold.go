@@ -85,6 +85,7 @@ func runHold(cmd *cobra.Command, agentFlag, path string, hf handoffFlags) error 
 	defer closeSvc()
 	g := &guardian{a: guardianArgs{mode: modeWait}, svc: svc, self: self, dir: dir, log: log.New(io.Discard, "", 0),
 		caller: stick.Caller{AgentID: id, Kind: stick.KindGuardian, Process: self, DisplayName: "stick hold"}}
+	g.caller.Chosen, g.caller.ReclaimToken = chosenID(agentFlag, getenv)
 	join, err := svc.JoinPath(ctx, g.caller, stick.JoinRequest{Path: path})
 	if err != nil {
 		return err
@@ -165,7 +166,7 @@ func runHold(cmd *cobra.Command, agentFlag, path string, hf handoffFlags) error 
 			}
 			h = &asked
 		}
-		rel, err = svc.Release(ctx, stick.Caller{AgentID: g.caller.AgentID, Kind: stick.KindOneShot}, lease, *h)
+		rel, err = svc.Release(ctx, stick.Caller{AgentID: g.caller.AgentID, Kind: stick.KindOneShot, Chosen: g.caller.Chosen, ReclaimToken: g.caller.ReclaimToken}, lease, *h)
 		if se := stick.AsError(err); err != nil && se.Code == stick.CodeInvalidHandoff {
 			fmt.Fprintf(p.w, "%s %s; once more:\n", p.red("✗"), se.Message)
 			hf, given = handoffFlags{}, nil

@@ -224,8 +224,10 @@ func newPolicy(agent *string) *cobra.Command {
 		Use:   "policy [path]",
 		Short: "Show or change the room's timeouts",
 		Long: `Show the room's effective timeouts, or change some of them. A zero duration
-resets a timeout to the default. The new values apply from the next grant,
-heartbeat or release.`,
+resets a timeout to the default. While the stick is held only its holder may
+change them, and while it is reserved only the member it is reserved for; in an
+idle room any member may. The new values apply from the next grant, heartbeat or
+release, and never end a lease or a claim earlier than already granted.`,
 		Example: "  stick policy\n  stick policy --lease 10m --heartbeat 1m --claim 5m\n  stick policy --claim 0   # back to the default",
 		Args:    cobra.MaximumNArgs(1),
 		RunE: func(cmd *cobra.Command, args []string) error {

@@ -51,8 +51,7 @@ func openSession(agentFlag string) (*session, error) {
 	if err != nil {
 		return nil, err
 	}
-	id, _ := whoami(agentFlag, getenv)
-	s := &session{svc: svc, caller: stick.Caller{AgentID: id, Kind: stick.KindOneShot}, close: closeFn}
+	s := &session{svc: svc, caller: oneShot(agentFlag), close: closeFn}
 	if agentFlag != "" {
 		s.agentArg = " --agent " + shellQuote(agentFlag)
 	}

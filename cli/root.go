@@ -111,6 +111,7 @@ var toolWords = map[string]string{
 	"max_items": "--max", "wait_seconds": "--wait", "ack_through": "--ack",
 	"read_room_doc": "'stick doc'", "update_room_doc": "'stick doc edit'", "append_room_doc": "'stick doc append'",
 	"room_doc_history": "'stick doc history'", "search_events": "'stick search'",
+	"reclaim_token": "reclaim token (set $" + ReclaimTokenEnv + ")",
 }
 
 // toolWord matches a run of lower-case letters and underscores; cliWords

@@ -52,7 +52,11 @@ func startGuardian(ctx context.Context, a guardianArgs) (guardianReport, error) 
 	if a.harness {
 		args = append(args, "--harness")
 	}
+	if a.chosen {
+		args = append(args, "--chosen")
+	}
 	cmd := exec.Command(exe, args...)
+	cmd.Env = append(os.Environ(), ReclaimTokenEnv+"="+a.token)
 	cmd.Stderr = logf
 	cmd.SysProcAttr = detached()
 	stdin, err := cmd.StdinPipe()

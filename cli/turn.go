@@ -97,6 +97,7 @@ running, as with 'stick wait'; read the log to see what the failed holder did.`,
 // acquire gets the stick through a guardian and prints the outcome.
 func acquire(cmd *cobra.Command, agent string, a guardianArgs, asJSON bool) error {
 	a.agent, _ = whoami(agent, getenv)
+	a.chosen, a.token = chosenID(agent, getenv)
 	if held, err := alreadyHeld(cmd.Context(), a.agent, a.path); err != nil || held != nil {
 		if err != nil {
 			return err

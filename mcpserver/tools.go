@@ -273,7 +273,7 @@ func (s *Server) register() error {
 		},
 		func() error {
 			return addTool(s, &mcp.Tool{Name: "set_room_policy", Title: "Change a room's timeouts", Annotations: write,
-				Description: "Change the room's timeouts in ms (only those given; 0 resets one to the default). Only when asked."},
+				Description: "Change the room's timeouts in ms (only those given; 0 resets one to the default). Only when asked. While the stick is held or reserved, only that member may; running deadlines never shorten."},
 				func(ctx context.Context, c stick.Caller, _ *mcp.CallToolRequest, in policyIn) (policyOut, string, error) {
 					var u stick.PolicyUpdate
 					for _, f := range []struct {

@@ -99,7 +99,8 @@ func TestEveryTool(t *testing.T) {
 		t.Fatalf("events text: %s", all.text)
 	}
 
-	pol := ok(t, claude, "set_room_policy", obj{"room_id": room, "claim_ttl_ms": 60000})
+	fails(t, claude, "set_room_policy", obj{"room_id": room, "claim_ttl_ms": 60000}, stick.CodeStickHeld) // only the holder, while held
+	pol := ok(t, codex, "set_room_policy", obj{"room_id": room, "claim_ttl_ms": 60000})
 	if p, _ := pol.data["policy"].(map[string]any); p["claim_ttl_ms"] != float64(60000) {
 		t.Fatalf("policy: %v", pol.data)
 	}

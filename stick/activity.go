@@ -46,9 +46,24 @@ func (sn *snapshot) attend(tx Tx, c Caller) error {
 		return nil
 	}
 	r := &sn.room
-	r.LeaseExpiresAt = sn.now.Add(sn.policy.OwnerLeaseTTL)
+	r.LeaseExpiresAt = sn.renewedLease()
 	r.UpdatedAt = sn.now
 	return tx.SaveRoom(*r)
+}
+
+// renewedLease is when the holder's lease ends once renewed now: a lease
+// TTL from now, but never earlier than the end already granted, so a
+// policy change that shortened the lease never takes time from a holder.
+func (sn *snapshot) renewedLease() time.Time {
+	return later(sn.room.LeaseExpiresAt, sn.now.Add(sn.policy.OwnerLeaseTTL))
+}
+
+// later returns the later of a and b.
+func later(a, b time.Time) time.Time {
+	if a.After(b) {
+		return a
+	}
+	return b
 }
 
 // readDue reports whether a read by c should be recorded: c holds the stick
@@ -83,7 +98,7 @@ func (s *Service) Attend(ctx context.Context, c Caller, roomID string) bool {
 		if err != nil {
 			return err
 		}
-		due = sn.readDue(c)
+		due = sn.vouch(c) == nil && sn.readDue(c)
 		return nil
 	})
 	if err != nil || !due {
@@ -93,7 +108,7 @@ func (s *Service) Attend(ctx context.Context, c Caller, roomID string) bool {
 	err = s.store.Update(ctx, func(tx Tx) error {
 		sn, err := s.load(tx, roomID)
 		renewed = false
-		if err != nil || !sn.readDue(c) {
+		if err != nil || sn.vouch(c) != nil || !sn.readDue(c) {
 			return err
 		}
 		if err := sn.touch(tx, sn.member(c.AgentID)); err != nil {

@@ -24,6 +24,16 @@ type Caller struct {
 	Process Process
 	// DisplayName is optional display metadata (client name, tty).
 	DisplayName string
+	// Chosen says the user chose AgentID (a command's --agent flag or
+	// environment) instead of the frontend deriving it. A chosen id that
+	// names a member who is a program (kind mcp_harness or process) acts
+	// as that member only with the member's ReclaimToken or from its
+	// recorded process, as an agent id override needs to join as it.
+	// Members who are people (one_shot, human_guardian) stay open to it.
+	Chosen bool
+	// ReclaimToken proves a chosen AgentID: the reclaim token of the
+	// member it names. It is never recorded, logged or shown.
+	ReclaimToken string
 }
 
 // Limits on identifiers and free text.
@@ -72,6 +82,17 @@ func (c Caller) facts() Process {
 		return Process{}
 	}
 	return c.Process
+}
+
+// kindAs is the session kind a member acted as by c is recorded with:
+// c's, except that a member who is a program stays one when a person's
+// caller (a command, a guardian) acts as it, so its name stays reserved.
+func (c Caller) kindAs(m *Member) SessionKind {
+	k := c.kind()
+	if (k == KindOneShot || k == KindGuardian) && m.Kind != "" && !person(m) {
+		return m.Kind
+	}
+	return k
 }
 
 func (c Caller) kind() SessionKind {

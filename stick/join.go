@@ -87,7 +87,9 @@ type JoinResult struct {
 //
 // A member's name is reserved: joining under an agent id override that
 // names a member of the room needs the member's reclaim token, unless the
-// caller is the very process the member recorded. A reclaim by a new
+// caller is the very process the member recorded. So does a caller
+// whose agent id was chosen (Caller.Chosen) naming a member who is a
+// program, here and in every other call (see vouch). A reclaim by a new
 // process moves the member's process facts to it, and so does a reclaim by
 // the holder or reserved recipient whose recorded process is proven gone:
 // the restarted member keeps its turn. A join may also become a member
@@ -153,6 +155,11 @@ func (s *Service) JoinPath(ctx context.Context, c Caller, req JoinRequest) (Join
 		if err != nil {
 			return err
 		}
+		if !override && req.ReclaimToken == "" {
+			if err := sn.vouch(c); err != nil {
+				return err
+			}
+		}
 		switch {
 		case req.ReclaimToken != "" || override:
 			if c.AgentID, out.FoundAgain, err = sn.claimName(c, req); err != nil {
@@ -211,14 +218,14 @@ func (s *Service) enrol(tx Tx, sn *snapshot, c Caller, how enrolment, added *boo
 	switch {
 	case (owner || recipient) && how.reclaimed && c.Kind != KindOneShot && s.check(m.Process) == procid.Gone:
 		// The member came back in a new process: its turn follows it.
-		m.Process, m.Kind = c.Process, c.kind()
+		m.Process, m.Kind = c.Process, c.kindAs(m)
 		if owner {
 			sn.ownerStatus = s.check(m.Process)
 		} else {
 			sn.recipientStatus = s.check(m.Process)
 		}
 	case !owner && !recipient && c.Kind != KindOneShot:
-		m.Process, m.Kind = c.Process, c.kind()
+		m.Process, m.Kind = c.Process, c.kindAs(m)
 	case m.Kind == "":
 		m.Kind = c.kind()
 	}
@@ -277,6 +284,33 @@ func (sn *snapshot) claimName(c Caller, req JoinRequest) (id string, found bool,
 	return "", false, sn.describe(Errorf(CodeAgentIDInUse, "%s is a member of room %s; only its reclaim_token may join as it", c.AgentID, sn.room.ID)).
 		With("agent_id", c.AgentID).
 		WithHint("pass the reclaim_token that join_path gave %s, or choose another agent_id_override", c.AgentID)
+}
+
+// vouch returns agent_id_in_use when c chose its agent id (Caller.Chosen)
+// and the id names a member who is a program that c may not act as: c is
+// not the member's recorded process and does not hold its reclaim token.
+// Every call that acts as a member checks it, so a command's --agent
+// cannot claim a turn reserved for an agent's harness, take its handoff
+// or post in its name.
+func (sn *snapshot) vouch(c Caller) error {
+	m := sn.member(c.AgentID)
+	if !c.Chosen || m == nil || person(m) {
+		return nil
+	}
+	if !c.Process.IsZero() && c.Process.Same(m.Process) {
+		return nil
+	}
+	if c.ReclaimToken != "" && m.ReclaimToken != "" && subtle.ConstantTimeCompare([]byte(m.ReclaimToken), []byte(c.ReclaimToken)) == 1 {
+		return nil
+	}
+	why := "no reclaim token was given"
+	if c.ReclaimToken != "" {
+		why = "the reclaim token given is not its"
+	}
+	return sn.describe(Errorf(CodeAgentIDInUse, "%s is a member of room %s run by a program (%s), and %s: only its reclaim token or its own process may act as it",
+		c.AgentID, sn.room.ID, m.Kind, why)).
+		With("agent_id", c.AgentID).
+		WithHint("act as %s with its reclaim_token, which its join gave it, or under an agent id of your own", c.AgentID)
 }
 
 // goneMember returns the member of the first of tokens that

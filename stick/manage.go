@@ -265,15 +265,22 @@ func (s *Service) Close(ctx context.Context, c Caller, roomID, reason, conclusio
 	return out, err
 }
 
-// SetPolicy changes a room's timeouts and returns the effective policy. Lease
-// and claim deadlines already running keep their end; the new values apply
-// from the next grant, heartbeat or release.
+// SetPolicy changes a room's timeouts and returns the effective policy.
+// While the stick is held only its holder may change them, and while it is
+// reserved only the member it is reserved for; when the room is idle any
+// member may. A change never shortens a lease already granted nor the
+// claim deadline of a reservation already made: the new values apply from
+// the next grant, reservation or renewal, and a renewal never ends before
+// the lease it renews.
 //
 // Errors: invalid_argument (the offending field), room_not_found,
-// room_closed, unknown_member.
+// room_closed, unknown_member, stick_held.
 func (s *Service) SetPolicy(ctx context.Context, c Caller, roomID string, u PolicyUpdate) (Policy, error) {
 	var out Policy
 	err := s.memberUpdate(ctx, c, roomID, func(tx Tx, sn *snapshot) error {
+		if err := sn.mayChangePolicy(c.AgentID); err != nil {
+			return err
+		}
 		stored, err := u.apply(sn.room.Policy)
 		if err != nil {
 			return err
@@ -293,6 +300,30 @@ func (s *Service) SetPolicy(ctx context.Context, c Caller, roomID string, u Poli
 		return err
 	})
 	return out, err
+}
+
+// mayChangePolicy returns stick_held unless agent may change the room's
+// policy now: the holder while the stick is held, the recipient while it
+// is reserved, any member while the room is idle. Otherwise a member that
+// is not holding could shorten the lease and take the stick from a holder
+// working on time.
+func (sn *snapshot) mayChangePolicy(agent string) error {
+	r := sn.room
+	var e *Error
+	who := r.Owner
+	switch {
+	case r.State == StateOwned && r.Owner != agent:
+		e = sn.describe(Errorf(CodeStickHeld, "%s holds the stick; only the holder may change the room's policy now", r.Owner))
+	case r.State == StateReserved && r.ReservedFor != agent:
+		who = r.ReservedFor
+		e = sn.describe(Errorf(CodeStickHeld, "the stick is reserved for %s; only it may change the room's policy now", r.ReservedFor))
+	default:
+		return nil
+	}
+	if sn.takeoverReason() != "" {
+		return e.WithHint("takeover is open: take the stick over with takeover_stick first, then change the policy")
+	}
+	return e.WithHint("ask %s to change it, or change it once the room is idle", who)
 }
 
 // ReorderMembers changes the member sequence: the listed members first, in
@@ -395,6 +426,9 @@ func (s *Service) updateAs(ctx context.Context, c Caller, roomID string, allowCl
 		}
 		m, err := member(sn, c.AgentID)
 		if err != nil {
+			return err
+		}
+		if err := sn.vouch(c); err != nil {
 			return err
 		}
 		if err := sn.touch(tx, m); err != nil {

@@ -44,8 +44,8 @@ func (l Lease) validate() error {
 	return nil
 }
 
-// Heartbeat extends the holder's lease by the policy's lease TTL and
-// refreshes its presence. An expired lease can still be renewed as long as no
+// Heartbeat extends the holder's lease to the policy's lease TTL from now
+// (never earlier than the end already granted) and refreshes its presence. An expired lease can still be renewed as long as no
 // takeover has committed; a holder whose process is proven gone cannot.
 //
 // Errors, in order: invalid_argument, room_not_found, room_closed,
@@ -54,7 +54,7 @@ func (s *Service) Heartbeat(ctx context.Context, c Caller, l Lease) (HeartbeatRe
 	var out HeartbeatResult
 	err := s.holderUpdate(ctx, c, l, func(tx Tx, sn *snapshot) error {
 		r := &sn.room
-		r.LeaseExpiresAt = sn.now.Add(sn.policy.OwnerLeaseTTL)
+		r.LeaseExpiresAt = sn.renewedLease()
 		r.UpdatedAt = sn.now
 		if err := tx.SaveRoom(*r); err != nil {
 			return err
@@ -111,6 +111,9 @@ func (s *Service) holderUpdate(ctx context.Context, c Caller, l Lease, fn func(T
 	return s.store.Update(ctx, func(tx Tx) error {
 		sn, err := s.load(tx, l.RoomID)
 		if err != nil {
+			return err
+		}
+		if err := sn.vouch(c); err != nil {
 			return err
 		}
 		if err := sn.checkLease(c.AgentID, l); err != nil {

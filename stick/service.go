@@ -112,7 +112,7 @@ func (s *Service) grant(tx Tx, sn *snapshot, c Caller, ev Event) (Event, error) 
 	m := sn.member(c.AgentID)
 	m.LastSeenAt = sn.now
 	m.Process = c.facts()
-	m.Kind = c.kind()
+	m.Kind = c.kindAs(m)
 	if err := sn.saveMember(tx, m); err != nil {
 		return Event{}, err
 	}

@@ -350,6 +350,9 @@ func (w *waiter) evaluate(tx Tx, write bool) (WaitResult, bool, error) {
 	if err != nil {
 		return WaitResult{}, false, err
 	}
+	if err := sn.vouch(w.c); err != nil {
+		return WaitResult{}, false, err
+	}
 	if write {
 		if err := sn.touch(tx, m); err != nil {
 			return WaitResult{}, false, err
