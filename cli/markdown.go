@@ -219,10 +219,10 @@ func writeMarkdownEvent(w io.Writer, e stick.Event) {
 		}
 	case stick.EventNote:
 		if e.ClientMessageID != "" {
-			fmt.Fprintf(w, "\n**Sender's id:** `%s`\n", e.ClientMessageID)
+			fmt.Fprintf(w, "\n**Sender's id:** %s\n", mdCode(e.ClientMessageID))
 		}
 		if len(e.Data) > 0 {
-			fmt.Fprintf(w, "\n**Metadata:** `%s`\n", e.Data)
+			fmt.Fprintf(w, "\n**Metadata:** %s\n", mdCode(string(e.Data)))
 		}
 	}
 	if e.Text != "" {

@@ -84,7 +84,7 @@ func safeDoc(d stick.Document) stick.Document {
 
 // safeDocVersion is v made safe to print as text.
 func safeDocVersion(v stick.DocVersion) stick.DocVersion {
-	v.RoomID, v.Author = render.Line(v.RoomID), render.Line(v.Author)
+	v.RoomID, v.Author, v.Op = render.Line(v.RoomID), render.Line(v.Author), stick.DocOp(render.Line(string(v.Op)))
 	return v
 }
 
