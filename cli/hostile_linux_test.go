@@ -31,3 +31,18 @@ func TestHostileTextOnTerminal(t *testing.T) {
 		}
 	}
 }
+
+// try and wait print the handoff they receive harmless: a real holder
+// hands on a handoff whose every field carries the attacks.
+func TestHostileHandoffOnTry(t *testing.T) {
+	repo, _ := holderRepo(t)
+	text := strings.ReplaceAll(hostile, "\x00", "") // a NUL cannot pass through argv
+	mustRun(t, repo, "wait")
+	mustRun(t, repo, "join", "--agent", "bob")
+	mustRun(t, repo, "pass", "bob", "--status", text, "--next-action", text)
+	r := runBin(t, repo, nil, "--agent", "bob", "try")
+	if r.code != 0 || !strings.Contains(r.stdout, "your turn") {
+		t.Fatalf("try: %d\n%s%s", r.code, r.stdout, r.stderr)
+	}
+	checkHarmless(t, "try", r.stdout, true)
+}
