@@ -1,7 +1,9 @@
 // Package render turns text that came from a room (notes, handoffs, the
 // document, member ids, paths, search snippets) into text that is safe to
-// show: on a terminal, in a pipe, in a markdown export. Every frontend that
-// writes such text for people goes through it.
+// show: on a terminal, in a pipe, in a markdown export. The CLI prints such
+// text through it; JSON needs no more than its own escaping, and MCP tool
+// results, read by a model rather than shown by a terminal, carry the text
+// as it is.
 //
 // What a terminal would act on instead of show is written out visibly, the
 // way Go writes a string literal, so a reader still sees that it was there:
