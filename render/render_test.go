@@ -1,7 +1,10 @@
 package render_test
 
 import (
+	"strings"
 	"testing"
+	"unicode"
+	"unicode/utf8"
 
 	"github.com/stickhq/stick/render"
 )
@@ -34,4 +37,37 @@ func TestLineAndText(t *testing.T) {
 			t.Errorf("rendering %q twice changes it", c.in)
 		}
 	}
+}
+
+// Whatever the input, Line prints no control character at all and Text none
+// but newline and tab, both give valid UTF-8, both leave their own output
+// as it is, and text with nothing to make safe passes unchanged.
+func FuzzRender(f *testing.F) {
+	for _, s := range []string{"", "plain", "a\nb\tc", "\x1b]52;c;eA==\x07", "\u009b2J", "x\r\ny", "\u202eabc", "\xff\xfe", "👩‍💻 Grüße"} {
+		f.Add(s)
+	}
+	f.Fuzz(func(t *testing.T, s string) {
+		line, text := render.Line(s), render.Text(s)
+		for _, c := range []struct {
+			name, out string
+			keep      string
+		}{{"Line", line, ""}, {"Text", text, "\n\t"}} {
+			if !utf8.ValidString(c.out) {
+				t.Fatalf("%s(%q) = %q, not valid UTF-8", c.name, s, c.out)
+			}
+			for _, r := range c.out {
+				if (unicode.IsControl(r) || unicode.Is(unicode.Bidi_Control, r) || r == 0x2028 || r == 0x2029) && !strings.ContainsRune(c.keep, r) {
+					t.Fatalf("%s(%q) = %q keeps %U", c.name, s, c.out, r)
+				}
+			}
+		}
+		if render.Line(line) != line || render.Text(text) != text {
+			t.Fatalf("rendering %q twice changes it", s)
+		}
+		if utf8.ValidString(s) && !strings.ContainsFunc(s, func(r rune) bool {
+			return unicode.IsControl(r) || unicode.Is(unicode.Bidi_Control, r) || r == 0x2028 || r == 0x2029
+		}) && line != s {
+			t.Fatalf("Line(%q) = %q changes text with nothing to make safe", s, line)
+		}
+	})
 }
