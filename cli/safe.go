@@ -1,6 +1,8 @@
 package cli
 
 import (
+	"io"
+
 	"github.com/stickhq/stick/render"
 	"github.com/stickhq/stick/stick"
 )
@@ -98,4 +100,16 @@ func safeTranscript(t stick.Transcript) stick.Transcript {
 	t.Events = events
 	t.Document = safeDoc(t.Document)
 	return t
+}
+
+// safeWriter writes everything through render.Text: for a log whose lines
+// may quote a room's text (an error naming a path), read later on a
+// terminal.
+type safeWriter struct{ w io.Writer }
+
+func (s safeWriter) Write(b []byte) (int, error) {
+	if _, err := io.WriteString(s.w, render.Text(string(b))); err != nil {
+		return 0, err
+	}
+	return len(b), nil
 }
