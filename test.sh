@@ -99,3 +99,4 @@ go test -run '^$' -fuzz '^FuzzCanonical$' -fuzztime "$FUZZTIME" ./workspace
 go test -run '^$' -fuzz '^FuzzAncestors$' -fuzztime "$FUZZTIME" ./workspace
 go test -run '^$' -fuzz '^FuzzToolArguments$' -fuzztime "$FUZZTIME" ./mcpserver
 go test -run '^$' -fuzz '^FuzzStdioLine$' -fuzztime "$FUZZTIME" ./mcpserver
+go test -run '^$' -fuzz '^FuzzRender$' -fuzztime "$FUZZTIME" ./render

@@ -9,6 +9,7 @@ import (
 	"strings"
 
 	"github.com/spf13/cobra"
+	"github.com/stickhq/stick/render"
 	"github.com/stickhq/stick/stick"
 )
 
@@ -289,11 +290,11 @@ func docConflict(cmd *cobra.Command, s *session, r stick.RoomSummary, base stick
 	}
 	w := cmd.ErrOrStderr()
 	p := newPrinter(w, false)
-	fmt.Fprintf(w, "stick: %s: %s\n", conflict.Code, what)
+	fmt.Fprintf(w, "stick: %s: %s\n", conflict.Code, render.Text(what))
 	fmt.Fprintf(w, "your text is kept in %s\n", file)
 	fmt.Fprintln(w, "saved meanwhile:")
 	for _, v := range meanwhile {
-		fmt.Fprintf(w, "  version %d by %s at %s (%s, %d bytes)\n", v.Version, orDash(v.Author), v.CreatedAt.Local().Format("2006-01-02 15:04:05"), v.Op, v.Size)
+		fmt.Fprintf(w, "  version %d by %s at %s (%s, %d bytes)\n", v.Version, orDash(render.Line(v.Author)), v.CreatedAt.Local().Format("2006-01-02 15:04:05"), render.Line(string(v.Op)), v.Size)
 	}
 	if diff == "" {
 		fmt.Fprintf(w, "their change: none (version %d has the same text as version %d)\n", cur.Version, base.Version)
@@ -309,7 +310,7 @@ func docConflict(cmd *cobra.Command, s *session, r stick.RoomSummary, base stick
 // when colours are on.
 func printDiff(p *printer, diff string) {
 	for _, l := range strings.SplitAfter(strings.TrimSuffix(diff, "\n"), "\n") {
-		l = strings.TrimSuffix(l, "\n")
+		l = render.Text(strings.TrimSuffix(l, "\n"))
 		switch {
 		case strings.HasPrefix(l, "---"), strings.HasPrefix(l, "+++"):
 			l = p.bold(l)

@@ -15,6 +15,7 @@ import (
 	"github.com/stickhq/stick/cli/harness"
 	"github.com/stickhq/stick/mcpserver"
 	"github.com/stickhq/stick/procid"
+	"github.com/stickhq/stick/render"
 	"github.com/stickhq/stick/stick"
 	"github.com/stickhq/stick/store"
 )
@@ -80,9 +81,9 @@ status 1 when a check fails; warnings do not change it.`,
 					case checkSkip:
 						status = p.dim(status)
 					}
-					fmt.Fprintf(p.w, "%s  %-12s %s\n", status, c.Name, c.Message)
+					fmt.Fprintf(p.w, "%s  %-12s %s\n", status, c.Name, render.Line(c.Message))
 					if c.Fix != "" {
-						fmt.Fprintf(p.w, "      %-12s → %s\n", "", c.Fix)
+						fmt.Fprintf(p.w, "      %-12s → %s\n", "", render.Line(c.Fix))
 					}
 				}
 			}

@@ -130,7 +130,7 @@ func TestExportRoundTrip(t *testing.T) {
 	md := s.ok("export", s.repo)
 	for _, want := range []string{
 		"# Room " + s.repo + "\n", "Room `" + room + "`",
-		"- **Status:** parser done\n  lexer untouched\n", "- **Next action:** add tests for the error path\n",
+		"- **Status:**\n\n  > parser done\n  > lexer untouched\n", "- **Next action:** add tests for the error path\n",
 		"  - `parse.go:3-9` (edit): error path\n", "  - `README.md` (context)\n",
 		"- **Open questions:**\n  - keep the old syntax?\n", "- **Do not:**\n  - touch the generated files\n",
 		"### #5 note (question) · human:ana\n", "### #6 note (answer, reply to #5) · codex:1\n", "> yes, until v2\n",

@@ -111,7 +111,7 @@ type guardian struct {
 }
 
 func runGuardian(ctx context.Context, a guardianArgs, starter io.Reader, report *os.File) error {
-	g := &guardian{a: a, log: log.New(os.Stderr, fmt.Sprintf("guardian %d: ", os.Getpid()), log.LstdFlags)}
+	g := &guardian{a: a, log: log.New(safeWriter{os.Stderr}, fmt.Sprintf("guardian %d: ", os.Getpid()), log.LstdFlags)}
 	rep := guardianReport{}
 	send := func() {
 		data, _ := json.Marshal(rep)

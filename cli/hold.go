@@ -15,6 +15,7 @@ import (
 
 	"github.com/spf13/cobra"
 	"github.com/stickhq/stick/procid"
+	"github.com/stickhq/stick/render"
 	"github.com/stickhq/stick/stick"
 )
 
@@ -108,7 +109,7 @@ func runHold(cmd *cobra.Command, agentFlag, path string, hf handoffFlags) error 
 		defer close(followed)
 		followRoom(follow, svc, p, join.RoomID, join.Room.LastEventSeq)
 	}()
-	fmt.Fprintf(p.w, "waiting for the stick in %s as %s (Ctrl-C stops waiting)\n", join.CanonicalPath, p.bold(join.AgentID))
+	fmt.Fprintf(p.w, "waiting for the stick in %s as %s (Ctrl-C stops waiting)\n", render.Line(join.CanonicalPath), p.bold(render.Line(join.AgentID)))
 
 	res, interrupted, err := holdWait(ctx, g, join.RoomID, sigs)
 	switch {
@@ -127,9 +128,9 @@ func runHold(cmd *cobra.Command, agentFlag, path string, hf handoffFlags) error 
 	if err := putHolder(dir, rec); err != nil {
 		return err
 	}
-	fmt.Fprintf(p.w, "%s your turn: turn %d (%s); holding until Ctrl-C\n", p.green("✓"), res.TurnID, res.Reason)
+	fmt.Fprintf(p.w, "%s your turn: turn %d (%s); holding until Ctrl-C\n", p.green("✓"), res.TurnID, render.Line(string(res.Reason)))
 	if res.Handoff != nil {
-		fmt.Fprintf(p.w, "handoff from %s (event %d):\n", orDash(res.FromAgentID), res.HandoffSeq)
+		fmt.Fprintf(p.w, "handoff from %s (event %d):\n", orDash(render.Line(res.FromAgentID)), res.HandoffSeq)
 		printHandoff(p, *res.Handoff)
 	} else {
 		fmt.Fprintln(p.w, "no handoff: this is the room's first turn")
@@ -168,7 +169,7 @@ func runHold(cmd *cobra.Command, agentFlag, path string, hf handoffFlags) error 
 		}
 		rel, err = svc.Release(ctx, stick.Caller{AgentID: g.caller.AgentID, Kind: stick.KindOneShot, Chosen: g.caller.Chosen, ReclaimToken: g.caller.ReclaimToken}, lease, *h)
 		if se := stick.AsError(err); err != nil && se.Code == stick.CodeInvalidHandoff {
-			fmt.Fprintf(p.w, "%s %s; once more:\n", p.red("✗"), se.Message)
+			fmt.Fprintf(p.w, "%s %s; once more:\n", p.red("✗"), render.Text(se.Message))
 			hf, given = handoffFlags{}, nil
 			continue
 		}
@@ -180,7 +181,7 @@ func runHold(cmd *cobra.Command, agentFlag, path string, hf handoffFlags) error 
 	stopBeat()
 	fmt.Fprintf(p.w, "%s released turn %d (event %d); ", p.green("✓"), rel.TurnID, rel.EventSeq)
 	if rel.ReservedFor != "" {
-		fmt.Fprintf(p.w, "the stick is reserved for %s\n", p.bold(rel.ReservedFor))
+		fmt.Fprintf(p.w, "the stick is reserved for %s\n", p.bold(render.Line(rel.ReservedFor)))
 	} else {
 		fmt.Fprintln(p.w, "the room is idle")
 	}
@@ -294,7 +295,7 @@ func askHandoff(cmd *cobra.Command, p *printer, hf handoffFlags, root string, si
 		h, err := hf.handoff(cmd, root)
 		var se *stick.Error
 		if errors.As(err, &se) && se.Code == stick.CodeInvalidArgument {
-			fmt.Fprintf(p.w, "%s %s; enter the files again\n", p.red("✗"), se.Message)
+			fmt.Fprintf(p.w, "%s %s; enter the files again\n", p.red("✗"), render.Text(se.Message))
 			hf.artifacts = nil
 			continue
 		}

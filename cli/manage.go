@@ -9,6 +9,7 @@ import (
 	"time"
 
 	"github.com/spf13/cobra"
+	"github.com/stickhq/stick/render"
 	"github.com/stickhq/stick/stick"
 )
 
@@ -93,13 +94,13 @@ TEXT are joined with spaces, so quotes are optional: stick note CI is red.
 				switch {
 				case res.TextDiffers:
 					fmt.Fprintf(p.w, "a duplicate: --id %s was already posted as #%d, with another text, which stands; nothing new was posted\n",
-						n.ClientMessageID, res.Event.Seq)
+						render.Line(n.ClientMessageID), res.Event.Seq)
 					return nil
 				case res.Duplicate:
-					fmt.Fprintf(p.w, "a duplicate: --id %s was already posted as #%d; nothing new was posted\n", n.ClientMessageID, res.Event.Seq)
+					fmt.Fprintf(p.w, "a duplicate: --id %s was already posted as #%d; nothing new was posted\n", render.Line(n.ClientMessageID), res.Event.Seq)
 					return nil
 				}
-				fmt.Fprintf(p.w, "%s #%d posted to room %s as %s\n", res.Event.MessageType, res.Event.Seq, r.RoomID, res.Event.From)
+				fmt.Fprintf(p.w, "%s #%d posted to room %s as %s\n", render.Line(string(res.Event.MessageType)), res.Event.Seq, r.RoomID, render.Line(res.Event.From))
 				return nil
 			})
 		},
@@ -145,7 +146,7 @@ func newLeave(agent *string) *cobra.Command {
 				if asJSON {
 					return p.JSON(map[string]any{"room_id": r.RoomID, "agent_id": s.caller.AgentID, "left": true})
 				}
-				fmt.Fprintf(p.w, "%s left room %s\n", s.caller.AgentID, r.RoomID)
+				fmt.Fprintf(p.w, "%s left room %s\n", render.Line(s.caller.AgentID), r.RoomID)
 				return nil
 			})
 		},

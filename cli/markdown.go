@@ -7,6 +7,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/stickhq/stick/render"
 	"github.com/stickhq/stick/stick"
 )
 
@@ -19,7 +20,16 @@ func mdTime(t time.Time) string { return t.Local().Format("2006-01-02 15:04:05")
 // latest handoff, open questions, decisions), the members, the document,
 // then every event in order with its handoff in full. The output depends
 // only on the transcript.
+//
+// The export's own structure (its headings, lists, table and fences) is
+// the only text at the start of a line: what came from the room is made
+// safe to print (package render), a single-line field keeps its newlines
+// escaped, a text of several lines is quoted line by line ("> "), and the
+// document is fenced by a fence longer than any run of backticks in it, so
+// no note, reason, path or document can write a heading, a list item, a
+// table row or a fence that a reader would take for the export's.
 func writeMarkdown(w io.Writer, t stick.Transcript) {
+	t = safeTranscript(t)
 	st := t.Room
 	fmt.Fprintf(w, "# Room %s\n\n", st.CanonicalPath)
 	fmt.Fprintf(w, "Room `%s`, exported from stick at %s.", st.RoomID, mdTime(t.TakenAt))
@@ -47,7 +57,7 @@ func writeMarkdown(w io.Writer, t stick.Transcript) {
 		fmt.Fprintf(w, "- **Next:** %s\n", line)
 	}
 	if st.Takeover != "" {
-		fmt.Fprintf(w, "- **Takeover available:** %s\n", st.Takeover)
+		fmt.Fprintf(w, "- **Takeover available:** %s\n", render.Line(string(st.Takeover)))
 	}
 	fmt.Fprintf(w, "- **Created:** %s\n", mdTime(st.CreatedAt))
 	if st.ClosedAt != nil {
@@ -127,7 +137,7 @@ func writeMarkdownDigest(w io.Writer, d stick.Digest) {
 		}
 		fmt.Fprintf(w, "\n**%s:**\n\n", part.title)
 		for _, e := range part.evs {
-			fmt.Fprintf(w, "- #%d %s: %s\n", e.Seq, orDash(e.From), mdItem(e.Text))
+			fmt.Fprintf(w, "- #%d %s:%s\n", e.Seq, orDash(e.From), mdField(e.Text, "  "))
 		}
 	}
 }
@@ -173,7 +183,7 @@ func writeMarkdownEvent(w io.Writer, e stick.Event) {
 			TakeoverReason string `json:"takeover_reason"`
 		}
 		if json.Unmarshal(e.Data, &why) == nil && why.TakeoverReason != "" {
-			meta = append(meta, "takeover open: "+why.TakeoverReason)
+			meta = append(meta, "takeover open: "+render.Line(why.TakeoverReason))
 		}
 		if e.To != "" {
 			meta = append(meta, "revoked "+e.To)
@@ -188,7 +198,7 @@ func writeMarkdownEvent(w io.Writer, e stick.Event) {
 	fmt.Fprintf(w, "%s\n", strings.Join(meta, " · "))
 
 	if e.Reason != "" && e.Type != stick.EventClaim {
-		fmt.Fprintf(w, "\n**Reason:** %s\n", mdInline(e.Reason))
+		fmt.Fprintf(w, "\n**Reason:** %s\n", e.Reason)
 	}
 	if e.Handoff != nil {
 		writeMarkdownHandoff(w, *e.Handoff)
@@ -205,14 +215,14 @@ func writeMarkdownEvent(w io.Writer, e stick.Event) {
 			AgentIDs []string `json:"agent_ids"`
 		}
 		if json.Unmarshal(e.Data, &r) == nil && len(r.AgentIDs) > 0 {
-			fmt.Fprintf(w, "\n**New order:** %s\n", strings.Join(r.AgentIDs, ", "))
+			fmt.Fprintf(w, "\n**New order:** %s\n", strings.Join(render.Lines(r.AgentIDs), ", "))
 		}
 	case stick.EventNote:
 		if e.ClientMessageID != "" {
-			fmt.Fprintf(w, "\n**Sender's id:** `%s`\n", e.ClientMessageID)
+			fmt.Fprintf(w, "\n**Sender's id:** %s\n", mdCode(e.ClientMessageID))
 		}
 		if len(e.Data) > 0 {
-			fmt.Fprintf(w, "\n**Metadata:** `%s`\n", e.Data)
+			fmt.Fprintf(w, "\n**Metadata:** %s\n", mdCode(string(e.Data)))
 		}
 	}
 	if e.Text != "" {
@@ -230,8 +240,8 @@ func writeMarkdownEvent(w io.Writer, e stick.Event) {
 // writeMarkdownHandoff writes a handoff as a list, every field in full.
 func writeMarkdownHandoff(w io.Writer, h stick.Handoff) {
 	fmt.Fprint(w, "\n**Handoff:**\n\n")
-	fmt.Fprintf(w, "- **Status:** %s\n", mdItem(h.Status))
-	fmt.Fprintf(w, "- **Next action:** %s\n", mdItem(h.NextAction))
+	fmt.Fprintf(w, "- **Status:**%s\n", mdField(h.Status, "  "))
+	fmt.Fprintf(w, "- **Next action:**%s\n", mdField(h.NextAction, "  "))
 	if len(h.Artifacts) > 0 {
 		fmt.Fprint(w, "- **Artifacts:**\n")
 		for _, a := range h.Artifacts {
@@ -239,9 +249,9 @@ func writeMarkdownHandoff(w io.Writer, h stick.Handoff) {
 			if len(a.Lines) == 2 {
 				loc = fmt.Sprintf("%s:%d-%d", a.Path, a.Lines[0], a.Lines[1])
 			}
-			line := fmt.Sprintf("  - `%s` (%s)", loc, a.Role)
+			line := fmt.Sprintf("  - %s (%s)", mdCode(loc), a.Role)
 			if a.Note != "" {
-				line += ": " + strings.ReplaceAll(a.Note, "\n", "\n    ")
+				line += ":" + mdField(a.Note, "    ")
 			}
 			fmt.Fprintln(w, line)
 		}
@@ -255,17 +265,22 @@ func writeMarkdownHandoff(w io.Writer, h stick.Handoff) {
 		}
 		fmt.Fprintf(w, "- **%s:**\n", l.title)
 		for _, it := range l.items {
-			fmt.Fprintf(w, "  - %s\n", strings.ReplaceAll(it, "\n", "\n    "))
+			fmt.Fprintf(w, "  -%s\n", mdField(it, "    "))
 		}
 	}
 }
 
-// mdItem indents the lines after the first of a list item's text so they
-// stay in the item.
-func mdItem(s string) string { return strings.ReplaceAll(s, "\n", "\n  ") }
-
-// mdInline keeps a text on one paragraph's lines.
-func mdInline(s string) string { return strings.ReplaceAll(s, "\n", "  \n") }
+// mdField writes the text of a list item after its label: a text of one
+// line after a space, a text of several lines as a block quote under the
+// item, indented by indent, so none of its lines starts a line of the
+// export's own structure.
+func mdField(s, indent string) string {
+	if !strings.Contains(strings.TrimRight(s, "\n"), "\n") {
+		return " " + strings.TrimRight(s, "\n")
+	}
+	q := mdQuote(s)
+	return "\n\n" + indent + strings.ReplaceAll(q, "\n", "\n"+indent)
+}
 
 // mdQuote writes text as a block quote, line by line.
 func mdQuote(s string) string {
@@ -278,6 +293,16 @@ func mdQuote(s string) string {
 		}
 	}
 	return strings.Join(lines, "\n")
+}
+
+// mdCode writes s as inline code, with a fence of backticks longer than any
+// run of them in s.
+func mdCode(s string) string {
+	fence := strings.Repeat("`", longestRun(s, '`')+1)
+	if strings.HasPrefix(s, "`") || strings.HasSuffix(s, "`") {
+		return fence + " " + s + " " + fence
+	}
+	return fence + s + fence
 }
 
 // mdCell escapes the pipes of a table cell.

@@ -10,6 +10,7 @@ import (
 	"time"
 
 	"github.com/spf13/cobra"
+	"github.com/stickhq/stick/render"
 	"github.com/stickhq/stick/stick"
 	"github.com/stickhq/stick/store"
 	"github.com/stickhq/stick/workspace"
@@ -211,6 +212,7 @@ func newList(agent *string) *cobra.Command {
 				now := time.Now()
 				rows := make([][]string, 0, len(rooms))
 				for _, r := range rooms {
+					r = safeSummary(r)
 					rows = append(rows, []string{r.RoomID, r.CanonicalPath, p.state(string(r.State)), orDash(r.Owner), orDash(r.ReservedFor),
 						fmt.Sprint(r.TurnID), fmt.Sprintf("%d/%d", r.ActiveMembers, r.Members), ago(now, lastActivity(r))})
 				}
@@ -258,10 +260,10 @@ func newJoin(agent *string) *cobra.Command {
 				if len(res.Room.Members) == 1 {
 					members = "1 member"
 				}
-				fmt.Fprintf(p.w, "%s room %s at %s as %s (%s, turn %d, %s)\n", verb, p.bold(res.RoomID), res.CanonicalPath,
-					p.bold(res.AgentID), p.state(string(res.Room.State)), res.Room.TurnID, members)
+				fmt.Fprintf(p.w, "%s room %s at %s as %s (%s, turn %d, %s)\n", verb, p.bold(render.Line(res.RoomID)), render.Line(res.CanonicalPath),
+					p.bold(render.Line(res.AgentID)), p.state(string(res.Room.State)), res.Room.TurnID, members)
 				if res.Warning != "" {
-					fmt.Fprintln(p.w, p.yellow("warning: "+res.Warning))
+					fmt.Fprintln(p.w, p.yellow("warning: "+render.Text(res.Warning)))
 				}
 				return nil
 			})
@@ -302,6 +304,7 @@ func newState(agent *string) *cobra.Command {
 }
 
 func printState(p *printer, st stick.RoomStatus, now time.Time) {
+	st = safeStatus(st)
 	fmt.Fprintf(p.w, "room %s at %s\n", p.bold(st.RoomID), st.CanonicalPath)
 	fmt.Fprintf(p.w, "state  %s, turn %d\n", p.state(string(st.State)), st.TurnID)
 	if st.Owner != "" {
@@ -319,7 +322,7 @@ func printState(p *printer, st stick.RoomStatus, now time.Time) {
 		fmt.Fprintln(p.w, line)
 	}
 	if st.Takeover != "" {
-		fmt.Fprintln(p.w, p.yellow("takeover available: "+string(st.Takeover)))
+		fmt.Fprintln(p.w, p.yellow("takeover available: "+render.Line(string(st.Takeover))))
 	}
 	fmt.Fprintln(p.w)
 	rows := make([][]string, 0, len(st.Members))
@@ -334,6 +337,7 @@ func printState(p *printer, st stick.RoomStatus, now time.Time) {
 }
 
 func printHandoff(p *printer, h stick.Handoff) {
+	h = safeHandoff(h)
 	fmt.Fprintf(p.w, "  %s %s\n", p.bold("status:"), indent(h.Status))
 	fmt.Fprintf(p.w, "  %s %s\n", p.bold("next:  "), indent(h.NextAction))
 	for _, a := range h.Artifacts {
@@ -343,7 +347,7 @@ func printHandoff(p *printer, h stick.Handoff) {
 		}
 		line := fmt.Sprintf("  %-8s %s", a.Role, loc)
 		if a.Note != "" {
-			line += p.dim("  " + a.Note)
+			line += p.dim("  " + indent(a.Note))
 		}
 		fmt.Fprintln(p.w, line)
 	}
@@ -385,9 +389,9 @@ events as they commit, until interrupted.`,
 			}
 			return inNamedRoom(cmd, *agent, roomID, args, func(s *session, r stick.RoomSummary) error {
 				p := newPrinter(cmd.OutOrStdout(), asJSON)
-				which := shellQuote(r.CanonicalPath)
+				which := render.Line(shellQuote(r.CanonicalPath))
 				if cmd.Flags().Changed("room") {
-					which = "--room " + r.RoomID
+					which = "--room " + render.Line(r.RoomID)
 				}
 				var page stick.EventPage
 				switch {
@@ -474,6 +478,7 @@ func printStreamed(p *printer, e stick.Event, asJSON bool) error {
 }
 
 func printEvent(p *printer, e stick.Event) {
+	e = safeEvent(e)
 	line := fmt.Sprintf("#%-5d %s  turn %-4d %s", e.Seq, e.CreatedAt.Local().Format("2006-01-02 15:04:05"), e.TurnID, p.bold(fmt.Sprintf("%-8s", e.Type)))
 	if e.From != "" {
 		line += " " + e.From
@@ -486,7 +491,7 @@ func printEvent(p *printer, e stick.Event) {
 		TakeoverReason string `json:"takeover_reason"`
 	}
 	if e.Type == stick.EventTakeover && json.Unmarshal(e.Data, &why) == nil && why.TakeoverReason != "" {
-		reason = why.TakeoverReason + ": " + reason
+		reason = render.Line(why.TakeoverReason) + ": " + reason
 	}
 	if reason != "" {
 		line += p.dim(" (" + reason + ")")
@@ -528,9 +533,9 @@ func newWhoami(agent *string) *cobra.Command {
 			if asJSON {
 				return p.JSON(map[string]string{"agent_id": id, "why": why})
 			}
-			fmt.Fprintln(p.w, id)
+			fmt.Fprintln(p.w, render.Line(id))
 			if explain {
-				fmt.Fprintln(p.w, p.dim(why))
+				fmt.Fprintln(p.w, p.dim(render.Text(why)))
 			}
 			return nil
 		},

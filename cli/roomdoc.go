@@ -7,6 +7,7 @@ import (
 	"strings"
 
 	"github.com/spf13/cobra"
+	"github.com/stickhq/stick/render"
 	"github.com/stickhq/stick/stick"
 )
 
@@ -61,8 +62,9 @@ even after a new room started at its path ('stick list' shows the ids).`,
 					fmt.Fprintln(cmd.ErrOrStderr(), emptyDocNote(r, d))
 					return nil
 				}
-				fmt.Fprint(p.w, d.Content)
-				if !strings.HasSuffix(d.Content, "\n") {
+				content := render.Text(d.Content)
+				fmt.Fprint(p.w, content)
+				if !strings.HasSuffix(content, "\n") {
 					fmt.Fprintln(p.w)
 				}
 				return nil
@@ -131,7 +133,7 @@ func newDocHistory(agent *string) *cobra.Command {
 				rows := make([][]string, 0, len(versions))
 				for _, v := range versions {
 					rows = append(rows, []string{fmt.Sprint(v.Version), v.CreatedAt.Local().Format("2006-01-02 15:04:05"),
-						orDash(v.Author), string(v.Op), fmt.Sprintf("%d B", v.Size)})
+						orDash(render.Line(v.Author)), render.Line(string(v.Op)), fmt.Sprintf("%d B", v.Size)})
 				}
 				p.table([]string{"VERSION", "WHEN", "AUTHOR", "OP", "SIZE"}, rows)
 				return nil
@@ -215,9 +217,9 @@ func eventNote(e stick.Event) string {
 	}
 	switch {
 	case e.Type == stick.EventDoc && d.Version > 0:
-		note := fmt.Sprintf("doc v%d, %s", d.Version, d.Op)
+		note := fmt.Sprintf("doc v%d, %s", d.Version, render.Line(d.Op))
 		if d.Section != "" {
-			note += " to " + d.Section
+			note += " to " + render.Line(d.Section)
 		}
 		return note
 	case e.Type == stick.EventClose && d.DocVersion > 0:

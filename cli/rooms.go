@@ -5,6 +5,7 @@ import (
 	"time"
 
 	"github.com/spf13/cobra"
+	"github.com/stickhq/stick/render"
 	"github.com/stickhq/stick/stick"
 )
 
@@ -77,7 +78,7 @@ who pruned it and why. Without --yes nothing changes.`,
 				now := time.Now()
 				rows := make([][]string, len(rooms))
 				for i, r := range rooms {
-					rows[i] = []string{r.RoomID, r.CanonicalPath, p.state(string(r.State)), ago(now, r.LastActivity), r.Describe(now)}
+					rows[i] = []string{render.Line(r.RoomID), render.Line(r.CanonicalPath), p.state(string(r.State)), ago(now, r.LastActivity), render.Line(r.Describe(now))}
 				}
 				if yes {
 					fmt.Fprintf(p.w, "closed %d abandoned room(s):\n", len(rooms))

@@ -12,6 +12,7 @@ import (
 	"time"
 
 	"github.com/spf13/cobra"
+	"github.com/stickhq/stick/render"
 	"github.com/stickhq/stick/stick"
 	"github.com/stickhq/stick/store"
 )
@@ -81,9 +82,9 @@ func exitFor(se *stick.Error) int {
 // printError writes an error of package stick as every command shows one:
 // "stick: code: message" and a hint line, in the CLI's words.
 func printError(w io.Writer, se *stick.Error) {
-	fmt.Fprintf(w, "stick: %s: %s\n", se.Code, cliWords(se.Message))
+	fmt.Fprintf(w, "stick: %s: %s\n", render.Line(string(se.Code)), render.Text(cliWords(se.Message)))
 	if se.Hint != "" {
-		fmt.Fprintf(w, "hint: %s\n", cliWords(se.Hint))
+		fmt.Fprintf(w, "hint: %s\n", render.Text(cliWords(se.Hint)))
 	}
 }
 

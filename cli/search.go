@@ -6,6 +6,7 @@ import (
 	"time"
 
 	"github.com/spf13/cobra"
+	"github.com/stickhq/stick/render"
 	"github.com/stickhq/stick/stick"
 )
 
@@ -61,7 +62,7 @@ document; any other type is refused.`,
 					return p.JSON(hits)
 				}
 				if len(hits) == 0 {
-					fmt.Fprintf(p.w, "no matches for %s; try fewer words, a prefix such as pars*, or OR between words\n", q.Query)
+					fmt.Fprintf(p.w, "no matches for %s; try fewer words, a prefix such as pars*, or OR between words\n", render.Line(q.Query))
 					return nil
 				}
 				now := time.Now()
@@ -87,6 +88,8 @@ document; any other type is refused.`,
 // printHit writes one search hit: where it is, what and whose it is, when,
 // and its snippet with the matches in bold on a terminal.
 func printHit(p *printer, h stick.SearchHit, now time.Time) {
+	h.RoomPath, h.Section, h.Type, h.From = render.Line(h.RoomPath), render.Line(h.Section), render.Line(h.Type), render.Line(h.From)
+	h.Snippet = render.Text(h.Snippet)
 	at := fmt.Sprintf("#%d", h.EventSeq)
 	if h.EventSeq == 0 {
 		at = fmt.Sprintf("doc v%d", h.DocVersion)

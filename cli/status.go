@@ -7,6 +7,7 @@ import (
 
 	"github.com/spf13/cobra"
 	"github.com/stickhq/stick/procid"
+	"github.com/stickhq/stick/render"
 	"github.com/stickhq/stick/stick"
 	"github.com/stickhq/stick/store"
 )
@@ -43,7 +44,7 @@ room, and never an error. 'stick prompt install' puts it in your prompt.`,
 			s, err := stand(cmd.Context(), *agent, pathArg(args))
 			if prompt {
 				if err == nil && s.Segment != "" {
-					fmt.Fprintln(cmd.OutOrStdout(), s.Segment)
+					fmt.Fprintln(cmd.OutOrStdout(), render.Line(s.Segment))
 				}
 				return nil
 			}
@@ -55,10 +56,10 @@ room, and never an error. 'stick prompt install' puts it in your prompt.`,
 				return p.JSON(s)
 			}
 			if s.RoomID == "" {
-				fmt.Fprintf(p.w, "%s: not in a room (run 'stick join' to create or join one)\n", s.AgentID)
+				fmt.Fprintf(p.w, "%s: not in a room (run 'stick join' to create or join one)\n", render.Line(s.AgentID))
 				return nil
 			}
-			fmt.Fprintf(p.w, "%s in %s: %s\n", s.AgentID, s.Path, s.Segment)
+			fmt.Fprintf(p.w, "%s in %s: %s\n", render.Line(s.AgentID), render.Line(s.Path), render.Line(s.Segment))
 			return nil
 		},
 	}

@@ -8,6 +8,7 @@ import (
 
 	"github.com/spf13/cobra"
 	"github.com/stickhq/stick/procid"
+	"github.com/stickhq/stick/render"
 	"github.com/stickhq/stick/stick"
 )
 
@@ -107,7 +108,7 @@ func acquire(cmd *cobra.Command, agent string, a guardianArgs, asJSON bool) erro
 			return p.JSON(map[string]any{"already_holding": held})
 		}
 		fmt.Fprintf(p.w, "%s you already hold the stick in %s (turn %d); holder pid %d\n",
-			p.green("✓"), held.Path, held.Lease.TurnID, held.Guardian.PID)
+			p.green("✓"), render.Line(held.Path), held.Lease.TurnID, held.Guardian.PID)
 		return nil
 	}
 	rep, err := startGuardian(cmd.Context(), a)
@@ -174,10 +175,10 @@ func printAcquired(p *printer, rep guardianReport, ag string) {
 	case rep.Takeover != nil:
 		t := rep.Takeover
 		fmt.Fprintf(p.w, "%s you took over the stick: room %s at %s, turn %d (%s, was %s)\n",
-			p.green("✓"), t.RoomID, rep.Join.CanonicalPath, t.TurnID, t.Reason, orDash(t.Revoked))
+			p.green("✓"), render.Line(t.RoomID), render.Line(rep.Join.CanonicalPath), t.TurnID, render.Line(string(t.Reason)), orDash(render.Line(t.Revoked)))
 		printHolderLine(p, rep, t.LeaseExpiresAt)
 		if e := t.RecentHandoff; e != nil && e.Handoff != nil {
-			fmt.Fprintf(p.w, "\nthe last handoff in the log, from %s (event %d); read what happened since with 'stick events%s --after %d':\n", e.From, e.Seq, ag, e.Seq)
+			fmt.Fprintf(p.w, "\nthe last handoff in the log, from %s (event %d); read what happened since with 'stick events%s --after %d':\n", render.Line(e.From), e.Seq, ag, e.Seq)
 			printHandoff(p, *e.Handoff)
 		} else {
 			fmt.Fprintf(p.w, "\nno handoff in the log yet: read 'stick events%s' to see what happened\n", ag)
@@ -186,10 +187,10 @@ func printAcquired(p *printer, rep guardianReport, ag string) {
 	case rep.Wait == nil:
 	case rep.Wait.Status == stick.YourTurn:
 		w := rep.Wait
-		fmt.Fprintf(p.w, "%s your turn: room %s at %s, turn %d (%s)\n", p.green("✓"), w.RoomID, rep.Join.CanonicalPath, w.TurnID, w.Reason)
+		fmt.Fprintf(p.w, "%s your turn: room %s at %s, turn %d (%s)\n", p.green("✓"), render.Line(w.RoomID), render.Line(rep.Join.CanonicalPath), w.TurnID, render.Line(string(w.Reason)))
 		printHolderLine(p, rep, *w.LeaseExpiresAt)
 		if w.Handoff != nil {
-			fmt.Fprintf(p.w, "\nhandoff from %s (event %d):\n", orDash(w.FromAgentID), w.HandoffSeq)
+			fmt.Fprintf(p.w, "\nhandoff from %s (event %d):\n", orDash(render.Line(w.FromAgentID)), w.HandoffSeq)
 			printHandoff(p, *w.Handoff)
 		} else {
 			fmt.Fprintln(p.w, "\nno handoff: this is the room's first turn")
@@ -197,22 +198,22 @@ func printAcquired(p *printer, rep guardianReport, ag string) {
 		printDoneHint(p, ag)
 	case rep.Wait.Status == stick.TakeoverAvailable:
 		w := rep.Wait
-		fmt.Fprintf(p.w, "%s takeover available in %s: %s (turn %d, held by %s)\n", p.yellow("!"), rep.Join.CanonicalPath, w.Reason, w.TurnID, orDash(w.CurrentOwner+w.ReservedFor))
+		fmt.Fprintf(p.w, "%s takeover available in %s: %s (turn %d, held by %s)\n", p.yellow("!"), render.Line(rep.Join.CanonicalPath), render.Line(string(w.Reason)), w.TurnID, orDash(render.Line(w.CurrentOwner+w.ReservedFor)))
 		fmt.Fprintf(p.w, "hint: run 'stick takeover%s --reason \"…\"' to take the stick, then read 'stick events%s' to recover\n", ag, ag)
 	case rep.Wait.Status == stick.Closed:
 	default:
 		w := rep.Wait
-		who := orDash(w.CurrentOwner)
+		who := orDash(render.Line(w.CurrentOwner))
 		if w.ReservedFor != "" {
-			who = w.ReservedFor + " (reserved)"
+			who = render.Line(w.ReservedFor) + " (reserved)"
 		}
-		fmt.Fprintf(p.w, "not your turn yet in %s: %s has the stick (%s)\n", rep.Join.CanonicalPath, who, p.state(string(w.RoomState)))
+		fmt.Fprintf(p.w, "not your turn yet in %s: %s has the stick (%s)\n", render.Line(rep.Join.CanonicalPath), who, p.state(string(w.RoomState)))
 	}
 }
 
 func printHolderLine(p *printer, rep guardianReport, expires time.Time) {
 	fmt.Fprintf(p.w, "  lease until %s; holder pid %d heartbeats every %s until you release, and ends with %s\n",
-		expires.Local().Format("15:04:05"), rep.Guardian.PID, human(rep.Join.Policy.HeartbeatInterval), orDash(rep.Anchor))
+		expires.Local().Format("15:04:05"), rep.Guardian.PID, human(rep.Join.Policy.HeartbeatInterval), orDash(render.Line(rep.Anchor)))
 }
 
 func printDoneHint(p *printer, ag string) {
@@ -296,9 +297,9 @@ func finishTurn(cmd *cobra.Command, agent, path, to string, hf handoffFlags, asJ
 		if to != "" {
 			verb = "passed"
 		}
-		fmt.Fprintf(p.w, "%s %s turn %d in %s (event %d); ", p.green("✓"), verb, res.TurnID, r.CanonicalPath, res.EventSeq)
+		fmt.Fprintf(p.w, "%s %s turn %d in %s (event %d); ", p.green("✓"), verb, res.TurnID, render.Line(r.CanonicalPath), res.EventSeq)
 		if res.ReservedFor != "" {
-			fmt.Fprintf(p.w, "the stick is reserved for %s\n", p.bold(res.ReservedFor))
+			fmt.Fprintf(p.w, "the stick is reserved for %s\n", p.bold(render.Line(res.ReservedFor)))
 		} else {
 			fmt.Fprintln(p.w, "the room is idle: the next to ask gets the stick and your handoff")
 		}

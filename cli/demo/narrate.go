@@ -10,6 +10,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/stickhq/stick/render"
 	"github.com/stickhq/stick/stick"
 )
 
@@ -198,22 +199,22 @@ func (d *driver) showRoom(title string, st stick.RoomStatus) {
 
 // printRoom is the compact room printer used when Options.PrintRoom is nil.
 func printRoom(w io.Writer, st stick.RoomStatus) {
-	fmt.Fprintf(w, "room %s at %s: %s, turn %d\n", st.RoomID, st.CanonicalPath, st.State, st.TurnID)
+	fmt.Fprintf(w, "room %s at %s: %s, turn %d\n", render.Line(st.RoomID), render.Line(st.CanonicalPath), st.State, st.TurnID)
 	if st.Owner != "" {
-		fmt.Fprintf(w, "holder %s\n", st.Owner)
+		fmt.Fprintf(w, "holder %s\n", render.Line(st.Owner))
 	}
 	if st.ReservedFor != "" {
-		fmt.Fprintf(w, "next   %s\n", st.ReservedFor)
+		fmt.Fprintf(w, "next   %s\n", render.Line(st.ReservedFor))
 	}
 	for _, m := range st.Members {
 		role := ""
 		if m.TurnRole != "" {
 			role = ", " + m.TurnRole
 		}
-		fmt.Fprintf(w, "  %d %s (%s%s)\n", m.Ordinal, m.AgentID, m.Status, role)
+		fmt.Fprintf(w, "  %d %s (%s%s)\n", m.Ordinal, render.Line(m.AgentID), render.Line(m.Status), render.Line(role))
 	}
 	if h := st.PendingHandoff; h != nil && h.Handoff != nil {
-		fmt.Fprintf(w, "pending handoff #%d from %s: %s\n", h.Seq, h.From, h.Handoff.Status)
+		fmt.Fprintf(w, "pending handoff #%d from %s: %s\n", h.Seq, render.Line(h.From), render.Line(h.Handoff.Status))
 	}
 }
 
