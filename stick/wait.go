@@ -434,7 +434,7 @@ func parseCursor(c string) (int64, error) {
 	}
 	n, err := strconv.ParseInt(c, 10, 64)
 	if err != nil || n < 0 {
-		return 0, invalidArg("cursor", "cursor %q is not a cursor returned by wait_for_turn", c).
+		return 0, invalidArg("cursor", "cursor %s is not a cursor returned by wait_for_turn", Quote(c)).
 			WithHint("omit cursor, or pass the cursor of the previous wait_for_turn result")
 	}
 	return n, nil
