@@ -29,8 +29,8 @@ func isBellName(name string) bool {
 }
 
 // pruneBells deletes the bells of members and rooms that no longer exist,
-// so the bells directory does not grow with every member that ever
-// joined. The directory is listed before the members are read: a bell
+// and of closed rooms (nobody waits in one), so the bells directory does
+// not grow with every member that ever joined. The directory is listed before the members are read: a bell
 // created by a member who joined meanwhile is that of a member read. A
 // waiter whose bell is removed anyway is woken by the removal, looks
 // again, and watches a new bell. Failures only leave bells behind.
@@ -42,7 +42,8 @@ func (s *Store) pruneBells() {
 	keep := make(map[string]bool)
 	err = s.View(context.Background(), func(stx stick.Tx) error {
 		t := stx.(*tx)
-		return sqlitex.Execute(t.conn, "SELECT room_id, agent_id FROM members UNION ALL SELECT room_id, '' FROM rooms",
+		return sqlitex.Execute(t.conn, `SELECT room_id, agent_id FROM members JOIN rooms USING (room_id) WHERE state != 'closed'
+			 UNION ALL SELECT room_id, '' FROM rooms WHERE state != 'closed'`,
 			&sqlitex.ExecOptions{ResultFunc: func(st *sqlite.Stmt) error {
 				keep[bellName(st.ColumnText(0), st.ColumnText(1))] = true
 				return nil

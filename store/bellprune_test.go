@@ -12,7 +12,8 @@ import (
 
 // TestBellsOfLeftMembersAreRemoved: a member's bell goes when the member
 // leaves (and its waiter wakes), and opening the store removes the bells
-// of members and rooms that no longer exist, keeping everyone else's.
+// of members and rooms that no longer exist and of closed rooms, keeping
+// everyone else's.
 func TestBellsOfLeftMembersAreRemoved(t *testing.T) {
 	dir := t.TempDir()
 	st, err := OpenDir(dir, Options{})
@@ -23,6 +24,12 @@ func TestBellsOfLeftMembersAreRemoved(t *testing.T) {
 	now := time.Now()
 	err = st.Update(ctx, func(tx stick.Tx) error {
 		if err := tx.CreateRoom(stick.Room{ID: "room_1", Path: "/w", State: stick.StateIdle, CreatedAt: now, UpdatedAt: now}); err != nil {
+			return err
+		}
+		if err := tx.CreateRoom(stick.Room{ID: "room_closed", Path: "/c", State: stick.StateClosed, CreatedAt: now, UpdatedAt: now}); err != nil {
+			return err
+		}
+		if err := tx.SaveMember(stick.Member{RoomID: "room_closed", AgentID: "a", Ordinal: 1, Kind: stick.KindProcess, JoinedAt: now, LastSeenAt: now}); err != nil {
 			return err
 		}
 		for i, a := range []string{"a", "b", "c"} {
@@ -57,8 +64,9 @@ func TestBellsOfLeftMembersAreRemoved(t *testing.T) {
 		t.Error("the waiter on the removed bell was not woken")
 	}
 	// Bells left behind by members and rooms that are gone (a crash, an
-	// older version) go at the next open.
-	for _, p := range []string{bell("room_1", "zed"), bell("room_gone", ""), bell("room_gone", "a")} {
+	// older version), and those of closed rooms, go at the next open.
+	stale := []string{bell("room_1", "zed"), bell("room_gone", ""), bell("room_gone", "a"), bell("room_closed", ""), bell("room_closed", "a")}
+	for _, p := range stale {
 		if err := os.WriteFile(p, nil, 0o600); err != nil {
 			t.Fatal(err)
 		}
@@ -73,7 +81,7 @@ func TestBellsOfLeftMembersAreRemoved(t *testing.T) {
 		t.Fatal(err)
 	}
 	defer st.Close()
-	for _, p := range []string{bell("room_1", "zed"), bell("room_gone", ""), bell("room_gone", "a")} {
+	for _, p := range stale {
 		if exists(p) {
 			t.Errorf("a stale bell survived the open: %s", filepath.Base(p))
 		}
