@@ -164,12 +164,13 @@ func TestMCPRefusesInvalidUTF8(t *testing.T) {
 	}
 }
 
-// TestMCPRefusesHugeInputs sends a 10 MB context_path and room_id to a real
-// `stick mcp`: each is invalid_argument naming the field, in a short reply.
+// TestMCPRefusesHugeInputs sends a 4 MB context_path, room_id and key to a
+// real `stick mcp` (far over every field's limit, under the transport's
+// line limit): each is invalid_argument naming the field, in a short reply.
 func TestMCPRefusesHugeInputs(t *testing.T) {
 	repo := testkit.Repo(t)
 	m := startRawMCP(t, repo, "TALKING_STICK_DATA_DIR="+t.TempDir())
-	huge := strings.Repeat("a", 10<<20)
+	huge := strings.Repeat("a", 4<<20)
 	for _, tc := range []struct{ tool, args, field string }{
 		{"join_path", `{"context_path":"` + repo + "/" + huge + `"}`, "context_path"},
 		{"get_room_state", `{"room_id":"` + huge + `"}`, "room_id"},
