@@ -12,10 +12,10 @@ import (
 // surrogate (\ud800 without its pair). encoding/json would silently turn
 // either into U+FFFD, so it is looked for in the raw bytes. field is the
 // place of that string as decode names fields (context_path,
-// outbox[2].text, or the key itself for a bad key); ok is false when every
+// outbox[2].text, or the key itself for a bad key); bad is false when every
 // string is valid. raw need not be valid JSON: what is not a string is
 // skipped.
-func invalidUTF8Field(raw []byte) (field string, ok bool) {
+func invalidUTF8Field(raw []byte) (field string, bad bool) {
 	if utf8.Valid(raw) && !hasSurrogateEscape(raw) {
 		return "", false
 	}
