@@ -126,6 +126,7 @@ func diagnose(ctx context.Context) []check {
 		}
 	}
 	out = append(out, databaseChecks(ctx, dir)...)
+	out = append(out, watchCheck(store.CheckWatch()))
 	out = append(out, holderChecks()...)
 	out = append(out, harnessChecks(ctx)...)
 	return out

@@ -35,7 +35,7 @@ room even after a new room started at its path ('stick list' shows the ids).`,
 		ValidArgsFunction: completePath,
 		RunE: func(cmd *cobra.Command, args []string) error {
 			if format != "markdown" && format != "json" {
-				return fmt.Errorf("--format must be markdown or json, not %q", format)
+				return fmt.Errorf("--format must be markdown or json, not %s", stick.Quote(format))
 			}
 			if asJSON {
 				if cmd.Flags().Changed("format") && format != "json" {

@@ -79,7 +79,7 @@ func (f *handoffFlags) handoff(cmd *cobra.Command, root string) (stick.Handoff, 
 // parseArtifact reads PATH[:START-END][=ROLE].
 func parseArtifact(s, root string) (stick.Artifact, error) {
 	bad := func(format string, args ...any) (stick.Artifact, error) {
-		return stick.Artifact{}, stick.Errorf(stick.CodeInvalidArgument, "--artifact %q: %s", s, fmt.Sprintf(format, args...)).
+		return stick.Artifact{}, stick.Errorf(stick.CodeInvalidArgument, "--artifact %s: %s", stick.Quote(s), fmt.Sprintf(format, args...)).
 			With("field", "artifact").WithHint("write PATH, PATH:START-END or PATH:START-END=ROLE, e.g. --artifact cli/root.go:10-42=edit")
 	}
 	a := stick.Artifact{Role: stick.RoleExamine}
@@ -88,7 +88,7 @@ func parseArtifact(s, root string) (stick.Artifact, error) {
 		a.Role = stick.Role(rest[i+1:])
 		rest = rest[:i]
 		if !a.Role.Valid() {
-			return bad("unknown role %q (roles: %s)", a.Role, roleList())
+			return bad("unknown role %s (roles: %s)", stick.Quote(string(a.Role)), roleList())
 		}
 	}
 	if i := strings.LastIndexByte(rest, ':'); i >= 0 {

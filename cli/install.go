@@ -186,7 +186,7 @@ func harnessCommand(op harnessOp) *cobra.Command {
 func checkHarnessArgs(args []string, all bool) error {
 	for _, a := range args {
 		if _, ok := harness.Lookup(a); !ok {
-			return fmt.Errorf("unknown harness %q: the harnesses are %s", a, strings.Join(harness.Names(), ", "))
+			return fmt.Errorf("unknown harness %s: the harnesses are %s", stick.Quote(a), strings.Join(harness.Names(), ", "))
 		}
 	}
 	switch {

@@ -101,7 +101,7 @@ func newPrompt() *cobra.Command {
 func promptInstall(cmd *cobra.Command, shell, command string, print, dryRun, add bool) error {
 	sh, ok := promptShells[shell]
 	if !ok {
-		return fmt.Errorf("unknown shell %q: choose bash, zsh or fish", shell)
+		return fmt.Errorf("unknown shell %s: choose bash, zsh or fish", stick.Quote(shell))
 	}
 	block := ""
 	if add {

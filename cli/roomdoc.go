@@ -90,7 +90,7 @@ func notASubcommand(cmd *cobra.Command, args []string) error {
 		return nil
 	}
 	if s := cmd.SuggestionsFor(args[0]); len(s) > 0 {
-		return fmt.Errorf("unknown command %q for %q; did you mean %q? (a path must exist)", args[0], cmd.CommandPath(), s[0])
+		return fmt.Errorf("unknown command %s for %q; did you mean %q? (a path must exist)", stick.Quote(args[0]), cmd.CommandPath(), s[0])
 	}
 	return nil
 }

@@ -17,11 +17,16 @@ import (
 // the arguments must be an object; every key must be a field of v spelt
 // exactly (encoding/json alone would accept any letter case); an integer
 // may be written as a number with a zero fraction (30000.0), as JSON Schema
-// allows. Every failure is invalid_argument naming the field.
+// allows; a string must be valid UTF-8 (encoding/json would replace what
+// is not with U+FFFD). Every failure is invalid_argument naming the field.
 func decode(raw json.RawMessage, v any) error {
 	raw = bytes.TrimSpace(raw)
 	if len(raw) == 0 || string(raw) == "null" {
 		raw = []byte("{}")
+	}
+	if field, bad := invalidUTF8Field(raw); bad {
+		return stick.Errorf(stick.CodeInvalidArgument, "%s is not valid UTF-8", field).With("field", field).
+			WithHint("send text as UTF-8; a \\u escape of a UTF-16 surrogate must come in a pair")
 	}
 	dec := json.NewDecoder(bytes.NewReader(raw))
 	dec.UseNumber()
@@ -90,7 +95,7 @@ func check(t reflect.Type, val any, path string) (any, error) {
 			if err == nil && f == math.Trunc(f) && math.Abs(f) < 1<<53 {
 				return json.Number(strconv.FormatInt(int64(f), 10)), nil
 			}
-			return nil, stick.Errorf(stick.CodeInvalidArgument, "%s must be an integer, got %s", path, x).With("field", path)
+			return nil, stick.Errorf(stick.CodeInvalidArgument, "%s must be an integer, got %s", path, stick.Quote(string(x))).With("field", path)
 		}
 	}
 	return val, nil
@@ -137,7 +142,10 @@ func join(path, key string) string {
 }
 
 func unknownField(field string) error {
-	e := stick.Errorf(stick.CodeInvalidArgument, "unknown field %q", field).With("field", field).
+	if len(field) > stick.MaxQuoted {
+		field = stick.Quote(field)
+	}
+	e := stick.Errorf(stick.CodeInvalidArgument, "unknown field %s", stick.Quote(field)).With("field", field).
 		WithHint("remove %s; field names are case-sensitive, see the tool's input schema", field)
 	if field == "agent_id" {
 		e.WithHint("do not send agent_id: the server derives it from this connection (join_path returns it)")

@@ -56,7 +56,7 @@ func validateAgentID(field, id string) error {
 	}
 	for i := 0; i < len(id); i++ {
 		if c := id[i]; c <= ' ' || c > '~' {
-			return invalidArg(field, "%s %q has a character at byte %d that is not printable ASCII; use letters, digits and -_.:@/", field, id, i)
+			return invalidArg(field, "%s %s has a character at byte %d that is not printable ASCII; use letters, digits and -_.:@/", field, Quote(id), i)
 		}
 	}
 	return nil
@@ -67,7 +67,7 @@ func (c Caller) validate() error {
 		return err
 	}
 	if c.Kind != "" && !c.Kind.Valid() {
-		return invalidArg("session_kind", "unknown session kind %q", c.Kind)
+		return invalidArg("session_kind", "unknown session kind %s", Quote(string(c.Kind)))
 	}
 	if len(c.DisplayName) > MaxDisplayName || !utf8.ValidString(c.DisplayName) ||
 		strings.ContainsFunc(c.DisplayName, unicode.IsControl) {

@@ -123,7 +123,7 @@ func (a Artifact) validate(field string) error {
 		}
 	}
 	if !a.Role.Valid() {
-		return handoffErr(field+".role", "handoff.%s.role must be one of %s, got %q", field, roleList(), a.Role)
+		return handoffErr(field+".role", "handoff.%s.role must be one of %s, got %s", field, roleList(), Quote(string(a.Role)))
 	}
 	return checkText(field+".note", a.Note, MaxHandoffItem, false)
 }

@@ -101,8 +101,12 @@ type JoinResult struct {
 // a join is refused with invalid_argument on context_path; an open room
 // already there is still joined.
 //
-// Errors: invalid_argument (path, agent id, reclaim_token), agent_id_in_use.
+// Errors: invalid_argument (path, agent id, reclaim_token, a field over its
+// size limit), agent_id_in_use.
 func (s *Service) JoinPath(ctx context.Context, c Caller, req JoinRequest) (JoinResult, error) {
+	if err := req.checkSizes(); err != nil {
+		return JoinResult{}, err
+	}
 	override := req.AgentIDOverride != ""
 	if override {
 		if err := validateAgentID("agent_id_override", req.AgentIDOverride); err != nil {
@@ -344,7 +348,7 @@ func (sn *snapshot) recordedGone(c Caller, m *Member, tokens []string) bool {
 // notAProject is the refusal of a join that would create a room at dir,
 // which may hold none (why says so).
 func notAProject(path, dir, why string) error {
-	return invalidArg("context_path", "context_path %q is in no project: %s, and no room is created there", path, why).
+	return invalidArg("context_path", "context_path %s is in no project: %s, and no room is created there", Quote(path), why).
 		With("root", dir).
 		WithHint("run inside a git repository, add a marker file (%s) to the project's top directory, or pass a project directory",
 			strings.Join(workspace.Markers(), ", "))
@@ -359,6 +363,9 @@ func notAProject(path, dir, why string) error {
 func ResolvePath(path string) (workspace.Resolution, error) { return resolvePath(path) }
 
 func resolvePath(path string) (workspace.Resolution, error) {
+	if err := checkLen("context_path", path, MaxPathLen); err != nil {
+		return workspace.Resolution{}, err
+	}
 	res, err := workspace.Resolve(path)
 	if err == nil {
 		return res, nil
@@ -368,8 +375,31 @@ func resolvePath(path string) (workspace.Resolution, error) {
 		return res, invalidArg("context_path", "context_path must be non-empty").
 			WithHint("pass a file or directory inside the workspace, for example the current directory")
 	case errors.Is(err, fs.ErrNotExist):
-		return res, invalidArg("context_path", "context_path %q does not exist", path).
+		return res, invalidArg("context_path", "context_path %s does not exist", Quote(path)).
 			WithHint("pass an existing file or directory inside the workspace")
 	}
-	return res, invalidArg("context_path", "cannot resolve context_path %q: %v", path, err).Wrap(err)
+	return res, invalidArg("context_path", "cannot resolve context_path %s: %v", Quote(path), err).Wrap(err)
+}
+
+// checkSizes refuses a request with a field over its size limit, before
+// any other work.
+func (req JoinRequest) checkSizes() error {
+	if err := checkLen("context_path", req.Path, MaxPathLen); err != nil {
+		return err
+	}
+	if err := checkLen("agent_id_override", req.AgentIDOverride, MaxAgentIDLen); err != nil {
+		return err
+	}
+	if err := checkLen("reclaim_token", req.ReclaimToken, MaxIDLen); err != nil {
+		return err
+	}
+	if len(req.ReclaimIfGone) > MaxReclaimTokens {
+		return invalidArg("reclaim_if_gone", "reclaim_if_gone lists %d tokens; at most %d are allowed", len(req.ReclaimIfGone), MaxReclaimTokens)
+	}
+	for _, t := range req.ReclaimIfGone {
+		if err := checkLen("reclaim_if_gone", t, MaxIDLen); err != nil {
+			return err
+		}
+	}
+	return nil
 }

@@ -47,8 +47,8 @@ func checkNoteType(field string, t NoteType) error {
 	for i, k := range NoteTypes {
 		known[i] = string(k)
 	}
-	return invalidArg(field, "%s %q is not a note type: use %s, or a custom type that starts with %q, such as \"x-ci-status\" (lower-case letters, digits and . _ -)",
-		field, t, orList(known), CustomTypePrefix).With("valid", known).With("custom_prefix", CustomTypePrefix)
+	return invalidArg(field, "%s %s is not a note type: use %s, or a custom type that starts with %q, such as \"x-ci-status\" (lower-case letters, digits and . _ -)",
+		field, Quote(string(t)), orList(known), CustomTypePrefix).With("valid", known).With("custom_prefix", CustomTypePrefix)
 }
 
 // checkSearchType refuses a search type that is no kind of hit.
@@ -56,8 +56,8 @@ func checkSearchType(t string) error {
 	if t == "" || searchTypeRE.MatchString(t) {
 		return nil
 	}
-	return invalidArg("type", "type %q is not a kind of hit: use %s, or a custom note type (%s...)",
-		t, orList(SearchTypes), CustomTypePrefix).With("valid", slices.Clone(SearchTypes)).With("custom_prefix", CustomTypePrefix)
+	return invalidArg("type", "type %s is not a kind of hit: use %s, or a custom note type (%s...)",
+		Quote(t), orList(SearchTypes), CustomTypePrefix).With("valid", slices.Clone(SearchTypes)).With("custom_prefix", CustomTypePrefix)
 }
 
 // orList writes "a, b or c".

@@ -335,6 +335,9 @@ func (s *Service) ReorderMembers(ctx context.Context, c Caller, roomID string, o
 	if len(order) == 0 {
 		return nil, invalidArg("agent_ids", "agent_ids must list at least one member")
 	}
+	if len(order) > MaxOrderLen {
+		return nil, invalidArg("agent_ids", "agent_ids lists %d ids; at most %d are allowed", len(order), MaxOrderLen)
+	}
 	seen := make(map[string]bool, len(order))
 	for i, id := range order {
 		if err := validateAgentID("agent_ids", id); err != nil {

@@ -24,7 +24,7 @@ func sectionTitle(section string) (string, error) {
 	}
 	switch {
 	case title == "":
-		return "", invalidArg("section", "section %q has no title; give the heading's text, for example \"Decisions\"", section)
+		return "", invalidArg("section", "section %s has no title; give the heading's text, for example \"Decisions\"", Quote(section))
 	case len(title) > MaxSectionLen:
 		return "", invalidArg("section", "section is %d bytes; at most %d are allowed", len(title), MaxSectionLen)
 	case strings.ContainsFunc(title, unicode.IsControl):

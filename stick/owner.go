@@ -33,6 +33,9 @@ func (l Lease) validate() error {
 	if err := requireRoomID(l.RoomID); err != nil {
 		return err
 	}
+	if err := checkLen("lease_id", l.LeaseID, MaxIDLen); err != nil {
+		return err
+	}
 	if strings.TrimSpace(l.LeaseID) == "" {
 		return invalidArg("lease_id", "lease_id must be non-empty").
 			WithHint("use the lease_id of your your_turn or takeover result")

@@ -75,6 +75,9 @@ type SearchHit struct {
 // Errors: invalid_argument (query, room_id, type, from_agent_id, limit),
 // room_not_found, search_unavailable.
 func (s *Service) Search(ctx context.Context, q SearchQuery) ([]SearchHit, error) {
+	if err := checkLen("room_id", q.RoomID, MaxIDLen); err != nil {
+		return nil, err
+	}
 	match, err := parseQuery(q.Query)
 	if err != nil {
 		return nil, err
@@ -187,7 +190,7 @@ func parseQuery(query string) (SearchMatch, error) {
 		add(strings.TrimRight(word, "*"), prefix)
 	}
 	if len(m) == 0 {
-		return nil, invalidArg("query", "query %q has no word to search for", query).
+		return nil, invalidArg("query", "query %s has no word to search for", Quote(query)).
 			WithHint("give at least one word of letters or digits")
 	}
 	return m, nil

@@ -88,6 +88,9 @@ func newID(prefix string, n int) string {
 }
 
 func requireRoomID(id string) error {
+	if err := checkLen("room_id", id, MaxIDLen); err != nil {
+		return err
+	}
 	if strings.TrimSpace(id) == "" {
 		return invalidArg("room_id", "room_id must be non-empty").
 			WithHint("use the room_id returned by join_path or list_rooms")

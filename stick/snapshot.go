@@ -283,6 +283,6 @@ func roomExists(tx Tx, id string) error {
 }
 
 func roomNotFound(id string) *Error {
-	return Errorf(CodeRoomNotFound, "no room has room_id %q", id).With("room_id", id).
+	return Errorf(CodeRoomNotFound, "no room has room_id %s", Quote(id)).With("room_id", id).
 		WithHint("call list_rooms or join_path to find the room for your path")
 }

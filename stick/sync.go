@@ -66,6 +66,12 @@ const DefaultSyncItems = 50
 // room_not_found, room_closed (an outbox for a closed room),
 // unknown_member, and ctx's error when it ends during a wait.
 func (s *Service) Sync(ctx context.Context, c Caller, roomID string, req SyncRequest) (SyncResult, error) {
+	if err := c.validate(); err != nil {
+		return SyncResult{}, err
+	}
+	if err := requireRoomID(roomID); err != nil {
+		return SyncResult{}, err
+	}
 	if err := req.validate(); err != nil {
 		return SyncResult{}, err
 	}

@@ -435,9 +435,12 @@ func parseCursor(c string) (int64, error) {
 	if c == "" {
 		return -1, nil
 	}
+	if err := checkLen("cursor", c, MaxIDLen); err != nil {
+		return 0, err
+	}
 	n, err := strconv.ParseInt(c, 10, 64)
 	if err != nil || n < 0 {
-		return 0, invalidArg("cursor", "cursor %q is not a cursor returned by wait_for_turn", c).
+		return 0, invalidArg("cursor", "cursor %s is not a cursor returned by wait_for_turn", Quote(c)).
 			WithHint("omit cursor, or pass the cursor of the previous wait_for_turn result")
 	}
 	return n, nil

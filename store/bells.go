@@ -17,9 +17,10 @@ const bellsSuffix = "-bells"
 // bells wake the waiters a commit concerns and nobody else. A bell is a
 // small file per room (everyone in it) or per member of a room; a writer
 // rings the bells its transaction named after the commit, by writing a
-// byte to each. A process watches, each through its own inotify watch on
-// the file (never on the directory), only the bells its waiters wait on,
-// so a commit that rings nobody's bell wakes no other process at all.
+// byte to each. A process watches, each through its own watch on the file
+// (never on the directory) in the process's one file watcher (fsHub),
+// only the bells its waiters wait on, so a commit that rings nobody's bell
+// wakes no other process at all.
 //
 // A bell is not a guarantee: a writer killed between its commit and its
 // ring never rings. Waiters on bells therefore also re-read now and then
@@ -29,14 +30,15 @@ type bells struct {
 	dir string
 
 	mu sync.Mutex
-	// fsw is created by the first rung, so that a process that never
-	// waits on a bell spends no inotify instance on it (they are limited
-	// per user); nil until then, or when files cannot be watched (broken).
-	fsw    *fsnotify.Watcher
+	// fsw is subscribed by the first rung, so that a process that never
+	// waits on a bell adds no watch for it; nil until then, or when files
+	// cannot be watched (broken).
+	fsw    *fsSub // a subscription to the process's file watcher (fsHub)
 	broken bool
 	m      map[string]*bell
 	closed bool
 	done   chan struct{} // closed when the event loop returns, if it ran
+	quit   chan struct{} // closed by close, to end the event loop
 }
 
 // bell is one bell as this process sees it.
@@ -48,7 +50,7 @@ type bell struct {
 
 // openBells creates the bells directory.
 func openBells(dbPath string) (*bells, error) {
-	b := &bells{dir: dbPath + bellsSuffix, m: make(map[string]*bell), done: make(chan struct{})}
+	b := &bells{dir: dbPath + bellsSuffix, m: make(map[string]*bell), done: make(chan struct{}), quit: make(chan struct{})}
 	if err := os.Mkdir(b.dir, 0o700); err != nil && !errors.Is(err, os.ErrExist) {
 		return nil, err
 	}
@@ -57,9 +59,9 @@ func openBells(dbPath string) (*bells, error) {
 
 // watcher returns the file watcher, starting it on first use; nil when
 // it cannot be had. b.mu must be held.
-func (b *bells) watcher() *fsnotify.Watcher {
+func (b *bells) watcher() *fsSub {
 	if b.fsw == nil && !b.broken {
-		fsw, err := fsnotify.NewWatcher()
+		fsw, err := fsHub.subscribe()
 		if err != nil {
 			b.broken = true
 			return nil
@@ -108,7 +110,7 @@ func (b *bells) rung(room, agent string) <-chan struct{} {
 }
 
 // watch creates the bell's file if needed and watches it.
-func (b *bells) watch(fsw *fsnotify.Watcher, name string) bool {
+func (b *bells) watch(fsw *fsSub, name string) bool {
 	path := filepath.Join(b.dir, name)
 	f, err := os.OpenFile(path, os.O_WRONLY|os.O_CREATE, 0o600)
 	if err != nil {
@@ -155,10 +157,12 @@ func (b *bells) wakeAll() {
 	}
 }
 
-func (b *bells) run(fsw *fsnotify.Watcher) {
+func (b *bells) run(fsw *fsSub) {
 	defer close(b.done)
 	for {
 		select {
+		case <-b.quit:
+			return
 		case ev, ok := <-fsw.Events:
 			if !ok {
 				return
@@ -197,8 +201,9 @@ func (b *bells) close() error {
 	b.mu.Unlock()
 	var err error
 	if fsw != nil {
-		err = fsw.Close()
+		close(b.quit)
 		<-b.done
+		err = fsw.Close()
 	}
 	b.wakeAll()
 	return err

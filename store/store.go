@@ -174,6 +174,7 @@ func Open(path string, opts Options) (*Store, error) {
 		return nil, stick.Errorf(stick.CodeDataDir, "cannot create %s", path+bellsSuffix).Wrap(err).With("path", path+bellsSuffix).
 			WithHint("make the directory writable, or set %s to another directory", DataDirEnv)
 	}
+	s.pruneBells()
 	if s.indexing {
 		s.startFill()
 	}
@@ -254,6 +255,7 @@ func (s *Store) update(ctx context.Context, fn func(stick.Tx) error) (err error)
 	s.watch.notify()
 	s.ring()
 	s.bells.ring(t.rings)
+	s.bells.remove(t.unbells)
 	return nil
 }
 

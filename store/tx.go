@@ -18,6 +18,9 @@ type tx struct {
 	conn  *sqlite.Conn
 	write bool
 	rings []string // bells to ring after the commit
+	// unbells are the bells of members the transaction removed, to
+	// delete after the commit.
+	unbells []string
 	// noFTS makes Search report that full-text search is unavailable.
 	noFTS bool
 	// indexDue is set when an appended event crossed a multiple of
@@ -210,6 +213,7 @@ func (t *tx) DeleteMember(roomID, agentID string) error {
 	if err := t.mustWrite(); err != nil {
 		return err
 	}
+	t.unbells = append(t.unbells, bellName(roomID, agentID))
 	return sqlitex.Execute(t.conn, "DELETE FROM members WHERE room_id = ? AND agent_id = ?",
 		&sqlitex.ExecOptions{Args: []any{roomID, agentID}})
 }

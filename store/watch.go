@@ -46,9 +46,10 @@ var recheckDelays = [...]time.Duration{
 // to the watcher, confirms that a commit happened, so checkpoints and other
 // writes that commit nothing do not wake anyone. A slow fallback poll of
 // data_version, run only while someone waits, bounds the cost of a missed
-// filesystem event to latency. If the filesystem watch cannot be set up (for
-// example when inotify limits are exhausted), the watcher polls at the
-// fallback interval instead.
+// filesystem event to latency. The watch is the process's one file watcher
+// (fsHub), shared with the bells and every other store. If it cannot be set
+// up (for example when inotify limits are exhausted), the watcher polls at
+// the fallback interval instead, and the process says so once on stderr.
 //
 // Wake-ups may be spurious (a waiter must re-check the state it waits for),
 // but a commit made after changed() is never missed.
@@ -58,7 +59,7 @@ type watcher struct {
 	dir      string    // the database's directory, watched while anyone waits
 	names    [3]string // base names of the database, its -journal and its bell
 
-	fsw     *fsnotify.Watcher // nil when polling
+	fsw     *fsSub // the process's file watch (fsHub); nil when polling
 	polling atomic.Bool
 
 	mu     sync.Mutex
@@ -123,11 +124,11 @@ func startWatcher(dbPath string, version func() (int64, error), fallback time.Du
 		errs   <-chan error
 	)
 	if !forcePoll {
-		if fsw, err := fsnotify.NewWatcher(); err == nil {
+		if fsw, err := fsHub.subscribe(); err == nil {
 			if err := fsw.Add(dir); err == nil {
 				w.fsw, events, errs = fsw, fsw.Events, fsw.Errors
 			} else {
-				_ = fsw.Close() // polling instead; nothing to report
+				_ = fsw.Close() // polling instead; subscribe and Add warned
 			}
 		}
 	}
