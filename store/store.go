@@ -213,24 +213,17 @@ func openPrivate(path string) error {
 		return stick.Errorf(stick.CodeDataDir, "cannot use the data directory: %s", dataDirDetail(err)).Wrap(err).With("path", dir).
 			WithHint("%s", hint)
 	}
-	f, err := ownerfs.OpenFile(path, os.O_RDWR|os.O_CREATE, 0o600)
-	if err == nil {
-		err = f.Close()
+	if f, err := ownerfs.OpenFile(path, os.O_WRONLY|os.O_CREATE|os.O_EXCL, 0o600); err == nil {
+		f.Close()
 	}
-	for _, p := range []string{path + "-wal", path + "-shm"} {
-		if err != nil {
-			break
+	for _, p := range []string{path, path + "-wal", path + "-shm"} {
+		// Other failures (a read-only file or filesystem) are SQLite's to
+		// report, with their own codes.
+		if err := unsafeErr(path, ownerfs.CheckFile(p, 0o600)); err != nil {
+			return err
 		}
-		err = ownerfs.CheckFile(p, 0o600)
 	}
-	if err == nil {
-		return nil
-	}
-	if err := unsafeErr(path, err); err != nil {
-		return err
-	}
-	return stick.Errorf(stick.CodeDataDir, "cannot create %s", path).Wrap(err).With("path", path).
-		WithHint("make the directory writable, or set %s to another directory", DataDirEnv)
+	return nil
 }
 
 // unsafeErr is the coded error for err when it refuses a file beside the

@@ -69,7 +69,7 @@ func Subdir(dir string) error {
 // created through it. It also refuses what is not a regular file or is
 // owned by another user, and takes from the file any permission beyond
 // perm (a file created under a loose umask, or by an older stick), so
-// that what stick keeps is owner-only.
+// that what stick keeps is owner-only; it adds none.
 func OpenFile(path string, flag int, perm fs.FileMode) (*os.File, error) {
 	if NoFollow == 0 {
 		if fi, err := os.Lstat(path); err == nil && fi.Mode()&fs.ModeSymlink != 0 {
@@ -133,8 +133,8 @@ func checkFile(path string, fi fs.FileInfo, perm fs.FileMode, chmod func(fs.File
 	if uid, ok := ownerOf(fi); ok && uid != me() {
 		return fmt.Errorf("%w: %s is owned by uid %d, not by you (uid %d)", ErrUnsafe, path, uid, me())
 	}
-	if fi.Mode().Perm()&^perm != 0 {
-		return chmod(perm)
+	if mode := fi.Mode().Perm(); mode&^perm != 0 {
+		return chmod(mode & perm)
 	}
 	return nil
 }
