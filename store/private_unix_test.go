@@ -164,3 +164,46 @@ func TestStoreNeverFollowsLinks(t *testing.T) {
 		}
 	})
 }
+
+// TestReaderNeverFollowsLinks: the read-only opener used by the read
+// commands refuses a -shm or -wal file planted as a link (SQLite would
+// open it for writing) and a data directory others may write in.
+func TestReaderNeverFollowsLinks(t *testing.T) {
+	for _, suffix := range []string{"-wal", "-shm"} {
+		dir := t.TempDir()
+		st, err := store.OpenDir(dir, store.Options{})
+		if err != nil {
+			t.Fatal(err)
+		}
+		st.Close()
+		victim := filepath.Join(t.TempDir(), "victim")
+		if err := os.WriteFile(victim, []byte("precious"), 0o600); err != nil {
+			t.Fatal(err)
+		}
+		path := filepath.Join(dir, store.DBFileName) + suffix
+		os.Remove(path)
+		if err := os.Symlink(victim, path); err != nil {
+			t.Fatal(err)
+		}
+		r, err := store.OpenReader(dir)
+		if err == nil {
+			r.Close()
+			t.Fatalf("%s planted as a link was opened", suffix)
+		}
+		wantCode(t, err, stick.CodeDataDir)
+		if b, _ := os.ReadFile(victim); string(b) != "precious" {
+			t.Fatalf("%s: the link's target was changed: %q", suffix, b)
+		}
+	}
+	dir := t.TempDir()
+	st, err := store.OpenDir(dir, store.Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	st.Close()
+	if err := os.Chmod(dir, 0o777); err != nil {
+		t.Fatal(err)
+	}
+	_, err = store.OpenReader(dir)
+	wantCode(t, err, stick.CodeDataDir)
+}

@@ -204,7 +204,17 @@ func Open(path string, opts Options) (*Store, error) {
 // may be a symbolic link or another user's file. A file an older stick
 // created readable by others is made owner-only.
 func openPrivate(path string) error {
-	dir := filepath.Dir(path)
+	if err := checkPrivateDir(filepath.Dir(path)); err != nil {
+		return err
+	}
+	if f, err := ownerfs.OpenFile(path, os.O_WRONLY|os.O_CREATE|os.O_EXCL, 0o600); err == nil {
+		f.Close()
+	}
+	return checkPrivateFiles(path)
+}
+
+// checkPrivateDir is CheckPrivateDir's coded error.
+func checkPrivateDir(dir string) error {
 	if err := CheckPrivateDir(dir); err != nil {
 		hint := fmt.Sprintf("make %s a writable directory, or set %s to one", dir, DataDirEnv)
 		if errors.Is(err, ErrDataDirUnsafe) {
@@ -213,9 +223,12 @@ func openPrivate(path string) error {
 		return stick.Errorf(stick.CodeDataDir, "cannot use the data directory: %s", dataDirDetail(err)).Wrap(err).With("path", dir).
 			WithHint("%s", hint)
 	}
-	if f, err := ownerfs.OpenFile(path, os.O_WRONLY|os.O_CREATE|os.O_EXCL, 0o600); err == nil {
-		f.Close()
-	}
+	return nil
+}
+
+// checkPrivateFiles refuses a database, -wal or -shm file that is a link or
+// another user's file, and takes from them any permission beyond 0600.
+func checkPrivateFiles(path string) error {
 	for _, p := range []string{path, path + "-wal", path + "-shm"} {
 		// Other failures (a read-only file or filesystem) are SQLite's to
 		// report, with their own codes.
