@@ -7,6 +7,7 @@ import (
 	"io/fs"
 	"os"
 	"os/exec"
+	"path/filepath"
 	"strings"
 	"time"
 
@@ -119,6 +120,8 @@ func diagnose(ctx context.Context) []check {
 	default:
 		if err := store.CheckLocalFS(dir); err != nil {
 			add("data dir", checkFail, err.Error(), "set "+store.DataDirEnv+" to a directory on a local disk")
+		} else if err := privateDirs(dir); err != nil {
+			add("data dir", checkFail, strings.TrimPrefix(err.Error(), store.ErrDataDir.Error()+": "), store.PrivateHint(dir))
 		} else if err := writable(dir); err != nil {
 			add("data dir", checkFail, dir+" is not writable: "+err.Error(), "make it writable, or set "+store.DataDirEnv+" to another directory")
 		} else {
@@ -130,6 +133,32 @@ func diagnose(ctx context.Context) []check {
 	out = append(out, holderChecks()...)
 	out = append(out, harnessChecks(ctx)...)
 	return out
+}
+
+// privateDirs checks the data directory and the directories stick keeps
+// in it: each must be the user's own and writable by nobody else, and none
+// a link, or stick refuses to use it.
+func privateDirs(dir string) error {
+	if err := store.CheckPrivateDir(dir); err != nil {
+		return err
+	}
+	for _, sub := range []string{"cli", "instances", "members", store.DBFileName + "-bells"} {
+		p := filepath.Join(dir, sub)
+		fi, err := os.Lstat(p)
+		if errors.Is(err, fs.ErrNotExist) {
+			continue
+		}
+		if err == nil && fi.Mode()&fs.ModeSymlink != 0 {
+			return fmt.Errorf("%s is a symbolic link, which stick refuses in its data directory", p)
+		}
+		if err == nil {
+			err = store.CheckPrivateDir(p)
+		}
+		if err != nil {
+			return err
+		}
+	}
+	return nil
 }
 
 func writable(dir string) error {

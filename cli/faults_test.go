@@ -257,7 +257,7 @@ func unprivileged(t *testing.T, _, _ string) []string {
 
 // fullDiskScript mounts a 1 MiB tmpfs on $1, copies the database of the
 // data directory $2 onto it, fills it, and runs the rest of its arguments.
-const fullDiskScript = `mount -t tmpfs -o size=1m tmpfs "$1" && cp "$2/rooms.sqlite" "$1/" || exit 97
+const fullDiskScript = `mount -t tmpfs -o size=1m,mode=0700 tmpfs "$1" && cp "$2/rooms.sqlite" "$1/" || exit 97
 head -c 2097152 /dev/zero > "$1/filler" 2>/dev/null
 shift 2
 exec "$@"`

@@ -5,12 +5,12 @@ import (
 	"errors"
 	"fmt"
 	"io/fs"
-	"os"
 	"path/filepath"
 	"time"
 
 	"github.com/stickhq/stick/internal/atomicfile"
 	"github.com/stickhq/stick/internal/filelock"
+	"github.com/stickhq/stick/internal/ownerfs"
 	"github.com/stickhq/stick/procid"
 	"github.com/stickhq/stick/stick"
 	"github.com/stickhq/stick/store"
@@ -53,11 +53,30 @@ func localDir() (string, error) {
 	return filepath.Join(dir, "cli"), nil
 }
 
+// ensureLocalDir creates the CLI's directory dir in the data directory, both
+// owner-only, and refuses either when another user owns it or may write in
+// it, or dir is a link: whoever could plant files there could make stick
+// overwrite the user's own.
+func ensureLocalDir(dir string) error {
+	data := filepath.Dir(dir)
+	if err := store.EnsureDataDir(data); err != nil {
+		hint := fmt.Sprintf("make %s a writable directory, or set %s to one", data, store.DataDirEnv)
+		if errors.Is(err, store.ErrDataDirUnsafe) {
+			hint = store.PrivateHint(data)
+		}
+		return stick.Errorf(stick.CodeDataDir, "cannot use the data directory: %v", err).Wrap(err).With("path", data).WithHint("%s", hint)
+	}
+	if err := ownerfs.Subdir(dir); err != nil {
+		return stick.Errorf(stick.CodeDataDir, "cannot use %s: %v", dir, err).Wrap(err).With("path", dir).WithHint("%s", store.PrivateHint(dir))
+	}
+	return nil
+}
+
 // readHolders reads the local records without locking: writers replace the
 // file atomically, so a reader sees one whole version. A missing file is no
 // records.
 func readHolders(dir string) ([]holder, error) {
-	data, err := os.ReadFile(filepath.Join(dir, "holders.json"))
+	data, err := ownerfs.ReadFile(filepath.Join(dir, "holders.json"))
 	if errors.Is(err, fs.ErrNotExist) {
 		return nil, nil
 	}
@@ -80,8 +99,8 @@ func readHolders(dir string) ([]holder, error) {
 // never leaves a record behind for long), lets fn change the rest, and
 // writes the result atomically (temporary file, fsync, rename).
 func updateHolders(dir string, fn func([]holder) ([]holder, error)) error {
-	if err := os.MkdirAll(dir, 0o700); err != nil {
-		return stick.Errorf(stick.CodeDataDir, "cannot create %s: %v", dir, err)
+	if err := ensureLocalDir(dir); err != nil {
+		return err
 	}
 	lock, err := filelock.Open(filepath.Join(dir, "holders.lock"))
 	if err != nil {
@@ -110,7 +129,7 @@ func updateHolders(dir string, fn func([]holder) ([]holder, error)) error {
 	if err != nil {
 		return err
 	}
-	if err := atomicfile.WriteFile(filepath.Join(dir, "holders.json"), append(data, '\n'), 0o600); err != nil {
+	if err := atomicfile.WritePrivate(filepath.Join(dir, "holders.json"), append(data, '\n')); err != nil {
 		return stick.Errorf(stick.CodeDataDir, "cannot write the holder records: %v", err)
 	}
 	return nil

@@ -119,8 +119,11 @@ func promptInstall(cmd *cobra.Command, shell, command string, print, dryRun, add
 	if err != nil {
 		return stick.Errorf(stick.CodeInvalidArgument, "cannot find your home directory: %v", err).WithHint("set $HOME")
 	}
+	if !filepath.IsAbs(home) {
+		return stick.Errorf(stick.CodeInvalidArgument, "the home directory %q is not an absolute path", home).WithHint("set $HOME to your home directory")
+	}
 	config := getenv("XDG_CONFIG_HOME")
-	if config == "" {
+	if !filepath.IsAbs(config) {
 		config = filepath.Join(home, ".config")
 	}
 	rc := sh.rc(home, config)

@@ -10,6 +10,7 @@ import (
 	"path/filepath"
 	"strconv"
 
+	"github.com/stickhq/stick/internal/ownerfs"
 	"github.com/stickhq/stick/stick"
 )
 
@@ -38,8 +39,8 @@ func startGuardian(ctx context.Context, a guardianArgs) (guardianReport, error) 
 	if err != nil {
 		return guardianReport{}, err
 	}
-	if err := os.MkdirAll(dir, 0o700); err != nil {
-		return guardianReport{}, stick.Errorf(stick.CodeDataDir, "cannot create %s: %v", dir, err)
+	if err := ensureLocalDir(dir); err != nil {
+		return guardianReport{}, err
 	}
 	logf, err := openLog(filepath.Join(dir, "guardian.log"))
 	if err != nil {
@@ -126,5 +127,5 @@ func openLog(path string) (*os.File, error) {
 	if fi, err := os.Stat(path); err == nil && fi.Size() > maxLog {
 		flags |= os.O_TRUNC
 	}
-	return os.OpenFile(path, flags, 0o600)
+	return ownerfs.OpenFile(path, flags, 0o600)
 }

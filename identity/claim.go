@@ -10,6 +10,7 @@ import (
 	"sync"
 
 	"github.com/stickhq/stick/internal/filelock"
+	"github.com/stickhq/stick/internal/ownerfs"
 )
 
 // maxInstances bounds how many live connections of one client name,
@@ -127,13 +128,21 @@ func tryLock(path string) (*filelock.Lock, bool, error) {
 	return nil, false, errors.New("the lock file " + path + " keeps being replaced")
 }
 
-// ownerDir creates dir if needed and makes it owner-only (0700): what it
-// holds names the user's agents, or is their secrets.
+// ownerDir creates dir if needed, with its parents, owner-only (0700): what
+// it holds names the user's agents, or is their secrets. It refuses a dir
+// that is a link, or a dir or parent that another user owns or may write
+// in, since whoever
+// could plant files there could read the secrets or make stick overwrite
+// the user's files.
 func ownerDir(dir string) error {
-	if err := os.MkdirAll(dir, 0o700); err != nil {
+	parent := filepath.Dir(dir)
+	if err := os.MkdirAll(parent, 0o700); err != nil {
 		return err
 	}
-	return os.Chmod(dir, 0o700)
+	if err := ownerfs.CheckDir(parent); err != nil {
+		return err
+	}
+	return ownerfs.Subdir(dir)
 }
 
 // fileName is a file name for key: a hash, so no key's characters (a

@@ -11,6 +11,7 @@ import (
 	"time"
 
 	"github.com/stickhq/stick/internal/atomicfile"
+	"github.com/stickhq/stick/internal/ownerfs"
 )
 
 // Record is what a harness's server keeps on this host of one member it
@@ -71,10 +72,7 @@ func (r *Records) Put(rec Record) error {
 		return err
 	}
 	path := filepath.Join(dir, memberFile(rec.RoomID, rec.AgentID))
-	if err := atomicfile.WriteFile(path, data, 0o600); err != nil {
-		return err
-	}
-	return os.Chmod(path, 0o600) // a replaced file keeps its mode: make sure it is owner-only
+	return atomicfile.WritePrivate(path, data)
 }
 
 // Find returns the records of harness in workspace root, the most recently
@@ -94,7 +92,7 @@ func (r *Records) Find(harness, root string) ([]Record, error) {
 		if !e.Type().IsRegular() || strings.HasPrefix(e.Name(), ".") || !strings.HasSuffix(e.Name(), ".json") {
 			continue
 		}
-		data, err := os.ReadFile(filepath.Join(dir, e.Name()))
+		data, err := ownerfs.ReadFile(filepath.Join(dir, e.Name()))
 		if err != nil {
 			continue
 		}

@@ -121,3 +121,28 @@ func TestDeletedBellIsWatchedAgain(t *testing.T) {
 		t.Fatalf("%d bell files, want 1: a ring must not create the file of a bell nobody waits on", len(entries))
 	}
 }
+
+// TestBellsNeverFollowLinks: a bell file planted as a link to another file
+// is neither watched nor written through when rung.
+func TestBellsNeverFollowLinks(t *testing.T) {
+	victim := filepath.Join(t.TempDir(), "victim")
+	if err := os.WriteFile(victim, []byte("precious"), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	b, err := openBells(filepath.Join(t.TempDir(), DBFileName))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer b.close()
+	name := bellName("room_a", "alice")
+	if err := os.Symlink(victim, filepath.Join(b.dir, name)); err != nil {
+		t.Fatal(err)
+	}
+	if ch := b.rung("room_a", "alice"); ch != nil {
+		t.Error("a bell planted as a link is watched")
+	}
+	b.ring([]string{name})
+	if data, _ := os.ReadFile(victim); string(data) != "precious" {
+		t.Fatalf("ringing wrote through the link: %q", data)
+	}
+}

@@ -3,12 +3,12 @@ package store
 import (
 	"crypto/sha256"
 	"encoding/hex"
-	"errors"
 	"os"
 	"path/filepath"
 	"sync"
 
 	"github.com/fsnotify/fsnotify"
+	"github.com/stickhq/stick/internal/ownerfs"
 )
 
 // bellsSuffix names the directory beside the database that holds the bells.
@@ -51,7 +51,7 @@ type bell struct {
 // openBells creates the bells directory.
 func openBells(dbPath string) (*bells, error) {
 	b := &bells{dir: dbPath + bellsSuffix, m: make(map[string]*bell), done: make(chan struct{}), quit: make(chan struct{})}
-	if err := os.Mkdir(b.dir, 0o700); err != nil && !errors.Is(err, os.ErrExist) {
+	if err := ownerfs.Subdir(b.dir); err != nil {
 		return nil, err
 	}
 	return b, nil
@@ -112,7 +112,7 @@ func (b *bells) rung(room, agent string) <-chan struct{} {
 // watch creates the bell's file if needed and watches it.
 func (b *bells) watch(fsw *fsSub, name string) bool {
 	path := filepath.Join(b.dir, name)
-	f, err := os.OpenFile(path, os.O_WRONLY|os.O_CREATE, 0o600)
+	f, err := ownerfs.OpenFile(path, os.O_WRONLY|os.O_CREATE, 0o600)
 	if err != nil {
 		return false
 	}
@@ -127,7 +127,7 @@ func (b *bells) watch(fsw *fsSub, name string) bool {
 // latency.
 func (b *bells) ring(names []string) {
 	for _, name := range names {
-		if f, err := os.OpenFile(filepath.Join(b.dir, name), os.O_WRONLY, 0); err == nil {
+		if f, err := os.OpenFile(filepath.Join(b.dir, name), os.O_WRONLY|ownerfs.NoFollow, 0); err == nil {
 			_, _ = f.WriteAt([]byte{1}, 0)
 			f.Close()
 		}

@@ -9,6 +9,8 @@ import (
 	"path/filepath"
 	"runtime"
 	"strings"
+
+	"github.com/stickhq/stick/internal/ownerfs"
 )
 
 // DataDirEnv names the environment variable that overrides the data
@@ -27,6 +29,12 @@ const appDirName = "talking-stick"
 // resolved, created or written, so callers can tell a misconfigured location
 // apart from a database failure.
 var ErrDataDir = errors.New("data directory unusable")
+
+// ErrDataDirUnsafe is wrapped by errors about a data directory that
+// another user owns or that its group or others may write in: whoever can
+// write in it can read what stick keeps there or plant links that make
+// stick overwrite the user's files. It also wraps ErrDataDir.
+var ErrDataDirUnsafe = errors.New("data directory not private")
 
 // ErrUnsupportedFilesystem is wrapped when the data directory is on a network
 // or FUSE filesystem where SQLite locking is unreliable; sharing the database
@@ -127,7 +135,8 @@ func cleanFor(goos, p string) string {
 // Only directories this call creates are chmodded to 0700 (undoing a umask
 // that removed owner bits); a directory that already exists, such as one the
 // user chose through TALKING_STICK_DATA_DIR, keeps the permissions the user
-// gave it.
+// gave it, but on Unix it must be the user's own and writable by nobody
+// else: otherwise the error wraps ErrDataDirUnsafe too.
 func EnsureDataDir(dir string) error {
 	if dir == "" {
 		return fmt.Errorf("%w: empty path", ErrDataDir)
@@ -171,6 +180,9 @@ func EnsureDataDir(dir string) error {
 			return fmt.Errorf("%w: cannot create %q: %w (set %s to a writable directory)", ErrDataDir, p, err, DataDirEnv)
 		}
 	}
+	if err := CheckPrivateDir(dir); err != nil {
+		return err
+	}
 	// Prove that SQLite will be able to create its files here.
 	f, err := os.CreateTemp(dir, ".write-probe-*")
 	if err != nil {
@@ -192,4 +204,22 @@ func EnsureDataDir(dir string) error {
 func unsupportedFS(dir, fsType string) error {
 	return fmt.Errorf("%w: %q is on a %s filesystem, where SQLite locking is unreliable; set %s to a directory on a local disk",
 		ErrUnsupportedFilesystem, dir, fsType, DataDirEnv)
+}
+
+// CheckPrivateDir returns an error wrapping ErrDataDir and ErrDataDirUnsafe
+// when dir is owned by another user or writable by its group or others
+// (on Unix; elsewhere only that it is a directory).
+func CheckPrivateDir(dir string) error {
+	if err := ownerfs.CheckDir(dir); err != nil {
+		if errors.Is(err, ownerfs.ErrUnsafe) {
+			return fmt.Errorf("%w: %w: %s", ErrDataDir, ErrDataDirUnsafe, strings.TrimPrefix(err.Error(), ownerfs.ErrUnsafe.Error()+": "))
+		}
+		return fmt.Errorf("%w: %w", ErrDataDir, err)
+	}
+	return nil
+}
+
+// PrivateHint is the hint of an error wrapping ErrDataDirUnsafe about dir.
+func PrivateHint(dir string) string {
+	return fmt.Sprintf("use a directory only you own and write: run 'chmod 700 %s' if it is yours, or set %s to a directory of your own (stick creates it owner-only)", dir, DataDirEnv)
 }

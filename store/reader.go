@@ -58,6 +58,12 @@ func OpenReader(dir string) (*Reader, error) {
 		return nil, stick.Errorf(stick.CodeRoomNotFound, "no rooms yet: %s is empty", path).Wrap(ErrNoDatabase).
 			With("path", path).WithHint("run 'stick join' in a workspace to create its room")
 	}
+	if err := checkPrivateDir(dir); err != nil {
+		return nil, err
+	}
+	if err := checkPrivateFiles(path); err != nil {
+		return nil, err
+	}
 	conn, err := sqlite.OpenConn(path, sqlite.OpenReadOnly|sqlite.OpenWAL)
 	if err != nil {
 		return nil, s.openErr(err)

@@ -12,6 +12,7 @@ import (
 	"time"
 
 	"github.com/stickhq/stick/internal/filelock"
+	"github.com/stickhq/stick/internal/ownerfs"
 	"github.com/stickhq/stick/stick"
 	"zombiezen.com/go/sqlite"
 	"zombiezen.com/go/sqlite/sqlitex"
@@ -100,8 +101,12 @@ func dataDirDetail(err error) string {
 // created with owner-only permissions and must be on a local filesystem.
 func OpenDir(dir string, opts Options) (*Store, error) {
 	if err := EnsureDataDir(dir); err != nil {
+		hint := fmt.Sprintf("make %s a writable directory, or set %s to one", dir, DataDirEnv)
+		if errors.Is(err, ErrDataDirUnsafe) {
+			hint = PrivateHint(dir)
+		}
 		return nil, stick.Errorf(stick.CodeDataDir, "cannot use the data directory: %s", dataDirDetail(err)).Wrap(err).With("path", dir).
-			WithHint("make %s a writable directory, or set %s to one", dir, DataDirEnv)
+			WithHint("%s", hint)
 	}
 	if err := CheckLocalFS(dir); err != nil {
 		return nil, stick.Errorf(stick.CodeUnsupportedFilesystem, "%v", err).Wrap(err).With("path", dir).
@@ -118,6 +123,9 @@ func Open(path string, opts Options) (*Store, error) {
 		return nil, stick.Errorf(stick.CodeUnsupportedFilesystem, "%v", err).Wrap(err).With("path", path).
 			WithHint("set %s to a directory on a local disk", DataDirEnv)
 	}
+	if err := openPrivate(path); err != nil {
+		return nil, err
+	}
 	if opts.BusyTimeout <= 0 {
 		opts.BusyTimeout = DefaultBusyTimeout
 	}
@@ -126,6 +134,9 @@ func Open(path string, opts Options) (*Store, error) {
 	}
 	s := &Store{path: path, opts: opts, writer: make(chan struct{}, 1)}
 	lock, err := filelock.Open(path + "-lock")
+	if err := unsafeErr(path, err); err != nil {
+		return nil, err
+	}
 	if err != nil {
 		return nil, s.openErr(err)
 	}
@@ -134,8 +145,11 @@ func Open(path string, opts Options) (*Store, error) {
 		s.Close()
 		return nil, err
 	}
-	if s.bell, err = os.OpenFile(path+bellSuffix, os.O_WRONLY|os.O_CREATE, 0o600); err != nil {
+	if s.bell, err = ownerfs.OpenFile(path+bellSuffix, os.O_WRONLY|os.O_CREATE, 0o600); err != nil {
 		s.Close()
+		if err := unsafeErr(path, err); err != nil {
+			return nil, err
+		}
 		return nil, stick.Errorf(stick.CodeDataDir, "cannot write %s", path+bellSuffix).Wrap(err).With("path", path+bellSuffix).
 			WithHint("make the directory writable, or set %s to another directory", DataDirEnv)
 	}
@@ -171,6 +185,9 @@ func Open(path string, opts Options) (*Store, error) {
 	}
 	if s.bells, err = openBells(path); err != nil {
 		s.Close()
+		if err := unsafeErr(path, err); err != nil {
+			return nil, err
+		}
 		return nil, stick.Errorf(stick.CodeDataDir, "cannot create %s", path+bellsSuffix).Wrap(err).With("path", path+bellsSuffix).
 			WithHint("make the directory writable, or set %s to another directory", DataDirEnv)
 	}
@@ -179,6 +196,59 @@ func Open(path string, opts Options) (*Store, error) {
 		s.startFill()
 	}
 	return s, nil
+}
+
+// openPrivate makes the database's files the user's alone before SQLite
+// opens them: their directory must be the user's and writable by nobody
+// else, the database file is created owner-only (SQLite gives the -wal and
+// -shm files it creates the database file's permissions), and none of them
+// may be a symbolic link or another user's file. A file an older stick
+// created readable by others is made owner-only.
+func openPrivate(path string) error {
+	if err := checkPrivateDir(filepath.Dir(path)); err != nil {
+		return err
+	}
+	if f, err := ownerfs.OpenFile(path, os.O_WRONLY|os.O_CREATE|os.O_EXCL, 0o600); err == nil {
+		f.Close()
+	}
+	return checkPrivateFiles(path)
+}
+
+// checkPrivateDir is CheckPrivateDir's coded error.
+func checkPrivateDir(dir string) error {
+	if err := CheckPrivateDir(dir); err != nil {
+		hint := fmt.Sprintf("make %s a writable directory, or set %s to one", dir, DataDirEnv)
+		if errors.Is(err, ErrDataDirUnsafe) {
+			hint = PrivateHint(dir)
+		}
+		return stick.Errorf(stick.CodeDataDir, "cannot use the data directory: %s", dataDirDetail(err)).Wrap(err).With("path", dir).
+			WithHint("%s", hint)
+	}
+	return nil
+}
+
+// checkPrivateFiles refuses a database, -wal or -shm file that is a link or
+// another user's file, and takes from them any permission beyond 0600.
+func checkPrivateFiles(path string) error {
+	for _, p := range []string{path, path + "-wal", path + "-shm"} {
+		// Other failures (a read-only file or filesystem) are SQLite's to
+		// report, with their own codes.
+		if err := unsafeErr(path, ownerfs.CheckFile(p, 0o600)); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// unsafeErr is the coded error for err when it refuses a file beside the
+// database at path (a link, another user's file), else nil.
+func unsafeErr(path string, err error) error {
+	if !errors.Is(err, ownerfs.ErrUnsafe) {
+		return nil
+	}
+	return stick.Errorf(stick.CodeDataDir, "cannot use the database's files: %s", strings.TrimPrefix(err.Error(), ownerfs.ErrUnsafe.Error()+": ")).
+		Wrap(err).With("path", path).
+		WithHint("someone may have planted it: look at it, remove it, and run again; or set %s to a directory of your own", DataDirEnv)
 }
 
 // Path returns the database file's path.

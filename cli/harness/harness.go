@@ -5,6 +5,7 @@ package harness
 import (
 	"context"
 	"errors"
+	"fmt"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -206,6 +207,8 @@ func geminiDir(elem ...string) func() (string, error) {
 			if home, err = userHome(); err != nil {
 				return "", err
 			}
+		} else if !filepath.IsAbs(home) {
+			return "", fmt.Errorf("GEMINI_CLI_HOME %q is not an absolute path: set it to one, or unset it", home)
 		}
 		return filepath.Join(append([]string{home, ".gemini"}, elem...)...), nil
 	}
@@ -227,10 +230,16 @@ func openCodeDir(elem string) func() (string, error) {
 	}
 }
 
+// userHome is the home directory, which must be an absolute path: a
+// relative HOME would make stick create harness files below whatever
+// directory it runs in.
 func userHome() (string, error) {
 	home, err := os.UserHomeDir()
 	if err != nil {
 		return "", errors.New("cannot find the home directory: set HOME")
+	}
+	if !filepath.IsAbs(home) {
+		return "", fmt.Errorf("the home directory %q is not an absolute path: set HOME to yours", home)
 	}
 	return home, nil
 }

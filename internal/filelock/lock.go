@@ -5,6 +5,8 @@ package filelock
 import (
 	"fmt"
 	"os"
+
+	"github.com/stickhq/stick/internal/ownerfs"
 )
 
 // Lock is an exclusive lock on one file, taken through the operating
@@ -16,9 +18,10 @@ type Lock struct {
 	f    *os.File
 }
 
-// Open opens (creating it if needed) the lock file at path, unlocked.
+// Open opens (creating it if needed) the lock file at path, unlocked. It
+// never opens it through a symbolic link, and the file is owner-only.
 func Open(path string) (*Lock, error) {
-	f, err := os.OpenFile(path, os.O_RDWR|os.O_CREATE, 0o600)
+	f, err := ownerfs.OpenFile(path, os.O_RDWR|os.O_CREATE, 0o600)
 	if err != nil {
 		return nil, fmt.Errorf("open lock file: %w", err)
 	}
