@@ -17,7 +17,9 @@ func (s *Store) migrateLocked() error {
 		return err
 	}
 	defer release()
-	return s.retryBusy(context.Background(), s.migrate)
+	// The commit, in migrate's deferred end, fails after every statement's
+	// error was mapped (a full disk meets it there), so map its error too.
+	return s.retryBusy(context.Background(), func() error { return s.mapErr(s.migrate()) })
 }
 
 // migrate brings the file to SchemaVersion inside one write transaction, or
