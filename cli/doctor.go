@@ -243,7 +243,7 @@ func holderChecks() []check {
 	}
 	hs, err := readHolders(dir)
 	if err != nil { // damaged: rewrite it, keeping nothing a dead guardian left
-		if uerr := updateHolders(dir, func(hs []holder) ([]holder, error) { return hs, nil }); uerr != nil {
+		if uerr := updateHolders(context.Background(), dir, func(hs []holder) ([]holder, error) { return hs, nil }); uerr != nil {
 			return []check{failedCheck("holders", uerr)}
 		}
 		return []check{{"holders", checkOK, "rewrote the damaged holder records (" + stick.AsError(err).Message + ")", ""}}
@@ -266,7 +266,7 @@ func holderChecks() []check {
 		}
 	}
 	if gone > 0 {
-		if err := updateHolders(dir, func(hs []holder) ([]holder, error) { return hs, nil }); err != nil {
+		if err := updateHolders(context.Background(), dir, func(hs []holder) ([]holder, error) { return hs, nil }); err != nil {
 			return append(out, failedCheck("holders", err))
 		}
 		out = append(out, check{"holders", checkOK, fmt.Sprintf("dropped %d record(s) of holder processes that are gone", gone), ""})
