@@ -75,3 +75,19 @@ func TestHolderRecordsLockHasADeadline(t *testing.T) {
 		t.Errorf("wait ended %v after SIGTERM: it waited for the lock", d)
 	}
 }
+
+// TestDoctorNamesTheWriterLockHolder holds the database's writer lock in
+// another process: 'stick doctor' warns that writes wait for it and names
+// that process.
+func TestDoctorNamesTheWriterLockHolder(t *testing.T) {
+	repo, data := holderRepo(t)
+	mustRun(t, repo, "join")
+	locker := testproc.Start(t, "hold-lock", filepath.Join(data, "rooms.sqlite-lock"))
+	if line, err := locker.ReadLine(safety); err != nil || line != "locked" {
+		t.Fatalf("lock holder: %q %v\n%s", line, err, locker.Stderr())
+	}
+	r := runBin(t, repo, nil, "doctor")
+	if !strings.Contains(r.stdout, "writer lock") || !strings.Contains(r.stdout, "process "+strconv.Itoa(locker.PID())) {
+		t.Fatalf("doctor while process %d holds the writer lock: exit %d\n%s%s", locker.PID(), r.code, r.stdout, r.stderr)
+	}
+}
