@@ -64,8 +64,7 @@ func TestHolderRecordsLockHasADeadline(t *testing.T) {
 	}
 
 	w := startBin(t, repo, "wait")
-	waitOpened(t, w.cmd.Process.Pid, "rooms.sqlite")
-	time.Sleep(200 * time.Millisecond) // into the guardian's wait for the lock
+	time.Sleep(time.Second) // into the holder process's wait for the lock
 	w.signal(t, syscall.SIGTERM)
 	signalled := time.Now()
 	if code := w.wait(t); code != 143 {
@@ -89,5 +88,23 @@ func TestDoctorNamesTheWriterLockHolder(t *testing.T) {
 	r := runBin(t, repo, nil, "doctor")
 	if !strings.Contains(r.stdout, "writer lock") || !strings.Contains(r.stdout, "process "+strconv.Itoa(locker.PID())) {
 		t.Fatalf("doctor while process %d holds the writer lock: exit %d\n%s%s", locker.PID(), r.code, r.stdout, r.stderr)
+	}
+}
+
+// TestDoctorSeesDeletedDatabaseFiles deletes the -wal and -shm files under
+// a running 'stick events --follow': doctor fails, naming that process.
+func TestDoctorSeesDeletedDatabaseFiles(t *testing.T) {
+	repo, data := holderRepo(t)
+	mustRun(t, repo, "join")
+	f := startBin(t, repo, "events", "--follow")
+	f.readUntil(t, "join")
+	for _, suffix := range []string{"-wal", "-shm"} {
+		if err := os.Remove(filepath.Join(data, "rooms.sqlite"+suffix)); err != nil {
+			t.Fatal(err)
+		}
+	}
+	r := runBin(t, repo, nil, "doctor")
+	if r.code != 1 || !strings.Contains(r.stdout, "deleted") || !strings.Contains(r.stdout, strconv.Itoa(f.cmd.Process.Pid)) {
+		t.Fatalf("doctor after the -wal and -shm were deleted under pid %d: exit %d\n%s%s", f.cmd.Process.Pid, r.code, r.stdout, r.stderr)
 	}
 }
