@@ -367,7 +367,7 @@ func TestBinaryEventsFollow(t *testing.T) {
 	}
 	err = cmd.Wait()
 	exited = true
-	if code := cmd.ProcessState.ExitCode(); err != nil || code != 0 || stderr.Len() != 0 {
+	if code := cmd.ProcessState.ExitCode(); code != 130 || stderr.String() != "stick: interrupted\n" {
 		t.Fatalf("interrupted --follow: %v, exit %d, stderr %q", err, code, stderr.String())
 	}
 }

@@ -14,6 +14,7 @@ import (
 	"github.com/spf13/cobra"
 	skill "github.com/stickhq/stick"
 	"github.com/stickhq/stick/cli/harness"
+	"github.com/stickhq/stick/internal/filelock"
 	"github.com/stickhq/stick/mcpserver"
 	"github.com/stickhq/stick/procid"
 	"github.com/stickhq/stick/render"
@@ -195,6 +196,13 @@ func databaseChecks(ctx context.Context, dir string) []check {
 		out = append(out, check{"database", checkOK, fmt.Sprintf("%s: schema %d, integrity ok", r.Path(), store.SchemaVersion), ""})
 	}
 	out = append(out, searchCheck(ctx, r))
+	if c, ok := writerLockCheck(ctx, r.Path()+"-lock"); ok {
+		out = append(out, c)
+	}
+	if pids := deletedDBUsers(r.Path()); len(pids) > 0 {
+		out = append(out, check{"database", checkFail, fmt.Sprintf("processes %v still write to a deleted %s, -wal or -shm: what they write is lost to every new process", pids, r.Path()),
+			"stop those stick processes (agents' 'stick mcp' servers, holders) and start them again; do not delete the -wal and -shm files of a database in use"})
+	}
 	svc, err := stick.New(r, serviceOptions...)
 	if err != nil {
 		return append(out, failedCheck("rooms", err))
@@ -274,7 +282,7 @@ func holderChecks() []check {
 	}
 	hs, err := readHolders(dir)
 	if err != nil { // damaged: rewrite it, keeping nothing a dead guardian left
-		if uerr := updateHolders(dir, func(hs []holder) ([]holder, error) { return hs, nil }); uerr != nil {
+		if uerr := updateHolders(context.Background(), dir, func(hs []holder) ([]holder, error) { return hs, nil }); uerr != nil {
 			return []check{failedCheck("holders", uerr)}
 		}
 		return []check{{"holders", checkOK, "rewrote the damaged holder records (" + stick.AsError(err).Message + ")", ""}}
@@ -297,7 +305,7 @@ func holderChecks() []check {
 		}
 	}
 	if gone > 0 {
-		if err := updateHolders(dir, func(hs []holder) ([]holder, error) { return hs, nil }); err != nil {
+		if err := updateHolders(context.Background(), dir, func(hs []holder) ([]holder, error) { return hs, nil }); err != nil {
 			return append(out, failedCheck("holders", err))
 		}
 		out = append(out, check{"holders", checkOK, fmt.Sprintf("dropped %d record(s) of holder processes that are gone", gone), ""})
@@ -370,4 +378,35 @@ func harnessChecks(ctx context.Context) []check {
 func failedCheck(name string, err error) check {
 	se := stick.AsError(err)
 	return check{name, checkFail, fmt.Sprintf("%s: %s", se.Code, se.Message), se.Hint}
+}
+
+// writerLockWait is how long doctor waits for the database's writer lock
+// before it reports who holds it: a write holds it for milliseconds.
+const writerLockWait = time.Second
+
+// writerLockCheck warns when a process has held the database's writer lock
+// (path) for writerLockWait, naming it when the system can tell, since
+// every write waits for it. It takes the lock for no longer than a try.
+func writerLockCheck(ctx context.Context, path string) (check, bool) {
+	if _, err := os.Stat(path); err != nil {
+		return check{}, false
+	}
+	l, err := filelock.Open(path)
+	if err != nil {
+		return check{}, false
+	}
+	defer l.Close()
+	err = l.LockWithin(ctx, writerLockWait)
+	if err == nil {
+		l.Unlock()
+		return check{}, false
+	}
+	if !errors.Is(err, filelock.ErrTimeout) {
+		return check{}, false
+	}
+	by, fix := "a process", "find the stick process that is stopped or stuck (for example with 'lsof "+path+"') and end it"
+	if pid := filelock.Holder(path); pid > 0 {
+		by, fix = fmt.Sprintf("process %d", pid), fmt.Sprintf("if process %d is stopped or stuck, end it (kill %d); every write waits for it", pid, pid)
+	}
+	return check{"writer lock", checkWarn, fmt.Sprintf("%s has held the write lock %s for more than %s: writes wait, then fail with db_busy", by, path, human(writerLockWait)), fix}, true
 }

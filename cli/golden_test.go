@@ -459,7 +459,7 @@ func TestGoldenEvents(t *testing.T) {
 	tr.run("", "events", s.repo, "-n", "2", "--after", "1")
 
 	// --follow prints what is there, then each event as it commits, until interrupted.
-	ctx, cancel := context.WithCancel(context.Background())
+	ctx, cancel := context.WithCancelCause(context.Background())
 	out := &syncBuffer{}
 	var errb bytes.Buffer
 	done := make(chan int, 1)
@@ -469,7 +469,7 @@ func TestGoldenEvents(t *testing.T) {
 	s.clock.Advance(time.Minute)
 	s.ok("note", "--path", s.repo, "--agent", "codex:1", "on it")
 	waitFor(t, func() bool { return strings.Count(out.String(), "\n") >= 2 })
-	cancel()
+	cancel(Interrupted{Signal: os.Interrupt})
 	var code int
 	select {
 	case code = <-done:

@@ -172,8 +172,8 @@ func runGuardian(ctx context.Context, a guardianArgs, starter io.Reader, report 
 	g.caller.AgentID = join.AgentID
 	rec := holder{RoomID: join.RoomID, Path: join.CanonicalPath, AgentID: join.AgentID, State: holderWaiting,
 		Guardian: g.self, Anchor: anchor, Since: time.Now().UTC()}
-	if err := addHolder(g.dir, rec); err != nil {
-		return fail(err)
+	if err := addHolder(acquire, g.dir, rec); err != nil {
+		return fail(g.cause(acquire, err))
 	}
 	defer func() {
 		if err := dropHolder(g.dir, g.self); err != nil {

@@ -97,7 +97,7 @@ func runHold(cmd *cobra.Command, agentFlag, path string, hf handoffFlags) error 
 		return err
 	}
 	rec := holder{RoomID: join.RoomID, Path: join.CanonicalPath, AgentID: join.AgentID, State: holderWaiting, Guardian: self, Anchor: anc.Identity, Since: time.Now().UTC()}
-	if err := addHolder(dir, rec); err != nil {
+	if err := addHolder(cmd.Context(), dir, rec); err != nil {
 		return err
 	}
 	defer func() { _ = dropHolder(dir, self) }()

@@ -311,7 +311,7 @@ func TestWaitTimeoutTryAndInterrupt(t *testing.T) {
 	bob := startBin(t, repo, "--agent", "bob", "wait")
 	waiting := waitingHolder(t, data, "bob").Guardian
 	bob.signal(t, os.Interrupt)
-	if code := bob.wait(t); code != 1 || !strings.Contains(bob.stderr.String(), "canceled") {
+	if code := bob.wait(t); code != 130 || bob.stderr.String() != "stick: interrupted\n" {
 		t.Fatalf("interrupted wait: exit %d, stderr %q", code, bob.stderr.String())
 	}
 	eventually(t, "the waiting holder ends with the interrupted wait", func() bool { return procid.Check(waiting) == procid.Gone })

@@ -1,11 +1,13 @@
 package cli
 
 import (
+	"context"
 	"encoding/json"
 	"errors"
 	"fmt"
 	"io/fs"
 	"path/filepath"
+	"strconv"
 	"time"
 
 	"github.com/stickhq/stick/internal/atomicfile"
@@ -97,8 +99,9 @@ func readHolders(dir string) ([]holder, error) {
 // updateHolders changes the local records under an exclusive lock: it reads
 // them, drops records whose guardian is proven gone (so a killed guardian
 // never leaves a record behind for long), lets fn change the rest, and
-// writes the result atomically (temporary file, fsync, rename).
-func updateHolders(dir string, fn func([]holder) ([]holder, error)) error {
+// writes the result atomically (temporary file, fsync, rename). It waits at
+// most holdersLockWait for the lock, and no longer than ctx lasts.
+func updateHolders(ctx context.Context, dir string, fn func([]holder) ([]holder, error)) error {
 	if err := ensureLocalDir(dir); err != nil {
 		return err
 	}
@@ -107,8 +110,8 @@ func updateHolders(dir string, fn func([]holder) ([]holder, error)) error {
 		return stick.Errorf(stick.CodeDataDir, "cannot lock the holder records: %v", err)
 	}
 	defer lock.Close()
-	if err := lock.Lock(); err != nil {
-		return stick.Errorf(stick.CodeDataDir, "cannot lock the holder records: %v", err)
+	if err := lock.LockWithin(ctx, holdersLockWait); err != nil {
+		return holdersLockErr(lock.Path(), err)
 	}
 	defer lock.Unlock()
 	hs, err := readHolders(dir)
@@ -155,8 +158,8 @@ func findHolder(hs []holder, roomID, agent string) (holder, bool) {
 // addHolder records a new guardian, unless another live guardian already
 // waits or holds for the same identity in the same room: two would race
 // for one turn, and the loser would wait forever.
-func addHolder(dir string, h holder) error {
-	return updateHolders(dir, func(hs []holder) ([]holder, error) {
+func addHolder(ctx context.Context, dir string, h holder) error {
+	return updateHolders(ctx, dir, func(hs []holder) ([]holder, error) {
 		if o, ok := findHolder(hs, h.RoomID, h.AgentID); ok && !o.Guardian.Same(h.Guardian) {
 			what := "waits for"
 			if o.State == holderHolding {
@@ -170,8 +173,10 @@ func addHolder(dir string, h holder) error {
 }
 
 // dropHolder removes the record of the guardian g.
+// It runs while a command ends, even one a signal ended, so only the
+// deadline bounds its wait.
 func dropHolder(dir string, g procid.Identity) error {
-	return updateHolders(dir, func(hs []holder) ([]holder, error) {
+	return updateHolders(context.Background(), dir, func(hs []holder) ([]holder, error) {
 		out := hs[:0]
 		for _, h := range hs {
 			if !h.Guardian.Same(g) {
@@ -184,7 +189,7 @@ func dropHolder(dir string, g procid.Identity) error {
 
 // putHolder records h, replacing the record of the same guardian.
 func putHolder(dir string, h holder) error {
-	return updateHolders(dir, func(hs []holder) ([]holder, error) {
+	return updateHolders(context.Background(), dir, func(hs []holder) ([]holder, error) {
 		out := hs[:0]
 		for _, o := range hs {
 			if !o.Guardian.Same(h.Guardian) {
@@ -193,4 +198,26 @@ func putHolder(dir string, h holder) error {
 		}
 		return append(out, h), nil
 	})
+}
+
+// holdersLockWait is how long a command waits for another stick process
+// to finish changing the holder records. Each change takes milliseconds, so
+// a lock held longer belongs to a process that is stuck or stopped.
+var holdersLockWait = 5 * time.Second
+
+// holdersLockErr is the error of a failed wait for the holder records'
+// lock: db_busy naming the process that holds it, when known.
+func holdersLockErr(path string, err error) error {
+	if !errors.Is(err, filelock.ErrTimeout) {
+		if errors.Is(err, context.Canceled) || errors.Is(err, context.DeadlineExceeded) {
+			return err
+		}
+		return stick.Errorf(stick.CodeDataDir, "cannot lock the holder records: %v", err)
+	}
+	by := "another process"
+	if pid := filelock.Holder(path); pid > 0 {
+		by = "process " + strconv.Itoa(pid)
+	}
+	return stick.Errorf(stick.CodeDBBusy, "%s held the lock on the holder records %s for more than %s", by, path, human(holdersLockWait)).
+		With("path", path).WithHint("retry; if it persists, stop %s (a stuck or stopped stick command)", by)
 }

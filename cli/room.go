@@ -443,9 +443,6 @@ events as they commit, until interrupted.`,
 				}
 				for {
 					page, err := s.svc.FollowEvents(cmd.Context(), r.RoomID, after, limit)
-					if errors.Is(err, context.Canceled) {
-						return nil // interrupted: the normal end of --follow
-					}
 					if err != nil {
 						return err
 					}

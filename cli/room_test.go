@@ -179,7 +179,7 @@ func TestEventsFollow(t *testing.T) {
 	if code, out, _ := run(t, "join", repo); code != 0 {
 		t.Fatal(out)
 	}
-	ctx, cancel := context.WithCancel(context.Background())
+	ctx, cancel := context.WithCancelCause(context.Background())
 	out := &syncBuffer{}
 	done := make(chan int, 1)
 	go func() {
@@ -190,11 +190,11 @@ func TestEventsFollow(t *testing.T) {
 		t.Fatal(o)
 	}
 	waitFor(t, func() bool { return strings.Count(out.String(), "\n") >= 2 })
-	cancel()
+	cancel(Interrupted{Signal: os.Interrupt})
 	select {
 	case code := <-done:
-		if code != 0 {
-			t.Fatalf("interrupted --follow must exit 0, got %d", code)
+		if code != 130 {
+			t.Fatalf("--follow interrupted by Ctrl-C must exit 130, got %d", code)
 		}
 	case <-time.After(10 * time.Second):
 		t.Fatal("--follow did not stop when interrupted")

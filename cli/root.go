@@ -9,6 +9,7 @@ import (
 	"regexp"
 	"strconv"
 	"strings"
+	"syscall"
 	"time"
 
 	"github.com/spf13/cobra"
@@ -43,8 +44,20 @@ func Execute(ctx context.Context, args []string, stdin io.Reader, stdout, stderr
 		}
 		return f.code
 	}
+	if code, ok := interrupted(ctx, err); ok {
+		fmt.Fprintln(stderr, "stick: interrupted")
+		return code
+	}
 	var se *stick.Error
 	if errors.As(err, &se) {
+		printError(stderr, se)
+		return exitFor(se)
+	}
+	var ue usageError
+	if !errors.As(err, &ue) && errors.Unwrap(err) != nil || errors.Is(err, context.Canceled) || errors.Is(err, context.DeadlineExceeded) {
+		// Not the command line's fault: an error of the system or the
+		// context that reached here without a code of its own.
+		se = stick.AsError(err)
 		printError(stderr, se)
 		return exitFor(se)
 	}
@@ -55,6 +68,37 @@ func Execute(ctx context.Context, args []string, stdin io.Reader, stdout, stderr
 	fmt.Fprintf(stderr, "stick: %v\nhint: run '%s' for usage\n", err, help)
 	return 2
 }
+
+// Interrupted is the cause with which the context given to Execute ends
+// when a signal (Ctrl-C, SIGTERM) stops the command: a command it ends
+// that way exits 128 plus the signal's number, as shells report a process
+// the signal killed, with the one line "stick: interrupted".
+type Interrupted struct{ Signal os.Signal }
+
+func (i Interrupted) Error() string { return i.Signal.String() + " signal received" }
+
+// interrupted reports the exit status of a command that failed because a
+// signal ended ctx: 130 for SIGINT, 143 for SIGTERM.
+func interrupted(ctx context.Context, err error) (int, bool) {
+	var in Interrupted
+	if ctx.Err() == nil || !errors.As(context.Cause(ctx), &in) {
+		return 0, false
+	}
+	if !errors.Is(err, context.Canceled) && stick.ErrorCode(err) != stick.CodeCanceled {
+		return 0, false
+	}
+	if n, ok := in.Signal.(syscall.Signal); ok {
+		return 128 + int(n), true
+	}
+	return 130, true
+}
+
+// usageError marks an error of a flag as the command line's fault, like
+// every unwrapped error a command returns; an error that wraps another
+// (a file, a driver) and has no code is an internal failure instead.
+type usageError struct{ error }
+
+func (u usageError) Unwrap() error { return u.error }
 
 // exitConflict is the exit status of a version_conflict: someone else
 // changed what the command was about to change, and nothing was written.
@@ -178,6 +222,7 @@ Agents use it through the MCP server, 'stick mcp', which their harness starts
 		SilenceErrors: true,
 	}
 	root.SetVersionTemplate("stick {{.Version}}\n")
+	root.SetFlagErrorFunc(func(_ *cobra.Command, err error) error { return usageError{err} })
 	agent := root.PersistentFlags().String("agent", "", "act as this agent id (default: see 'stick whoami --explain')")
 	root.AddCommand(
 		newWait(agent), newTry(agent), newHold(agent), newRelease(agent), newPass(agent), newTakeover(agent), newHeartbeat(agent),

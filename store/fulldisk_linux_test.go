@@ -42,6 +42,9 @@ type fullDiskReport struct {
 	Before     []string
 	Note, Join outcome
 	During     []string
+	// Opening the database a store keeps open, as a second process does,
+	// while the disk is full.
+	OpenShared outcome
 	After      outcome
 	Final      []string
 	// Opening the closed database while the disk is full again (SQLite
@@ -58,7 +61,8 @@ type fullDiskReport struct {
 // unprivileged user may mount a tmpfs. Opening a new database there fails
 // with data_dir_unusable "the disk holding ... is full"; a store that was
 // working gets the same error from a real write (AppendNote, JoinPath),
-// keeps every earlier note and writes again once space is freed; opening
+// keeps every earlier note and writes again once space is freed; a second
+// open of the database it keeps open fails the same way; opening
 // the closed database on the full disk fails the same way, for readers
 // too, and changes no file.
 func TestFullDisk(t *testing.T) {
@@ -84,6 +88,7 @@ func TestFullDisk(t *testing.T) {
 		{"the first open once space is freed", newDir, rep.OpenNewFreed, want{}},
 		{"a note on the full disk", data, rep.Note, full},
 		{"a join on the full disk", data, rep.Join, full},
+		{"opening the database a store keeps open on the full disk", data, rep.OpenShared, full},
 		{"a note once space is freed", data, rep.After, want{}},
 		{"opening the closed database on the full disk", data, rep.OpenFull, full},
 		{"a reader of the closed database on the full disk", data, rep.ReaderFull, full},
@@ -170,6 +175,7 @@ func fullDiskScenario(rep *fullDiskReport, mnt, repo string) error {
 	if rep.During, err = readNotes(st); err != nil {
 		return fmt.Errorf("reading while the disk is full: %w", err)
 	}
+	rep.OpenShared = attempt(openDir, data)
 	free()
 	_, err = svc.AppendNote(ctx, ana, j.RoomID, "after")
 	rep.After = describe(err)

@@ -11,13 +11,25 @@ import (
 )
 
 // migrateLocked runs migrate as a queued writer, retrying transient BUSY.
+// While another process holds the writer lock, a file that needs no
+// migration is only checked, without waiting: opening a store to read must
+// not wait for a writer (a stopped or slow process holding the lock would
+// otherwise make every command fail with db_busy). Such a store finds out
+// at its first write, if ever, that it may not write.
 func (s *Store) migrateLocked() error {
+	if free, err := s.lock.TryLock(); err == nil && free {
+		s.lock.Unlock()
+	} else if err == nil && s.current() {
+		return nil
+	}
 	release, err := s.acquireWriter(context.Background())
 	if err != nil {
 		return err
 	}
 	defer release()
-	return s.retryBusy(context.Background(), s.migrate)
+	// The commit, in migrate's deferred end, fails after every statement's
+	// error was mapped (a full disk meets it there), so map its error too.
+	return s.retryBusy(context.Background(), func() error { return s.mapErr(s.migrate()) })
 }
 
 // migrate brings the file to SchemaVersion inside one write transaction, or
@@ -136,4 +148,34 @@ func metaValue(conn *sqlite.Conn, key string) (string, error) {
 		ResultFunc: func(stmt *sqlite.Stmt) error { v = stmt.ColumnText(0); return nil },
 	})
 	return v, err
+}
+
+// current reports whether the file is a stick database that migrate would
+// not change, read through a read-only connection that takes no lock a
+// writer holds. Any doubt (no file yet, a failed read) is false.
+func (s *Store) current() bool {
+	conn, err := sqlite.OpenConn(s.path, sqlite.OpenReadOnly|sqlite.OpenWAL)
+	if err != nil {
+		return false
+	}
+	defer conn.Close()
+	q := "PRAGMA busy_timeout = " + strconv.FormatInt(s.opts.BusyTimeout.Milliseconds(), 10)
+	if err := sqlitex.ExecuteTransient(conn, q, nil); err != nil {
+		return false
+	}
+	if appID, err := pragmaInt(conn, "PRAGMA application_id"); err != nil || appID != applicationID {
+		return false
+	}
+	if v, err := metaValue(conn, "schema_version"); err != nil || v != strconv.Itoa(SchemaVersion) {
+		return false
+	}
+	state, err := metaValue(conn, "search_index")
+	if err != nil {
+		return false
+	}
+	fts, err := pragmaInt(conn, "SELECT sqlite_compileoption_used('ENABLE_FTS5')")
+	if err != nil {
+		return false
+	}
+	return (state == "ready") == (fts != 0 && !s.opts.noFTS)
 }

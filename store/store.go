@@ -48,6 +48,9 @@ type Store struct {
 	// wclosed is set by Close; like wconn it is only touched by the holder
 	// of the writer token.
 	wclosed bool
+	// files are the database file, -wal and -shm of the first commit
+	// (see replaced); only the holder of the writer token touches them.
+	files *fileSet
 
 	closeOnce sync.Once
 	closeErr  error
@@ -304,6 +307,9 @@ func (s *Store) update(ctx context.Context, fn func(stick.Tx) error) (err error)
 	if s.wclosed {
 		return stick.Errorf(stick.CodeInternal, "no database connection for %s (the store is closed)", s.path)
 	}
+	if err := s.replaced(); err != nil {
+		return err
+	}
 	conn := s.wconn // the writer token, held by the caller, makes it ours
 	defer conn.SetInterrupt(conn.SetInterrupt(ctx.Done()))
 	end, err := sqlitex.ImmediateTransaction(conn)
@@ -322,6 +328,7 @@ func (s *Store) update(ctx context.Context, fn func(stick.Tx) error) (err error)
 	if err != nil {
 		return s.mapErr(s.ctxErr(ctx, err))
 	}
+	s.noteFiles()
 	s.watch.notify()
 	s.ring()
 	s.bells.ring(t.rings)

@@ -17,10 +17,27 @@ import (
 var version = ""
 
 func main() {
-	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
+	ctx, stop := signalContext()
 	code := cli.Execute(ctx, os.Args[1:], os.Stdin, os.Stdout, os.Stderr, buildVersion())
 	stop()
 	os.Exit(code)
+}
+
+// signalContext returns a context that the first Ctrl-C or SIGTERM ends
+// with cli.Interrupted as its cause; later ones are ignored
+// until stop.
+func signalContext() (context.Context, func()) {
+	ctx, cancel := context.WithCancelCause(context.Background())
+	sigs := make(chan os.Signal, 1)
+	signal.Notify(sigs, os.Interrupt, syscall.SIGTERM)
+	go func() {
+		select {
+		case s := <-sigs:
+			cancel(cli.Interrupted{Signal: s})
+		case <-ctx.Done():
+		}
+	}()
+	return ctx, func() { signal.Stop(sigs); cancel(nil) }
 }
 
 func buildVersion() string {

@@ -3,8 +3,11 @@
 package filelock
 
 import (
+	"context"
+	"errors"
 	"fmt"
 	"os"
+	"time"
 
 	"github.com/stickhq/stick/internal/ownerfs"
 )
@@ -58,3 +61,28 @@ func (l *Lock) Current() bool {
 
 // Close closes the lock file, which also releases the lock.
 func (l *Lock) Close() error { return l.f.Close() }
+
+// ErrTimeout is LockWithin's error when another process held the lock for
+// the whole time allowed.
+var ErrTimeout = errors.New("another process held the lock all along")
+
+// LockWithin takes the lock, trying again every few milliseconds, until it
+// has it, ctx ends (ctx's error) or d passes (ErrTimeout). Unlike Lock it
+// never waits for a holder that does not let go.
+func (l *Lock) LockWithin(ctx context.Context, d time.Duration) error {
+	deadline := time.Now().Add(d)
+	for delay := time.Millisecond; ; delay = min(2*delay, 50*time.Millisecond) {
+		ok, err := l.TryLock()
+		if err != nil || ok {
+			return err
+		}
+		if time.Now().Add(delay).After(deadline) {
+			return ErrTimeout
+		}
+		select {
+		case <-ctx.Done():
+			return ctx.Err()
+		case <-time.After(delay):
+		}
+	}
+}

@@ -1,0 +1,58 @@
+package store
+
+import (
+	"os"
+
+	"github.com/stickhq/stick/stick"
+)
+
+// fileSet is what the database file and its -wal and -shm files were when
+// this store first wrote through them.
+type fileSet [3]os.FileInfo
+
+// dbFiles names the database file and the two files SQLite keeps beside it.
+func (s *Store) dbFiles() [3]string { return [3]string{s.path, s.path + "-wal", s.path + "-shm"} }
+
+// statFiles returns the files now at the database's paths, or false when
+// one is missing.
+func (s *Store) statFiles() (fileSet, bool) {
+	var fs fileSet
+	for i, p := range s.dbFiles() {
+		fi, err := os.Stat(p)
+		if err != nil {
+			return fs, false
+		}
+		fs[i] = fi
+	}
+	return fs, true
+}
+
+// replaced reports a database file, -wal or -shm that was deleted or
+// replaced since this store first wrote: while a store has the database
+// open SQLite keeps all three, so one that is gone or new means someone
+// removed them (a cleanup script, an rm), and writing on would go to files
+// no new process sees. Every write then fails with data_dir_unusable.
+func (s *Store) replaced() error {
+	if s.files == nil {
+		return nil
+	}
+	now, ok := s.statFiles()
+	for i, p := range s.dbFiles() {
+		if !ok || !os.SameFile(s.files[i], now[i]) {
+			return stick.Errorf(stick.CodeDataDir, "%s was deleted or replaced while this process had the database open; nothing more is written", p).
+				With("path", p).
+				WithHint("stop every stick process using %s (agents' 'stick mcp' servers, holders) and start them again; the latest writes are in the files those processes still have open, and reach %s when the last of them exits", s.path, s.path)
+		}
+	}
+	return nil
+}
+
+// noteFiles records the files the first write of this store went to.
+func (s *Store) noteFiles() {
+	if s.files != nil {
+		return
+	}
+	if fs, ok := s.statFiles(); ok {
+		s.files = &fs
+	}
+}
