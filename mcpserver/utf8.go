@@ -63,14 +63,24 @@ func invalidUTF8Field(raw []byte) (field string, bad bool) {
 			n := len(stack)
 			if n > 0 && !stack[n-1].array && stack[n-1].isKey {
 				if bad {
-					return path(printable(s, stick.MaxQuoted)), true
+					// A bad key is named by the object it stands in and
+					// what is printable of it.
+					stack = stack[:n-1]
+					p := path("")
+					if name := printable(s, stick.MaxQuoted); name != "" {
+						p = join(p, name)
+					}
+					if p == "" {
+						p = "arguments"
+					}
+					return p, true
 				}
 				stack[n-1].key, stack[n-1].isKey = s, false
 			} else if bad {
-				if n == 0 {
-					return "arguments", true
+				if p := path(""); n > 0 && p != "" {
+					return p, true
 				}
-				return path(""), true
+				return "arguments", true
 			}
 			i = end
 		}

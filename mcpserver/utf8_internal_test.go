@@ -12,7 +12,10 @@ func TestInvalidUTF8Field(t *testing.T) {
 		{"{\"text\":\"a \xff\"}", "text", true},
 		{`{"a":"x","outbox":[{"text":"ok"},{"text":"\ud800"}]}`, "outbox[1].text", true},
 		{`{"m":{"k":["x",{"deep":"\uDFFF"}]}}`, "m.k[1].deep", true},
-		{"{\"ke\xffy\":1}", "key", true}, // the key as printable text
+		{"{\"ke\xffy\":1}", "key", true},       // the key as printable text
+		{"{\"\xff\":\"\"}", "arguments", true}, // a key with nothing printable
+		{"{\"m\":{\"\xff\":1}}", "m", true},
+		{"{\"\": \"0\xff\"}", "arguments", true}, // a value under an empty key
 		{`["\ud800"]`, "[0]", true},
 		{`"\ud800"`, "arguments", true},
 	} {
