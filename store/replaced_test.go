@@ -5,6 +5,7 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/stickhq/stick/stick"
 	"github.com/stickhq/stick/store"
@@ -29,5 +30,52 @@ func TestWritesStopWhenTheFilesAreDeleted(t *testing.T) {
 				t.Fatalf("a note after %v was deleted: %v; want data_dir_unusable saying to restart", gone, err)
 			}
 		})
+	}
+}
+
+// TestWaitersStopWhenTheFilesAreDeleted deletes the -wal and -shm files
+// under a store that only waits (FollowEvents blocked, never writing),
+// beside one that wrote: within a few fallback polls the waiter returns
+// data_dir_unusable instead of waiting forever for commits that will never
+// reach it, and a read on either store says the same.
+func TestWaitersStopWhenTheFilesAreDeleted(t *testing.T) {
+	dir, writer, _, _, room := openSeeded(t)
+	st, err := store.OpenDir(dir, store.Options{FallbackPoll: 10 * time.Millisecond})
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { st.Close() })
+	svc, err := stick.New(st)
+	if err != nil {
+		t.Fatal(err)
+	}
+	page, err := svc.RoomEvents(t.Context(), room, 0, 100)
+	if err != nil {
+		t.Fatal(err)
+	}
+	got := make(chan error, 1)
+	go func() {
+		_, err := svc.FollowEvents(t.Context(), room, page.Cursor, 100)
+		got <- err
+	}()
+	time.Sleep(20 * time.Millisecond) // let it block; a head start is not needed for the outcome
+	for _, suffix := range []string{"-wal", "-shm"} {
+		if err := os.Remove(filepath.Join(dir, store.DBFileName+suffix)); err != nil {
+			t.Fatal(err)
+		}
+	}
+	select {
+	case err := <-got:
+		if se := stick.AsError(err); err == nil || se.Code != stick.CodeDataDir || !strings.Contains(se.Hint, "start them again") {
+			t.Fatalf("FollowEvents after -wal and -shm were deleted: %v; want data_dir_unusable saying to restart", err)
+		}
+	case <-time.After(10 * time.Second):
+		t.Fatal("FollowEvents still waits 10s after -wal and -shm were deleted under it")
+	}
+	for _, s := range []*store.Store{st, writer} {
+		err := s.View(t.Context(), func(stick.Tx) error { return nil })
+		if stick.ErrorCode(err) != stick.CodeDataDir {
+			t.Fatalf("a read after -wal and -shm were deleted: %v; want data_dir_unusable", err)
+		}
 	}
 }

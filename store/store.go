@@ -48,9 +48,9 @@ type Store struct {
 	// wclosed is set by Close; like wconn it is only touched by the holder
 	// of the writer token.
 	wclosed bool
-	// files are the database file, -wal and -shm of the first commit
-	// (see replaced); only the holder of the writer token touches them.
-	files *fileSet
+	// files are the database file, -wal and -shm this store opened (see
+	// replaced).
+	files noted
 
 	closeOnce sync.Once
 	closeErr  error
@@ -182,10 +182,12 @@ func Open(path string, opts Options) (*Store, error) {
 		s.Close()
 		return nil, err
 	}
+	s.noteFiles()
 	if s.watch, err = newWatcher(path, s.dataVersion, opts.FallbackPoll); err != nil {
 		s.Close()
 		return nil, stick.Errorf(stick.CodeInternal, "cannot watch %s for changes", path).Wrap(err)
 	}
+	s.watch.watchFiles(s.filesGone)
 	if s.bells, err = openBells(path); err != nil {
 		s.Close()
 		if err := unsafeErr(path, err); err != nil {
@@ -352,6 +354,9 @@ func (s *Store) View(ctx context.Context, fn func(stick.Tx) error) error {
 }
 
 func (s *Store) view(ctx context.Context, fn func(stick.Tx) error) (err error) {
+	if err := s.replaced(); err != nil {
+		return err
+	}
 	conn, err := s.take(ctx)
 	if err != nil {
 		return err
