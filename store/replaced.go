@@ -1,8 +1,11 @@
 package store
 
 import (
+	"errors"
+	"io/fs"
 	"os"
 	"sync/atomic"
+	"time"
 
 	"github.com/stickhq/stick/stick"
 )
@@ -69,3 +72,31 @@ func (s *Store) filesGone() bool { return s.replaced() != nil }
 // noted is where a Store keeps the files it uses (see noteFiles); it is
 // read by every read and write and by the watcher, so it is atomic.
 type noted = atomic.Pointer[fileSet]
+
+// deletedUnderOthers refuses to open a database whose -wal file is missing
+// while another process has the database open: SQLite keeps the -wal file
+// as long as any connection is open, so it was deleted under that process
+// (with the -shm file, or the database would be malformed), and opening
+// would show the database without every write still in that process's
+// unlinked -wal, and write a second history beside it. A process that is
+// closing deletes the -wal file just before it lets go of the database, so
+// the check is made again a moment later before it refuses. It can tell only
+// where the system lists file locks (Linux).
+func deletedUnderOthers(path string) error {
+	var pid int
+	for _, pause := range []time.Duration{0, 20 * time.Millisecond, 100 * time.Millisecond} {
+		time.Sleep(pause)
+		if fi, err := os.Stat(path); err != nil || fi.Size() == 0 {
+			return nil
+		}
+		if _, err := os.Stat(path + "-wal"); !errors.Is(err, fs.ErrNotExist) {
+			return nil
+		}
+		if pid = otherOpener(path); pid == 0 {
+			return nil
+		}
+	}
+	return stick.Errorf(stick.CodeDataDir, "%s-wal was deleted while process %d (and maybe others) had %s open; opening it now would show the database without their latest writes", path, pid, path).
+		With("path", path).With("pid", pid).
+		WithHint("stop every stick process using %s (agents' 'stick mcp' servers, holders; 'stick doctor' names them) and start them again; their latest writes reach %s when the last of them exits", path, path)
+}

@@ -126,6 +126,9 @@ func Open(path string, opts Options) (*Store, error) {
 		return nil, stick.Errorf(stick.CodeUnsupportedFilesystem, "%v", err).Wrap(err).With("path", path).
 			WithHint("set %s to a directory on a local disk", DataDirEnv)
 	}
+	if err := deletedUnderOthers(path); err != nil {
+		return nil, err
+	}
 	if err := openPrivate(path); err != nil {
 		return nil, err
 	}
