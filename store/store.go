@@ -357,14 +357,14 @@ func (s *Store) View(ctx context.Context, fn func(stick.Tx) error) error {
 }
 
 func (s *Store) view(ctx context.Context, fn func(stick.Tx) error) (err error) {
-	if err := s.replaced(); err != nil {
-		return err
-	}
 	conn, err := s.take(ctx)
 	if err != nil {
 		return err
 	}
 	defer s.pool.Put(conn)
+	if err := s.replaced(); err != nil {
+		return err
+	}
 	end := sqlitex.Transaction(conn)
 	err = fn(&tx{conn: conn, noFTS: s.opts.noFTS})
 	end(&err)
