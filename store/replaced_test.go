@@ -1,12 +1,14 @@
 package store_test
 
 import (
+	"fmt"
 	"os"
 	"path/filepath"
 	"strings"
 	"testing"
 	"time"
 
+	"github.com/stickhq/stick/internal/testkit"
 	"github.com/stickhq/stick/stick"
 	"github.com/stickhq/stick/store"
 )
@@ -77,5 +79,59 @@ func TestWaitersStopWhenTheFilesAreDeleted(t *testing.T) {
 		if stick.ErrorCode(err) != stick.CodeDataDir {
 			t.Fatalf("a read after -wal and -shm were deleted: %v; want data_dir_unusable", err)
 		}
+	}
+}
+
+// TestTurnWaitersStopWhenTheFilesAreDeleted deletes the -wal and -shm
+// files while one member holds the turn and another, through a second
+// store, waits for it on its bells: the waiter returns data_dir_unusable
+// at its next look at the room instead of waiting for a turn that no
+// commit will ever hand over.
+func TestTurnWaitersStopWhenTheFilesAreDeleted(t *testing.T) {
+	dir, _, svc, _, _ := openSeeded(t)
+	ana := stick.Caller{AgentID: "ana", Kind: stick.KindProcess}
+	bob := stick.Caller{AgentID: "bob", Kind: stick.KindProcess}
+	repo := testkit.Repo(t)
+	j, err := svc.JoinPath(t.Context(), ana, stick.JoinRequest{Path: repo})
+	if err != nil {
+		t.Fatal(err)
+	}
+	room := j.RoomID
+	if w, err := svc.WaitForTurn(t.Context(), ana, stick.WaitRequest{RoomID: room}); err != nil || w.Status != stick.YourTurn {
+		t.Fatalf("ana's turn: %+v %v", w, err)
+	}
+	st2, err := store.OpenDir(dir, store.Options{FallbackPoll: 10 * time.Millisecond})
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { st2.Close() })
+	svc2, err := stick.New(st2)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := svc2.JoinPath(t.Context(), bob, stick.JoinRequest{Path: repo}); err != nil {
+		t.Fatal(err)
+	}
+	got := make(chan error, 1)
+	go func() {
+		w, err := svc2.WaitForTurn(t.Context(), bob, stick.WaitRequest{RoomID: room})
+		if err == nil {
+			err = fmt.Errorf("status %s", w.Status)
+		}
+		got <- err
+	}()
+	time.Sleep(20 * time.Millisecond) // let it block; a head start is not needed for the outcome
+	for _, suffix := range []string{"-wal", "-shm"} {
+		if err := os.Remove(filepath.Join(dir, store.DBFileName+suffix)); err != nil {
+			t.Fatal(err)
+		}
+	}
+	select {
+	case err := <-got:
+		if stick.ErrorCode(err) != stick.CodeDataDir {
+			t.Fatalf("WaitForTurn after -wal and -shm were deleted: %v; want data_dir_unusable", err)
+		}
+	case <-time.After(10 * time.Second):
+		t.Fatal("WaitForTurn still waits 10s after -wal and -shm were deleted under it")
 	}
 }
