@@ -3,6 +3,7 @@ package cli
 import (
 	"bufio"
 	"fmt"
+	"io"
 	"os"
 	"path/filepath"
 	"runtime"
@@ -92,12 +93,17 @@ func TestDoctorNamesTheWriterLockHolder(t *testing.T) {
 }
 
 // TestDoctorSeesDeletedDatabaseFiles deletes the -wal and -shm files under
-// a running 'stick events --follow': doctor fails, naming that process.
+// a running 'stick mcp' server, which has the database open but neither
+// writes nor waits (a waiter would notice and exit): doctor fails, naming
+// that process.
 func TestDoctorSeesDeletedDatabaseFiles(t *testing.T) {
 	repo, data := holderRepo(t)
 	mustRun(t, repo, "join")
-	f := startBin(t, repo, "events", "--follow")
-	f.readUntil(t, "join")
+	f := startBin(t, repo, "mcp")
+	if _, err := io.WriteString(f.stdin, `{"jsonrpc":"2.0","id":1,"method":"initialize","params":{"protocolVersion":"2025-06-18","capabilities":{},"clientInfo":{"name":"t","version":"1"}}}`+"\n"); err != nil {
+		t.Fatal(err)
+	}
+	f.readUntil(t, "protocolVersion")
 	for _, suffix := range []string{"-wal", "-shm"} {
 		if err := os.Remove(filepath.Join(data, "rooms.sqlite"+suffix)); err != nil {
 			t.Fatal(err)

@@ -1,7 +1,11 @@
 package store
 
 import (
+	"errors"
+	"io/fs"
 	"os"
+	"sync/atomic"
+	"time"
 
 	"github.com/stickhq/stick/stick"
 )
@@ -28,17 +32,21 @@ func (s *Store) statFiles() (fileSet, bool) {
 }
 
 // replaced reports a database file, -wal or -shm that was deleted or
-// replaced since this store first wrote: while a store has the database
-// open SQLite keeps all three, so one that is gone or new means someone
-// removed them (a cleanup script, an rm), and writing on would go to files
-// no new process sees. Every write then fails with data_dir_unusable.
+// replaced since this store opened them (or first wrote, if they were not
+// all there at the open): while a store has the database open SQLite keeps
+// all three, so one that is gone or new means someone removed them (a
+// cleanup script, an rm), and writing on would go to files no new process
+// sees, reading on would show a room no new process sees. Every write and
+// read then fails with data_dir_unusable, and the watcher's fallback poll
+// wakes waiters so that their next read says so. It costs three stats.
 func (s *Store) replaced() error {
-	if s.files == nil {
+	files := s.files.Load()
+	if files == nil {
 		return nil
 	}
 	now, ok := s.statFiles()
 	for i, p := range s.dbFiles() {
-		if !ok || !os.SameFile(s.files[i], now[i]) {
+		if !ok || !os.SameFile(files[i], now[i]) {
 			return stick.Errorf(stick.CodeDataDir, "%s was deleted or replaced while this process had the database open; nothing more is written", p).
 				With("path", p).
 				WithHint("stop every stick process using %s (agents' 'stick mcp' servers, holders) and start them again; the latest writes are in the files those processes still have open, and reach %s when the last of them exits", s.path, s.path)
@@ -47,12 +55,48 @@ func (s *Store) replaced() error {
 	return nil
 }
 
-// noteFiles records the files the first write of this store went to.
+// noteFiles records the files this store uses, once all three exist: at
+// the open, or else at its first write.
 func (s *Store) noteFiles() {
-	if s.files != nil {
+	if s.files.Load() != nil {
 		return
 	}
 	if fs, ok := s.statFiles(); ok {
-		s.files = &fs
+		s.files.CompareAndSwap(nil, &fs)
 	}
+}
+
+// filesGone is replaced as a yes or no, for the watcher's fallback poll.
+func (s *Store) filesGone() bool { return s.replaced() != nil }
+
+// noted is where a Store keeps the files it uses (see noteFiles); it is
+// read by every read and write and by the watcher, so it is atomic.
+type noted = atomic.Pointer[fileSet]
+
+// deletedUnderOthers refuses to open a database whose -wal file is missing
+// while another process has the database open: SQLite keeps the -wal file
+// as long as any connection is open, so it was deleted under that process
+// (with the -shm file, or the database would be malformed), and opening
+// would show the database without every write still in that process's
+// unlinked -wal, and write a second history beside it. A process that is
+// closing deletes the -wal file just before it lets go of the database, so
+// the check is made again a moment later before it refuses. It can tell only
+// where the system lists file locks (Linux).
+func deletedUnderOthers(path string) error {
+	var pid int
+	for _, pause := range []time.Duration{0, 20 * time.Millisecond, 100 * time.Millisecond} {
+		time.Sleep(pause)
+		if fi, err := os.Stat(path); err != nil || fi.Size() == 0 {
+			return nil
+		}
+		if _, err := os.Stat(path + "-wal"); !errors.Is(err, fs.ErrNotExist) {
+			return nil
+		}
+		if pid = otherOpener(path); pid == 0 {
+			return nil
+		}
+	}
+	return stick.Errorf(stick.CodeDataDir, "%s-wal was deleted while process %d (and maybe others) had %s open; opening it now would show the database without their latest writes", path, pid, path).
+		With("path", path).With("pid", pid).
+		WithHint("stop every stick process using %s (agents' 'stick mcp' servers, holders; 'stick doctor' names them) and start them again; their latest writes reach %s when the last of them exits", path, path)
 }

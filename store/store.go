@@ -48,9 +48,9 @@ type Store struct {
 	// wclosed is set by Close; like wconn it is only touched by the holder
 	// of the writer token.
 	wclosed bool
-	// files are the database file, -wal and -shm of the first commit
-	// (see replaced); only the holder of the writer token touches them.
-	files *fileSet
+	// files are the database file, -wal and -shm this store opened (see
+	// replaced).
+	files noted
 
 	closeOnce sync.Once
 	closeErr  error
@@ -126,6 +126,9 @@ func Open(path string, opts Options) (*Store, error) {
 		return nil, stick.Errorf(stick.CodeUnsupportedFilesystem, "%v", err).Wrap(err).With("path", path).
 			WithHint("set %s to a directory on a local disk", DataDirEnv)
 	}
+	if err := deletedUnderOthers(path); err != nil {
+		return nil, err
+	}
 	if err := openPrivate(path); err != nil {
 		return nil, err
 	}
@@ -182,10 +185,12 @@ func Open(path string, opts Options) (*Store, error) {
 		s.Close()
 		return nil, err
 	}
+	s.noteFiles()
 	if s.watch, err = newWatcher(path, s.dataVersion, opts.FallbackPoll); err != nil {
 		s.Close()
 		return nil, stick.Errorf(stick.CodeInternal, "cannot watch %s for changes", path).Wrap(err)
 	}
+	s.watch.watchFiles(s.filesGone)
 	if s.bells, err = openBells(path); err != nil {
 		s.Close()
 		if err := unsafeErr(path, err); err != nil {
@@ -357,6 +362,9 @@ func (s *Store) view(ctx context.Context, fn func(stick.Tx) error) (err error) {
 		return err
 	}
 	defer s.pool.Put(conn)
+	if err := s.replaced(); err != nil {
+		return err
+	}
 	end := sqlitex.Transaction(conn)
 	err = fn(&tx{conn: conn, noFTS: s.opts.noFTS})
 	end(&err)

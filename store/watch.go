@@ -74,6 +74,8 @@ type watcher struct {
 
 	closeOnce sync.Once
 
+	gone func() bool // see watchFiles; guarded by mu
+
 	last int64 // data_version at the last check; used only by run
 }
 
@@ -176,6 +178,24 @@ func (w *watcher) notify() {
 	case w.kick <- struct{}{}:
 	default:
 	}
+}
+
+// watchFiles has the fallback poll call gone at each tick while anyone
+// waits, and wake the waiters when it reports true: the database's files
+// were deleted or replaced, which no commit will ever report, and the
+// waiters' next read says so (see Store.replaced).
+func (w *watcher) watchFiles(gone func() bool) {
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	w.gone = gone
+}
+
+// filesGone calls the function given to watchFiles, if any.
+func (w *watcher) filesGone() bool {
+	w.mu.Lock()
+	gone := w.gone
+	w.mu.Unlock()
+	return gone != nil && gone()
 }
 
 // mode reports how the watcher learns of commits from other connections,
@@ -358,7 +378,9 @@ func (w *watcher) run(events <-chan fsnotify.Event, errs <-chan error, ready cha
 			w.check()
 		case <-pollC:
 			if w.waiting() {
-				w.check()
+				if !w.check() && w.filesGone() {
+					w.broadcast()
+				}
 				poll.Reset(w.fallback)
 			} else {
 				pollC = nil
