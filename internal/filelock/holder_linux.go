@@ -11,7 +11,14 @@ import (
 // Holder returns the pid of the process holding a flock on the file at
 // path, from /proc/locks, or 0 when none is known (the file is not locked,
 // or its holder is in another pid namespace).
-func Holder(path string) int {
+func Holder(path string) int { return LockHolder(path, "FLOCK", false, 0) }
+
+// LockHolder returns the pid of a process other than except that
+// /proc/locks lists with a lock of the given kind ("FLOCK" or "POSIX") on
+// the file at path, or 0 when none is known (a process in another pid
+// namespace is listed with pid 0 or not at all). With waiting, a process
+// waiting for such a lock counts too: it has the file open as well.
+func LockHolder(path, kind string, waiting bool, except int) int {
 	var st unix.Stat_t
 	if err := unix.Stat(path, &st); err != nil {
 		return 0
@@ -26,13 +33,13 @@ func Holder(path string) int {
 		// "1: FLOCK  ADVISORY  WRITE 1234 fd:01:5678 0 EOF"; a waiter's
 		// line has "->" after its number and one more field.
 		f := strings.Fields(line)
-		if len(f) < 6 || f[1] != "FLOCK" {
+		if waiting && len(f) > 1 && f[1] == "->" {
+			f = append(f[:1], f[2:]...)
+		}
+		if len(f) < 6 || f[1] != kind || !sameDev(f[5], want) {
 			continue
 		}
-		if !sameDev(f[5], want) {
-			continue
-		}
-		if pid, err := strconv.Atoi(f[4]); err == nil && pid > 0 {
+		if pid, err := strconv.Atoi(f[4]); err == nil && pid > 0 && pid != except {
 			return pid
 		}
 	}
