@@ -84,3 +84,20 @@ func remember(id Identity) {
 	}
 	pidCache.fds[k] = fd
 }
+
+// cachedPidfd returns a duplicate of the cached pidfd of id, for a watch of
+// its own: the cached pidfd pins the exact process id names, so no facts
+// need reading again. ok is false when id is not cached.
+func cachedPidfd(id Identity) (fd int, ok bool) {
+	pidCache.mu.Lock()
+	defer pidCache.mu.Unlock()
+	cached, found := pidCache.fds[keyOf(id)]
+	if !found {
+		return -1, false
+	}
+	fd, err := unix.FcntlInt(uintptr(cached), unix.F_DUPFD_CLOEXEC, 0)
+	if err != nil {
+		return -1, false
+	}
+	return fd, true
+}

@@ -27,23 +27,27 @@ func WatchExit(ctx context.Context, id Identity) (<-chan struct{}, bool) {
 		}
 		return nil, false
 	}
-	fd, err := openPidfd(id.PID)
-	if errors.Is(err, unix.ESRCH) {
-		return closedChan(), true
-	}
-	if err != nil {
-		return nil, false
-	}
-	// The pidfd pins whichever process held the pid when it was opened.
-	// Reading the facts only now proves that process is the one in id.
-	facts, err := readProc(id.PID)
-	switch judgeProc(id, facts, err) {
-	case Gone:
-		_ = unix.Close(fd)
-		return closedChan(), true
-	case Unknown:
-		_ = unix.Close(fd)
-		return nil, false
+	fd, ok := cachedPidfd(id)
+	if !ok {
+		var err error
+		fd, err = openPidfd(id.PID)
+		if errors.Is(err, unix.ESRCH) {
+			return closedChan(), true
+		}
+		if err != nil {
+			return nil, false
+		}
+		// The pidfd pins whichever process held the pid when it was opened.
+		// Reading the facts only now proves that process is the one in id.
+		facts, err := readProc(id.PID)
+		switch judgeProc(id, facts, err) {
+		case Gone:
+			_ = unix.Close(fd)
+			return closedChan(), true
+		case Unknown:
+			_ = unix.Close(fd)
+			return nil, false
+		}
 	}
 	f := os.NewFile(uintptr(fd), "pidfd "+strconv.Itoa(id.PID))
 	rc, err := f.SyscallConn()

@@ -61,6 +61,36 @@ func TestWatchExitKill(t *testing.T) {
 	}
 }
 
+// TestWatchExitOfACheckedProcess watches a process that Check has just
+// found alive (so its pidfd is cached and the watch shares it): two watches
+// and the cache all see it exit, and a watch cancelled early leaves the
+// others working.
+func TestWatchExitOfACheckedProcess(t *testing.T) {
+	p, id := startBlocked(t)
+	if got := procid.Check(id); got != procid.Alive {
+		t.Fatalf("Check = %v, want alive", got)
+	}
+	early, cancel := context.WithCancel(t.Context())
+	watch(t, early, id)
+	cancel()
+	a, b := watch(t, t.Context(), id), watch(t, t.Context(), id)
+	if isClosed(a) || isClosed(b) {
+		t.Fatal("channel closed while the process runs")
+	}
+	if got := procid.Check(id); got != procid.Alive {
+		t.Fatalf("Check with watches = %v, want alive", got)
+	}
+	if err := syscall.Kill(p.PID(), syscall.SIGKILL); err != nil {
+		t.Fatal(err)
+	}
+	awaitClosed(t, a, "first watch after SIGKILL")
+	awaitClosed(t, b, "second watch after SIGKILL")
+	if got := procid.Check(id); got != procid.Gone {
+		t.Errorf("Check after exit = %v, want gone", got)
+	}
+	_, _ = p.Wait()
+}
+
 func TestWatchExitKillAndReap(t *testing.T) {
 	p, id := startBlocked(t)
 	ch := watch(t, t.Context(), id)
