@@ -58,6 +58,30 @@ func (sn *snapshot) renewedLease() time.Time {
 	return later(sn.room.LeaseExpiresAt, sn.now.Add(sn.policy.OwnerLeaseTTL))
 }
 
+// touchDue reports whether a call by c, the member m, has anything to
+// write: its presence a presence grain old or more (see presenceGrain), or,
+// when c holds the stick, a lease renewal due (see renewalDue).
+func (sn *snapshot) touchDue(m *Member, c Caller) bool {
+	return sn.now.Sub(m.LastSeenAt) >= sn.presenceGrain() || sn.holds(c) && sn.renewalDue()
+}
+
+// heartbeatDue reports whether a heartbeat by the holder agent would change
+// anything worth a write: move its lease by a lease grain or more, or its
+// presence by a presence grain or more (see presenceGrain).
+func (sn *snapshot) heartbeatDue(agent string) bool {
+	m := sn.member(agent)
+	return m == nil || sn.renewedLease().Sub(sn.room.LeaseExpiresAt) >= sn.leaseGrain() ||
+		sn.now.Sub(m.LastSeenAt) >= sn.presenceGrain()
+}
+
+// leaseGrain is how far a lease's end may lag behind a heartbeat's renewal:
+// a second, or a tenth of the lease TTL when that is shorter. A holder that
+// heartbeats in a tight loop renews its lease once a grain, not at every
+// call.
+func (sn *snapshot) leaseGrain() time.Duration {
+	return min(time.Second, sn.policy.OwnerLeaseTTL/10)
+}
+
 // later returns the later of a and b.
 func later(a, b time.Time) time.Time {
 	if a.After(b) {

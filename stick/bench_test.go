@@ -95,7 +95,7 @@ func BenchmarkAppendDoc(b *testing.B) {
 
 // loneMember opens a service on a fresh database file and joins one
 // member to a room, for the benchmarks that time a lone member's calls.
-func loneMember(b *testing.B) (*stick.Service, stick.Caller, stick.JoinResult) {
+func loneMember(b testing.TB) (*stick.Service, stick.Caller, stick.JoinResult) {
 	b.Helper()
 	st, err := store.OpenDir(b.TempDir(), store.Options{})
 	if err != nil {

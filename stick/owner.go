@@ -50,12 +50,38 @@ func (l Lease) validate() error {
 // Heartbeat extends the holder's lease to the policy's lease TTL from now
 // (never earlier than the end already granted) and refreshes its presence. An expired lease can still be renewed as long as no
 // takeover has committed; a holder whose process is proven gone cannot.
+// A heartbeat that would move the lease by less than a second (a tenth of
+// the lease TTL when that is shorter) and the presence by less than its
+// grain changes nothing: it is answered from a read, as is a refusal.
 //
 // Errors, in order: invalid_argument, room_not_found, room_closed,
 // turn_mismatch, stale_lease.
 func (s *Service) Heartbeat(ctx context.Context, c Caller, l Lease) (HeartbeatResult, error) {
 	var out HeartbeatResult
-	err := s.holderUpdate(ctx, c, l, func(tx Tx, sn *snapshot) error {
+	if err := c.validate(); err != nil {
+		return out, err
+	}
+	if err := l.validate(); err != nil {
+		return out, err
+	}
+	// A refusal is final (a lease that is not current never becomes
+	// current again) and a renewal within its grain changes nothing, so
+	// both are answered from a read, without queueing behind writers.
+	answered := false
+	err := s.store.View(ctx, func(tx Tx) error {
+		sn, err := s.holderSnapshot(tx, c, l)
+		if err != nil {
+			return err
+		}
+		if answered = !sn.heartbeatDue(c.AgentID); answered {
+			out = sn.heartbeatResult()
+		}
+		return nil
+	})
+	if err != nil || answered {
+		return out, err
+	}
+	err = s.holderUpdate(ctx, c, l, func(tx Tx, sn *snapshot) error {
 		r := &sn.room
 		r.LeaseExpiresAt = sn.renewedLease()
 		r.UpdatedAt = sn.now
@@ -65,11 +91,32 @@ func (s *Service) Heartbeat(ctx context.Context, c Caller, l Lease) (HeartbeatRe
 		if err := sn.touch(tx, sn.member(c.AgentID)); err != nil {
 			return err
 		}
-		out = HeartbeatResult{RoomID: r.ID, TurnID: r.TurnID, LeaseExpiresAt: r.LeaseExpiresAt,
-			NextHeartbeatAt: sn.now.Add(sn.policy.HeartbeatInterval)}
+		out = sn.heartbeatResult()
 		return nil
 	})
 	return out, err
+}
+
+// heartbeatResult is what a heartbeat answers for the holder of sn.
+func (sn *snapshot) heartbeatResult() HeartbeatResult {
+	r := sn.room
+	return HeartbeatResult{RoomID: r.ID, TurnID: r.TurnID, LeaseExpiresAt: r.LeaseExpiresAt,
+		NextHeartbeatAt: sn.now.Add(sn.policy.HeartbeatInterval)}
+}
+
+// holderSnapshot loads the room of l and checks that c holds it with l.
+func (s *Service) holderSnapshot(tx Tx, c Caller, l Lease) (*snapshot, error) {
+	sn, err := s.load(tx, l.RoomID)
+	if err != nil {
+		return nil, err
+	}
+	if err := sn.vouch(c); err != nil {
+		return nil, err
+	}
+	if err := sn.checkLease(c.AgentID, l); err != nil {
+		return nil, err
+	}
+	return sn, nil
 }
 
 // Release ends the caller's turn with a handoff and reserves the stick for
@@ -112,14 +159,8 @@ func (s *Service) holderUpdate(ctx context.Context, c Caller, l Lease, fn func(T
 		return err
 	}
 	return s.store.Update(ctx, func(tx Tx) error {
-		sn, err := s.load(tx, l.RoomID)
+		sn, err := s.holderSnapshot(tx, c, l)
 		if err != nil {
-			return err
-		}
-		if err := sn.vouch(c); err != nil {
-			return err
-		}
-		if err := sn.checkLease(c.AgentID, l); err != nil {
 			return err
 		}
 		return fn(tx, sn)

@@ -95,7 +95,7 @@ func (s *Service) WaitForTurn(ctx context.Context, c Caller, req WaitRequest) (W
 			WithHint("wait again after a not_yet to wait longer")
 	}
 	w := &waiter{s: s, c: c, roomID: req.RoomID, cursor: cursor}
-	res, _, err := w.attempt(ctx, true, false)
+	res, _, err := w.attempt(ctx, lookAndTouch, false)
 	if err != nil || w.done(res) {
 		return res, err
 	}
@@ -131,13 +131,13 @@ func (w *waiter) block(ctx context.Context, res WaitResult, maxWait time.Duratio
 	defer stopDeadline()
 	var ex exitWatch
 	defer ex.stop()
-	full, touch := false, false
+	full, mode := false, lookOnly
 	for {
 		changed, mine, room := w.subscribe()
 		// After a commit alone, the room is re-read only if its log moved;
 		// heartbeats and presence refreshes append no event.
 		full = full || (!w.wakeAt.IsZero() && !s.clock.Now().Before(w.wakeAt))
-		r, skipped, err := w.attempt(ctx, touch, !full)
+		r, skipped, err := w.attempt(ctx, mode, !full)
 		if err != nil {
 			return res, err
 		}
@@ -146,7 +146,7 @@ func (w *waiter) block(ctx context.Context, res WaitResult, maxWait time.Duratio
 				return res, nil
 			}
 		}
-		full, touch = false, false
+		full, mode = false, lookOnly
 		ex.follow(ctx, w)
 		var refresh <-chan time.Time
 		stopRefresh := func() {}
@@ -173,6 +173,10 @@ func (w *waiter) block(ctx context.Context, res WaitResult, maxWait time.Duratio
 			timeUp = true
 		case <-changed:
 		case <-mine:
+			// The caller's own bell rings when the stick is handed to
+			// it: look under the write lock at once, to claim in one
+			// transaction instead of a read and then a write.
+			mode = writeAtOnce
 		case <-room:
 		case <-refresh:
 		case <-expiry:
@@ -182,7 +186,7 @@ func (w *waiter) block(ctx context.Context, res WaitResult, maxWait time.Duratio
 			ex.fired()
 		case <-presence:
 			// A long wait keeps the caller active for sequence and takeover checks.
-			full, touch = true, true
+			full, mode = true, lookAndTouch
 		}
 		stopExpiry()
 		stopPresence()
@@ -191,7 +195,7 @@ func (w *waiter) block(ctx context.Context, res WaitResult, maxWait time.Duratio
 		case stop:
 			return res, ctx.Err()
 		case timeUp:
-			res, _, err := w.attempt(ctx, false, false)
+			res, _, err := w.attempt(ctx, lookOnly, false)
 			return res, err
 		}
 	}
@@ -306,18 +310,32 @@ func (x *exitWatch) stop() {
 	x.watched, x.ch, x.cancel = Process{}, nil, nil
 }
 
+// attemptMode says when an attempt takes the write lock.
+type attemptMode int
+
+const (
+	// lookOnly reads, and writes only to claim.
+	lookOnly attemptMode = iota
+	// lookAndTouch reads, and writes to claim or when the caller's
+	// presence (or its lease, when it holds the stick) is due a refresh.
+	lookAndTouch
+	// writeAtOnce evaluates under the write lock without reading first:
+	// for a caller whose own bell rang, which is about to claim.
+	writeAtOnce
+)
+
 // attempt evaluates the room once. It reads in a read transaction and only
-// takes the write lock to claim or, with touch, to refresh presence. With
-// ifMoved it first reads only the room's last event sequence, in the same
+// takes the write lock when it must write (see attemptMode). With ifMoved
+// it first reads only the room's last event sequence, in the same
 // transaction, and skips the evaluation (skipped) when the log has not
 // moved since the last attempt: one cheap read per commit for waiters the
 // commit does not concern.
-func (w *waiter) attempt(ctx context.Context, touch, ifMoved bool) (res WaitResult, skipped bool, err error) {
-	var claim bool
-	fn := func(write bool) func(Tx) error {
+func (w *waiter) attempt(ctx context.Context, mode attemptMode, ifMoved bool) (res WaitResult, skipped bool, err error) {
+	var write bool
+	fn := func(locked bool) func(Tx) error {
 		return func(tx Tx) error {
 			skipped = false // a retried transaction decides afresh
-			if ifMoved && !write {
+			if ifMoved && !locked {
 				seq, err := tx.LastSeq(w.roomID)
 				if err != nil || seq == w.lastSeq {
 					skipped = true
@@ -325,12 +343,12 @@ func (w *waiter) attempt(ctx context.Context, touch, ifMoved bool) (res WaitResu
 				}
 			}
 			var err error
-			res, claim, err = w.evaluate(tx, write)
+			res, write, err = w.evaluate(tx, locked, mode == lookAndTouch)
 			return err
 		}
 	}
-	if !touch {
-		if err := w.s.store.View(ctx, fn(false)); err != nil || skipped || !claim {
+	if mode != writeAtOnce {
+		if err := w.s.store.View(ctx, fn(false)); err != nil || skipped || !write {
 			return res, skipped, err
 		}
 	}
@@ -338,9 +356,11 @@ func (w *waiter) attempt(ctx context.Context, touch, ifMoved bool) (res WaitResu
 	return res, false, err
 }
 
-// evaluate decides one attempt inside tx; when write is false and the caller
-// could claim, it returns claim=true so the attempt is redone under the write lock.
-func (w *waiter) evaluate(tx Tx, write bool) (WaitResult, bool, error) {
+// evaluate decides one attempt inside tx. When locked is false it writes
+// nothing and reports in write whether the attempt must be redone under the
+// write lock: to claim, or (with touch) to refresh the caller's presence or
+// renew its lease. Under the lock it refreshes them and claims.
+func (w *waiter) evaluate(tx Tx, locked, touch bool) (res WaitResult, write bool, err error) {
 	s := w.s
 	sn, err := s.load(tx, w.roomID)
 	if err != nil {
@@ -353,7 +373,7 @@ func (w *waiter) evaluate(tx Tx, write bool) (WaitResult, bool, error) {
 	if err := sn.vouch(w.c); err != nil {
 		return WaitResult{}, false, err
 	}
-	if write {
+	if locked {
 		if err := sn.touch(tx, m); err != nil {
 			return WaitResult{}, false, err
 		}
@@ -361,15 +381,18 @@ func (w *waiter) evaluate(tx Tx, write bool) (WaitResult, bool, error) {
 			return WaitResult{}, false, err
 		}
 		w.touched = sn.now
+	} else {
+		w.touched = m.LastSeenAt
+		write = touch && sn.touchDue(m, w.c)
 	}
 	kind, reason := sn.waitDecision(w.c)
 	r := &sn.room
-	res := WaitResult{RoomID: r.ID}
+	res = WaitResult{RoomID: r.ID}
 	switch kind {
 	case waitClosed:
 		res.Status = Closed
 	case waitClaim:
-		if !write {
+		if !locked {
 			return res, true, nil
 		}
 		ev, err := s.grant(tx, sn, w.c, Event{Type: EventClaim, Reason: string(reason)})
@@ -412,7 +435,7 @@ func (w *waiter) evaluate(tx Tx, write bool) (WaitResult, bool, error) {
 	}
 	res.Cursor = strconv.FormatInt(w.lastSeq, 10)
 	w.policy, w.wakeAt, w.watch = sn.policy, sn.wakeAt(w.c.AgentID), sn.watched()
-	return res, false, nil
+	return res, write, nil
 }
 
 // yourTurn builds the your_turn result for the holder of sn, with the handoff
