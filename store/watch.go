@@ -61,6 +61,10 @@ type watcher struct {
 
 	fsw     *fsSub // the process's file watch (fsHub); nil when polling
 	polling atomic.Bool
+	// stale is set when commits were seen while nobody waited: data_version
+	// is then not read (nobody would be woken), but the next waiter gets a
+	// check, which wakes it at worst once for nothing.
+	stale atomic.Bool
 
 	mu     sync.Mutex
 	ch     chan struct{} // closed at the next observed commit
@@ -173,7 +177,12 @@ func (w *watcher) changed() <-chan struct{} {
 // is handled first and a waiter has called changed() since, that waiter gets
 // one spurious wake-up. notify never blocks.
 func (w *watcher) notify() {
-	w.broadcast()
+	if !w.broadcast() {
+		// Nobody waits: a goroutine woken to read data_version would
+		// only mark it stale.
+		w.stale.Store(true)
+		return
+	}
 	select {
 	case w.kick <- struct{}{}:
 	default:
@@ -227,15 +236,18 @@ func (w *watcher) close() error {
 	return err
 }
 
-// broadcast closes the current channel if anyone holds it, waking them.
-func (w *watcher) broadcast() {
+// broadcast closes the current channel if anyone holds it, waking them,
+// and reports whether it did.
+func (w *watcher) broadcast() bool {
 	w.mu.Lock()
 	defer w.mu.Unlock()
 	if w.handed && !w.closed {
 		close(w.ch)
 		w.ch = make(chan struct{})
 		w.handed = false
+		return true
 	}
+	return false
 }
 
 // waiting reports whether someone holds an un-fired channel from changed.
@@ -308,10 +320,6 @@ func (w *watcher) run(events <-chan fsnotify.Event, errs <-chan error, ready cha
 		events, errs = nil, nil
 		w.polling.Store(true)
 	}
-	// stale is set when commits were seen while nobody waited: data_version
-	// is then not read (nobody would be woken), but the next waiter gets a
-	// check, which wakes it at worst once for nothing.
-	stale := false
 	// Where adding and removing a watch are plain system calls (Linux), the
 	// directory is watched only while someone waits, or did within the
 	// fallback interval, so that a process whose waiters all wait on bells
@@ -335,7 +343,7 @@ func (w *watcher) run(events <-chan fsnotify.Event, errs <-chan error, ready cha
 				if w.fsw.Add(w.dir) == nil {
 					watching = true
 				}
-				stale = false
+				w.stale.Store(false)
 				w.check()
 			case want && idleC != nil:
 				idle.Stop()
@@ -366,13 +374,12 @@ func (w *watcher) run(events <-chan fsnotify.Event, errs <-chan error, ready cha
 			}
 		case <-w.arm:
 			// A waiter arrived; the top of the loop starts the poll.
-			if stale {
-				stale = false
+			if w.stale.Swap(false) {
 				w.check()
 			}
 		case <-w.kick:
 			if !w.waiting() {
-				stale = true
+				w.stale.Store(true)
 				continue
 			}
 			w.check()
@@ -387,7 +394,8 @@ func (w *watcher) run(events <-chan fsnotify.Event, errs <-chan error, ready cha
 			}
 		case <-recheckC:
 			if !w.waiting() {
-				stale, recheckC = true, nil
+				w.stale.Store(true)
+				recheckC = nil
 				continue
 			}
 			if w.check() || step+1 >= len(recheckDelays) {
@@ -421,7 +429,7 @@ func (w *watcher) run(events <-chan fsnotify.Event, errs <-chan error, ready cha
 				continue
 			}
 			if !w.waiting() {
-				stale = true
+				w.stale.Store(true)
 				recheck.Stop()
 				recheckC = nil
 				continue
