@@ -194,7 +194,10 @@ func killAll(cs []*child) {
 // roleMain wraps a role's body: errors go to stderr with exit code 1.
 func roleMain(name string, fn func(args []string) error) func([]string) int {
 	return func(args []string) int {
-		if err := fn(args); err != nil {
+		stop := startProfiles(name)
+		err := fn(args)
+		stop()
+		if err != nil {
 			fmt.Fprintf(os.Stderr, "%s: %v\n", name, err)
 			return 1
 		}
