@@ -31,15 +31,15 @@ type Floor struct {
 // Floors lists every floor in the order the floor table shows them.
 func Floors() []Floor {
 	return []Floor{
-		{Name: "sqlite-tx", What: "a claim's and a release's transactions (read a room, update it, append an event) through stick's SQLite driver and pragmas, alternating, in one process",
+		{Name: "sqlite-tx", What: "claim- and release-shaped transactions, alternating, through stick's SQLite driver and pragmas",
 			Gives: []string{"sqlite-claim-tx", "sqlite-release-tx"}, measure: sqliteTx},
-		{Name: "sqlite3-c", What: "the same transactions through the sqlite3 tool (SQLite's C library), for comparison only",
+		{Name: "sqlite3-c", What: "the same transactions through the sqlite3 tool (SQLite's C library): comparison only",
 			measure: sqlite3C},
-		{Name: "pipe", What: "a round trip of a short line between two processes over pipes",
+		{Name: "pipe", What: "round trip of a short line between two processes over pipes",
 			measure: pipeRoundTrip},
-		{Name: "mcp-stdio", What: "a tools/call of an empty tool over stdio, MCP Go SDK client and server in two processes",
+		{Name: "mcp-stdio", What: "tools/call of an empty tool over stdio, MCP Go SDK at both ends",
 			measure: mcpStdio},
-		{Name: "bare-start", What: "spawn of a Go program that only starts and exits, until it exits",
+		{Name: "bare-start", What: "spawn to exit of a Go program that does nothing",
 			measure: bareStart},
 	}
 }

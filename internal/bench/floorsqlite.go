@@ -46,8 +46,8 @@ func sqliteTx(ctx context.Context, e *env) ([]FloorResult, error) {
 		}
 		claims, releases = append(claims, t1.Sub(t0)), append(releases, time.Since(t1))
 	}
-	c := FloorResult{Floor: "sqlite-claim-tx", Unit: "tx", What: "a claim's transaction: BEGIN IMMEDIATE, read the room, update it, append an event, COMMIT (stick's driver and pragmas)"}
-	r := FloorResult{Floor: "sqlite-release-tx", Unit: "tx", What: "a release's transaction: the same with a handoff in the event"}
+	c := FloorResult{Floor: "sqlite-claim-tx", Unit: "tx", What: "BEGIN IMMEDIATE, read the room, update it, append a claim event, COMMIT"}
+	r := FloorResult{Floor: "sqlite-release-tx", Unit: "tx", What: "the same with a release event and its handoff"}
 	c.fromSamples(claims)
 	r.fromSamples(releases)
 	// One meter covers both kinds, alternating: each gets the shared CPU
