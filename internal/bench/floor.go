@@ -33,7 +33,7 @@ func Floors() []Floor {
 	return []Floor{
 		{Name: "sqlite-tx", What: "claim- and release-shaped transactions, alternating, through stick's SQLite driver and pragmas",
 			Gives: []string{"sqlite-claim-tx", "sqlite-release-tx"}, measure: sqliteTx},
-		{Name: "sqlite3-c", What: "the same transactions through the sqlite3 tool (SQLite's C library): comparison only",
+		{Name: "sqlite3-c", What: "the same through the sqlite3 tool (SQLite's C library), to compare",
 			measure: sqlite3C},
 		{Name: "pipe", What: "round trip of a short line between two processes over pipes",
 			measure: pipeRoundTrip},

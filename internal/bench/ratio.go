@@ -57,12 +57,12 @@ func ratioTargets() map[string]*ratioTarget {
 	}
 }
 
-// String is the ratio target as the table shows it: "<= 2.5×".
+// String is the ratio target as the table shows it: "<= 2.5×", ">= 0.4×".
 func (t *ratioTarget) String() string {
 	if t.atLeast {
-		return fmt.Sprintf(">= %.2f×", t.limit)
+		return fmt.Sprintf(">= %g×", t.limit)
 	}
-	return fmt.Sprintf("<= %.1f×", t.limit)
+	return fmt.Sprintf("<= %g×", t.limit)
 }
 
 // of says what the base is made of: "sqlite-claim-tx mean + sqlite-release-tx mean".
