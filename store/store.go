@@ -265,12 +265,7 @@ func (s *Store) Path() string { return s.path }
 // prepare sets the per-connection pragmas, one statement at a time.
 func (s *Store) prepare(conn *sqlite.Conn) error {
 	mode := ""
-	for _, p := range []string{
-		"PRAGMA busy_timeout = " + strconv.FormatInt(s.opts.BusyTimeout.Milliseconds(), 10),
-		"PRAGMA journal_mode = WAL",
-		"PRAGMA synchronous = NORMAL",
-		"PRAGMA foreign_keys = ON",
-	} {
+	for _, p := range connPragmas(s.opts.BusyTimeout) {
 		err := sqlitex.ExecuteTransient(conn, p, &sqlitex.ExecOptions{ResultFunc: func(st *sqlite.Stmt) error {
 			mode = st.ColumnText(0)
 			return nil
@@ -284,6 +279,17 @@ func (s *Store) prepare(conn *sqlite.Conn) error {
 		}
 	}
 	return nil
+}
+
+// connPragmas are the pragmas every connection runs first, in order. A
+// Floor runs the same ones, so that its figures stay those of a store.
+func connPragmas(busy time.Duration) []string {
+	return []string{
+		"PRAGMA busy_timeout = " + strconv.FormatInt(busy.Milliseconds(), 10),
+		"PRAGMA journal_mode = WAL",
+		"PRAGMA synchronous = NORMAL",
+		"PRAGMA foreign_keys = ON",
+	}
 }
 
 func (s *Store) dataVersion() (int64, error) {

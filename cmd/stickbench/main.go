@@ -12,6 +12,7 @@ import (
 	"io"
 	"os"
 	"os/signal"
+	"strings"
 	"syscall"
 	"time"
 
@@ -56,28 +57,57 @@ func newRoot(stdout, stderr io.Writer) *cobra.Command {
 	root := &cobra.Command{
 		Use:   "stickbench [scenario...]",
 		Short: "Measure stick with real processes, scenario by scenario, against its targets",
-		Long: `stickbench runs each scenario on a fresh temporary database with real
-processes and prints one table: scenario, count, p50, p99, max, throughput,
-CPU (all processes of the scenario, in percent of one core), the target
-and whether it was met. With no arguments it runs every scenario
-(one to three minutes); name scenarios to run only those. A scenario that
-finds a problem (a turn granted twice, a fencing violation, db_busy, an
-error no caller should see) says so under the table and misses its
-target, however fast it was.`,
-		Example: `  stickbench                       # every scenario, full size
-  stickbench handoff-library cycle # only these
-  stickbench --quick               # every scenario, small: does it work?
-  stickbench --json > bench.json   # one JSON object per scenario
-  stickbench --list                # what each scenario measures
+		Long: `stickbench first measures the floors: what this machine and stick's
+dependencies do with nothing of stick's logic (a claim's and a release's
+SQLite transactions through stick's driver and pragmas, the same through
+the sqlite3 tool for comparison, a pipe round trip between two processes,
+an MCP call of an empty tool over stdio, a bare Go program's start). Then
+it runs each scenario on a fresh temporary database with real processes.
+
+It prints the machine, a table of the floors (count, p50, p99, mean,
+throughput, CPU, what), and a table of the scenarios: count, p50, p99,
+max, throughput, CPU (all processes of the scenario, in percent of one
+core), the absolute target, and, for the scenarios that have one, the
+floor base, the ratio of the scenario's figure to it and the ratio
+target. Ratios travel between machines where absolute times do not: a
+scenario with a ratio target meets its target when the ratio does (its
+absolute target is still shown, ok or missed); when a floor it needs is
+unavailable here, the absolute target decides, and a note says so.
+
+With no arguments it runs every floor and every scenario (one to three
+minutes); name scenarios to run only those and the floors they need (a
+name may also be a floor's). handoff-mcp's ratio is built on
+handoff-library's p50, so naming handoff-mcp runs handoff-library too. A
+scenario that finds a problem (a turn granted twice, a fencing violation,
+db_busy, an error no caller should see) says so under the table and
+misses its target, however fast it was.`,
+		Example: `  stickbench                       # every floor and scenario, full size
+  stickbench handoff-library cycle # only these, after their floors
+  stickbench pipe sqlite-tx        # only these floors
+  stickbench --quick               # every floor and scenario, small: does it work?
+  stickbench --json > bench.json   # {"machine": ..., "floors": [...], "scenarios": [...]}
+  stickbench --list                # what each floor and scenario measures, and the targets
+  stickbench --check cycle         # exit 1 when a target is missed
   stickbench chaos --duration 60s --procs 12 --seed 1`,
-		Args:          cobra.ArbitraryArgs, // scenario names; bench.Run says which exist
+		Args:          cobra.ArbitraryArgs, // scenario and floor names; bench.Run says which exist
 		ValidArgs:     scenarioNames(),
 		SilenceUsage:  true,
 		SilenceErrors: true,
 		RunE: func(cmd *cobra.Command, names []string) error {
 			if list {
+				fmt.Fprintln(stdout, "floors (measured first, with nothing of stick's logic):")
+				for _, f := range bench.Floors() {
+					fmt.Fprintf(stdout, "  %-16s %s\n", f.Name, f.What)
+					if len(f.Gives) > 0 {
+						fmt.Fprintf(stdout, "  %-16s gives: %s\n", "", strings.Join(f.Gives, ", "))
+					}
+				}
+				fmt.Fprintln(stdout, "scenarios:")
 				for _, sc := range bench.Scenarios() {
-					fmt.Fprintf(stdout, "%-16s %s\n%-16s target: %s\n", sc.Name, sc.What, "", sc.Target)
+					fmt.Fprintf(stdout, "  %-16s %s\n  %-16s target: %s\n", sc.Name, sc.What, "", sc.Target)
+					if sc.Ratio != "" {
+						fmt.Fprintf(stdout, "  %-16s ratio target (decides): %s\n", "", sc.Ratio)
+					}
 				}
 				return nil
 			}
@@ -87,25 +117,25 @@ target, however fast it was.`,
 			if !asJSON {
 				o.Log = func(format string, args ...any) { fmt.Fprintf(stderr, "# "+format+"\n", args...) }
 			}
-			results, err := bench.Run(cmd.Context(), names, o)
+			rep, err := bench.Run(cmd.Context(), names, o)
 			if err != nil {
-				if len(results) > 0 && !asJSON {
+				if len(rep.Floors)+len(rep.Scenarios) > 0 && !asJSON {
 					// What finished is still worth seeing.
-					_ = bench.WriteTable(stdout, results)
+					_ = bench.WriteTable(stdout, rep)
 				}
 				return err
 			}
 			if asJSON {
 				enc := json.NewEncoder(stdout)
 				enc.SetIndent("", "  ")
-				enc.SetEscapeHTML(false) // targets say "<=" and ">=
-				if err := enc.Encode(results); err != nil {
+				enc.SetEscapeHTML(false) // targets say "<=" and ">="
+				if err := enc.Encode(rep); err != nil {
 					return err
 				}
-			} else if err := bench.WriteTable(stdout, results); err != nil {
+			} else if err := bench.WriteTable(stdout, rep); err != nil {
 				return err
 			}
-			for _, r := range results {
+			for _, r := range rep.Scenarios {
 				if check && !r.Met {
 					return errMissed
 				}
@@ -118,16 +148,21 @@ target, however fast it was.`,
 	f.BoolVar(&o.Quick, "quick", false, "small counts and short spans: check that every scenario works")
 	f.IntVar(&o.Count, "count", 0, "operations per count-based scenario (default: the target's size)")
 	f.StringVar(&o.Stick, "stick", "", "the stick binary whose 'stick mcp' to measure (default: this program's copy of it)")
-	f.BoolVar(&check, "check", false, "exit 1 when a target is missed")
-	f.BoolVar(&list, "list", false, "list the scenarios and their targets")
+	f.BoolVar(&check, "check", false, "exit 1 when a scenario misses its target (its ratio target where it has one)")
+	f.BoolVar(&list, "list", false, "list the floors, the scenarios and their targets")
 	root.AddCommand(newChaos(stdout, stderr))
 	return root
 }
 
+// scenarioNames are the names the command line takes: the scenarios',
+// then the floors'.
 func scenarioNames() []string {
 	var names []string
 	for _, sc := range bench.Scenarios() {
 		names = append(names, sc.Name)
+	}
+	for _, f := range bench.Floors() {
+		names = append(names, f.Name)
 	}
 	return names
 }

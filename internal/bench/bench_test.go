@@ -38,10 +38,11 @@ func TestScenariosQuick(t *testing.T) {
 	}
 }
 
-// TestRunRejectsUnknownScenario names the scenarios that exist.
+// TestRunRejectsUnknownScenario names the scenarios and floors that exist.
 func TestRunRejectsUnknownScenario(t *testing.T) {
 	_, err := Run(context.Background(), []string{"handoff"}, Options{})
-	if err == nil || !strings.Contains(err.Error(), `no scenario named "handoff"`) || !strings.Contains(err.Error(), "handoff-library") {
+	if err == nil || !strings.Contains(err.Error(), `no scenario or floor named "handoff"`) || !strings.Contains(err.Error(), "handoff-library") ||
+		!strings.Contains(err.Error(), "mcp-stdio") {
 		t.Fatalf("err = %v", err)
 	}
 }

@@ -29,10 +29,23 @@ type Result struct {
 	// CPU is the processor time all processes of the scenario used, in
 	// percent of one core over the measured wall time.
 	CPU float64 `json:"cpu_percent"`
-	// Target states what the scenario must show; Met whether it did. A
-	// result that measured nothing, or found a problem, never meets it.
-	Target string `json:"target"`
-	Met    bool   `json:"met"`
+	// Target states the absolute figures the scenario must show;
+	// TargetMet whether it did.
+	Target    string `json:"target"`
+	TargetMet bool   `json:"target_met"`
+	// Floor is the base of the scenario's ratio target, measured in the
+	// same run; nil for a scenario without one. Ratio is the scenario's
+	// figure to that base (zero when the base is unavailable), RatioTarget
+	// the limit it must keep, RatioMet whether it did (nil without a
+	// ratio).
+	Floor       *FloorBase `json:"floor,omitempty"`
+	Ratio       float64    `json:"ratio,omitempty"`
+	RatioTarget string     `json:"ratio_target,omitempty"`
+	RatioMet    *bool      `json:"ratio_met,omitempty"`
+	// Met is the verdict: the ratio target where there is a ratio, else
+	// the absolute target. A result that measured nothing, or found a
+	// problem, never meets it.
+	Met bool `json:"met"`
 	// Problems are what the scenario found wrong besides speed: turns
 	// granted twice or out of order, fencing violations, db_busy, errors
 	// no caller should see.
@@ -88,22 +101,47 @@ func (r *Result) problem(format string, args ...any) {
 	r.Problems = append(r.Problems, fmt.Sprintf(format, args...))
 }
 
-// WriteTable prints results as an aligned table, then each result's notes.
-func WriteTable(w io.Writer, results []Result) error {
+// WriteTable prints a report: the machine on one line, the floors as a
+// table, then the scenarios as a table (each with its floor base, ratio
+// and ratio target where it has one), then each result's notes.
+func WriteTable(w io.Writer, rep Report) error {
+	if _, err := fmt.Fprintf(w, "machine: %s\n\n", rep.Machine); err != nil {
+		return err
+	}
+	if len(rep.Floors) > 0 {
+		if err := writeFloors(w, rep.Floors); err != nil {
+			return err
+		}
+	}
 	tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', 0)
-	fmt.Fprintln(tw, "scenario\tcount\tp50\tp99\tmax\tthroughput\tCPU\ttarget\t\t")
-	for _, r := range results {
+	fmt.Fprintln(tw, "scenario\tcount\tp50\tp99\tmax\tthroughput\tCPU\ttarget\tfloor\tratio\tratio target\tverdict")
+	for _, r := range rep.Scenarios {
 		verdict := "ok"
 		if !r.Met {
 			verdict = "MISSED"
 		}
-		fmt.Fprintf(tw, "%s\t%d %s\t%s\t%s\t%s\t%s\t%.1f%%\t%s\t%s\t\n", r.Scenario, r.Count, r.Unit,
-			dur(r.P50), dur(r.P99), dur(r.Max), rate(r.Throughput), r.CPU, r.Target, verdict)
+		target, base, ratio, ratioTarget := r.Target, "-", "-", "-"
+		if r.Floor != nil {
+			// The ratio decides; the absolute target informs.
+			target += " (missed)"
+			if r.TargetMet {
+				target = r.Target + " (ok)"
+			}
+			ratioTarget = r.RatioTarget
+			if r.Floor.Base > 0 {
+				base = fine(r.Floor.Base)
+			}
+			if r.RatioMet != nil {
+				ratio = fmt.Sprintf("%.2f×", r.Ratio)
+			}
+		}
+		fmt.Fprintf(tw, "%s\t%d %s\t%s\t%s\t%s\t%s\t%.1f%%\t%s\t%s\t%s\t%s\t%s\n", r.Scenario, r.Count, r.Unit,
+			dur(r.P50), dur(r.P99), dur(r.Max), rate(r.Throughput), r.CPU, target, base, ratio, ratioTarget, verdict)
 	}
 	if err := tw.Flush(); err != nil {
 		return err
 	}
-	for _, r := range results {
+	for _, r := range rep.Scenarios {
 		if len(r.Notes) > 0 {
 			if _, err := fmt.Fprintf(w, "%s: %s\n", r.Scenario, strings.Join(r.Notes, "; ")); err != nil {
 				return err
@@ -116,6 +154,41 @@ func WriteTable(w io.Writer, results []Result) error {
 		}
 	}
 	return nil
+}
+
+// writeFloors prints the floor table and the floors' notes, then a blank
+// line.
+func writeFloors(w io.Writer, floors []FloorResult) error {
+	tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', 0)
+	fmt.Fprintln(tw, "floor\tcount\tp50\tp99\tmean\tthroughput\tCPU\twhat")
+	for _, f := range floors {
+		if f.Unavailable != "" {
+			fmt.Fprintf(tw, "%s\t-\t-\t-\t-\t-\t-\tunavailable: %s\n", f.Floor, f.Unavailable)
+			continue
+		}
+		fmt.Fprintf(tw, "%s\t%d %s\t%s\t%s\t%s\t%s\t%.1f%%\t%s\n", f.Floor, f.Count, f.Unit,
+			fine(f.P50), fine(f.P99), fine(f.Mean), rate(f.Throughput), f.CPU, f.What)
+	}
+	if err := tw.Flush(); err != nil {
+		return err
+	}
+	for _, f := range floors {
+		if len(f.Notes) > 0 {
+			if _, err := fmt.Fprintf(w, "%s: %s\n", f.Floor, strings.Join(f.Notes, "; ")); err != nil {
+				return err
+			}
+		}
+	}
+	_, err := fmt.Fprintln(w)
+	return err
+}
+
+// fine prints a floor's time to the microsecond.
+func fine(d time.Duration) string {
+	if d == 0 {
+		return "-"
+	}
+	return fmt.Sprintf("%.3f ms", ms(d))
 }
 
 func dur(d time.Duration) string {

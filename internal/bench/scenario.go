@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"time"
 )
@@ -32,54 +33,156 @@ type Scenario struct {
 	Name string
 	// What says what is measured, for the scenario list.
 	What string
-	// Target is the goal on a 2-core machine, as the table shows it.
+	// Target is the absolute goal on a 2-core machine, as the table
+	// shows it.
 	Target string
-	run    func(ctx context.Context, e *env) ([]Result, error)
+	// Ratio is the target relative to the floor in words, empty for a
+	// scenario without one.
+	Ratio string
+	run   func(ctx context.Context, e *env) ([]Result, error)
+	ratio *ratioTarget
 }
 
 // Scenarios lists every scenario in the order the table shows them.
 func Scenarios() []Scenario {
-	return []Scenario{
-		{"handoff-library", "release called in process A until WaitForTurn returns your_turn in process B", "p50 <= 1 ms, p99 <= 5 ms", handoffLibrary},
-		{"handoff-mcp", "the same through two 'stick mcp' processes over stdio", "p50 <= 3 ms, p99 <= 10 ms", handoffMCP},
-		{"handoff-crowd", "16 processes waiting in one room, round robin for 1,000 turns", "p99 <= 10 ms, every turn granted once", handoffCrowd},
-		{"cycle", "claim + release cycles per second in one process", ">= 5,000/s", cycle},
-		{"contention", "8 processes taking every turn they can in one room for 10 s, racing for it when idle", ">= 1,000 grants/s, 0 fencing violations, no db_busy", contention},
-		{"idle-waiters", "32 'stick mcp' processes blocked in wait_for_turn for 30 s", "< 2% of one core in total", idleWaiters},
-		{"crash-detection", "holder SIGKILLed until a waiting process sees owner_gone", "p50 <= 100 ms", crashDetection},
-		{"start-up", "spawn 'stick mcp' until its initialize response; resident memory after join_path", "p50 <= 20 ms, RSS <= 25 MB", startUp},
-		{"big-database", "10,000 rooms, 1,000,000 events: join, state, events (limit 100)", "each p99 <= 2 ms", bigDatabase},
-		{"sync-backlog", "a member catches up on 10,000 pending events through Sync, 50 per page", "p99 <= 5 ms per page", syncBacklog},
-		{"search", "full-text search over 100,000 notes and 100 documents, top 20 by bm25", "p99 <= 20 ms", searchEvents},
+	all := []Scenario{
+		{Name: "handoff-library", What: "release called in process A until WaitForTurn returns your_turn in process B", Target: "p50 <= 1 ms, p99 <= 5 ms", run: handoffLibrary},
+		{Name: "handoff-mcp", What: "the same through two 'stick mcp' processes over stdio", Target: "p50 <= 3 ms, p99 <= 10 ms", run: handoffMCP},
+		{Name: "handoff-crowd", What: "16 processes waiting in one room, round robin for 1,000 turns, each granted once", Target: "p99 <= 10 ms", run: handoffCrowd},
+		{Name: "cycle", What: "claim + release cycles per second in one process", Target: ">= 5,000/s", run: cycle},
+		{Name: "contention", What: "8 processes taking every turn they can in one room for 10 s, racing for it when idle; no fencing violation, no db_busy", Target: ">= 1,000 grants/s", run: contention},
+		{Name: "idle-waiters", What: "32 'stick mcp' processes blocked in wait_for_turn for 30 s", Target: "< 2% of one core in total", run: idleWaiters},
+		{Name: "crash-detection", What: "holder SIGKILLed until a waiting process sees owner_gone", Target: "p50 <= 100 ms", run: crashDetection},
+		{Name: "start-up", What: "spawn 'stick mcp' until its initialize response; resident memory after join_path", Target: "p50 <= 20 ms, RSS <= 25 MB", run: startUp},
+		{Name: "big-database", What: "10,000 rooms, 1,000,000 events: join, state, events (limit 100)", Target: "each p99 <= 2 ms", run: bigDatabase},
+		{Name: "sync-backlog", What: "a member catches up on 10,000 pending events through Sync, 50 per page", Target: "p99 <= 5 ms per page", run: syncBacklog},
+		{Name: "search", What: "full-text search over 100,000 notes and 100 documents, top 20 by bm25", Target: "p99 <= 20 ms", run: searchEvents},
 	}
+	ratios := ratioTargets()
+	for i := range all {
+		if t := ratios[all[i].Name]; t != nil {
+			all[i].ratio, all[i].Ratio = t, t.text
+		}
+	}
+	return all
+}
+
+// Report is what a run measured: the machine, the floors, the scenarios.
+type Report struct {
+	Machine   Machine       `json:"machine"`
+	Floors    []FloorResult `json:"floors"`
+	Scenarios []Result      `json:"scenarios"`
 }
 
 // Run runs the named scenarios (all when names is empty), each on a fresh
-// temporary database, and returns their results in order. It stops at the
-// first scenario that fails to run; a missed target is a result, not an
-// error.
-func Run(ctx context.Context, names []string, o Options) ([]Result, error) {
-	all := Scenarios()
-	var chosen []Scenario
-	for _, n := range names {
-		i := indexOf(all, n)
-		if i < 0 {
-			return nil, fmt.Errorf("no scenario named %q; the scenarios are %s", n, scenarioNames(all))
+// temporary database, and returns their results in order, after the
+// floors they need, measured first. A name may also be a floor's, to
+// measure it alone; every floor is measured when every scenario runs. A
+// scenario whose ratio target is built on another scenario's result runs
+// after it (the other is added when not named). It stops at the first
+// scenario that fails to run; a missed target is a result, not an error.
+func Run(ctx context.Context, names []string, o Options) (Report, error) {
+	rep := Report{Machine: ThisMachine(), Floors: []FloorResult{}, Scenarios: []Result{}}
+	chosen, floors, err := plan(names)
+	if err != nil {
+		return rep, err
+	}
+	for _, fl := range floors {
+		rs, err := measureFloor(ctx, fl, o)
+		if err != nil {
+			return rep, err
 		}
-		chosen = append(chosen, all[i])
+		rep.Floors = append(rep.Floors, rs...)
+	}
+	for _, st := range chosen {
+		if st.addedFor != "" && o.Log != nil {
+			o.Log("%s: added: the ratio target of %s is built on its p50", st.Name, st.addedFor)
+		}
+		rs, err := RunOne(ctx, st.Scenario, o)
+		if err != nil {
+			return rep, err
+		}
+		if st.ratio != nil {
+			for i := range rs {
+				st.ratio.judge(&rs[i], rep.Floors, rep.Scenarios)
+			}
+		}
+		rep.Scenarios = append(rep.Scenarios, rs...)
+	}
+	return rep, nil
+}
+
+// step is a scenario in a run's plan; addedFor names the scenario it
+// was added for, when it was not asked for.
+type step struct {
+	Scenario
+	addedFor string
+}
+
+// plan returns the scenarios to run, in order, each after the scenarios
+// its ratio target is built on, and the floors their ratio targets need
+// (those named too; all of them when names is empty).
+func plan(names []string) ([]step, []Floor, error) {
+	all, allFloors := Scenarios(), Floors()
+	var asked []Scenario
+	namedFloors := map[string]bool{}
+	for _, n := range names {
+		if i := indexOf(all, n); i >= 0 {
+			asked = append(asked, all[i])
+			continue
+		}
+		if slices.ContainsFunc(allFloors, func(f Floor) bool { return f.Name == n }) {
+			namedFloors[n] = true
+			continue
+		}
+		return nil, nil, fmt.Errorf("no scenario or floor named %q; the scenarios are %s; the floors are %s",
+			n, scenarioNames(all), floorNames(allFloors))
 	}
 	if len(names) == 0 {
-		chosen = all
+		asked = all
 	}
-	var out []Result
-	for _, sc := range chosen {
-		rs, err := RunOne(ctx, sc, o)
-		if err != nil {
-			return out, err
+	var out []step
+	planned := map[string]bool{}
+	for _, sc := range asked {
+		if planned[sc.Name] {
+			continue
 		}
-		out = append(out, rs...)
+		if sc.ratio != nil {
+			for _, p := range sc.ratio.base {
+				if p.scenario && !planned[p.name] {
+					out = append(out, step{Scenario: all[indexOf(all, p.name)], addedFor: sc.Name})
+					planned[p.name] = true
+				}
+			}
+		}
+		out = append(out, step{Scenario: sc})
+		planned[sc.Name] = true
 	}
-	return out, nil
+	needed := map[string]bool{}
+	for _, st := range out {
+		if st.ratio != nil {
+			for _, p := range st.ratio.base {
+				if !p.scenario {
+					needed[p.name] = true
+				}
+			}
+		}
+	}
+	var floors []Floor
+	for _, f := range allFloors {
+		if len(names) == 0 || namedFloors[f.Name] || slices.ContainsFunc(f.gives(), func(g string) bool { return needed[g] }) {
+			floors = append(floors, f)
+		}
+	}
+	return out, floors, nil
+}
+
+func floorNames(all []Floor) string {
+	names := make([]string, len(all))
+	for i, f := range all {
+		names[i] = f.Name
+	}
+	return strings.Join(names, ", ")
 }
 
 // RunOne runs one scenario in a temporary directory it removes afterwards.
@@ -114,7 +217,8 @@ func RunOne(ctx context.Context, sc Scenario, o Options) ([]Result, error) {
 		if rs[i].Count == 0 {
 			rs[i].problem("measured nothing")
 		}
-		rs[i].Met = rs[i].Met && len(rs[i].Problems) == 0
+		rs[i].TargetMet = rs[i].Met
+		rs[i].Met = rs[i].TargetMet && len(rs[i].Problems) == 0
 	}
 	return rs, nil
 }
