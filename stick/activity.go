@@ -113,7 +113,7 @@ func (s *Service) Attend(ctx context.Context, c Caller, roomID string) bool {
 		return false
 	}
 	due := false
-	err := s.store.View(ctx, func(tx Tx) error {
+	err := s.briefView(ctx, func(tx Tx) error {
 		r, ok, err := tx.Room(roomID)
 		if err != nil || !ok || r.State != StateOwned || r.Owner != c.AgentID {
 			return err

@@ -68,7 +68,7 @@ func (s *Service) Heartbeat(ctx context.Context, c Caller, l Lease) (HeartbeatRe
 	// current again) and a renewal within its grain changes nothing, so
 	// both are answered from a read, without queueing behind writers.
 	answered := false
-	err := s.store.View(ctx, func(tx Tx) error {
+	err := s.briefView(ctx, func(tx Tx) error {
 		sn, err := s.holderSnapshot(tx, c, l)
 		if err != nil {
 			return err

@@ -34,6 +34,26 @@ type Store interface {
 	Close() error
 }
 
+// A BriefViewer is a Store that can run a brief read where it is cheapest
+// for the process that asks: a few rows, such as a heartbeat's check or a
+// waiter's look at its room. The SQLite store runs it on the connection
+// that writes when no write of the process is under way, where the
+// process's own last commit left the page cache warm, instead of on a
+// connection whose cache every commit empties. A read that may take long
+// (a search, an export) uses View, so it never holds up a writer.
+type BriefViewer interface {
+	BriefView(ctx context.Context, fn func(Tx) error) error
+}
+
+// briefView runs fn as a brief read (see BriefViewer), or with View when
+// the store has no such read.
+func (s *Service) briefView(ctx context.Context, fn func(Tx) error) error {
+	if bv, ok := s.store.(BriefViewer); ok {
+		return bv.BriefView(ctx, fn)
+	}
+	return s.store.View(ctx, fn)
+}
+
 // Tx is the set of reads and writes available inside a transaction. Write
 // methods may only be called inside Update.
 type Tx interface {

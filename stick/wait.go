@@ -95,6 +95,12 @@ func (s *Service) WaitForTurn(ctx context.Context, c Caller, req WaitRequest) (W
 			WithHint("wait again after a not_yet to wait longer")
 	}
 	w := &waiter{s: s, c: c, roomID: req.RoomID, cursor: cursor}
+	// A call that may block subscribes to its wake-ups before its first
+	// look, so that look serves as the first of the blocking loop.
+	var sub *wakeups
+	if req.MaxWait == nil || *req.MaxWait > 0 {
+		sub = w.subscribe()
+	}
 	res, _, err := w.attempt(ctx, lookAndTouch, false)
 	if err != nil || w.done(res) {
 		return res, err
@@ -106,7 +112,7 @@ func (s *Service) WaitForTurn(ctx context.Context, c Caller, req WaitRequest) (W
 	if maxWait == 0 {
 		return res, nil
 	}
-	return w.block(ctx, res, maxWait)
+	return w.block(ctx, res, maxWait, sub)
 }
 
 // waiter carries one WaitForTurn call's state between attempts.
@@ -124,8 +130,9 @@ type waiter struct {
 	refreshEvery time.Duration
 }
 
-// block waits for wake-ups until a terminal result, the cursor moving, or maxWait.
-func (w *waiter) block(ctx context.Context, res WaitResult, maxWait time.Duration) (WaitResult, error) {
+// block waits for wake-ups until a terminal result, the cursor moving, or
+// maxWait. sub, when not nil, was taken before the look that gave res.
+func (w *waiter) block(ctx context.Context, res WaitResult, maxWait time.Duration, sub *wakeups) (WaitResult, error) {
 	s := w.s
 	deadline, stopDeadline := s.clock.Timer(maxWait)
 	defer stopDeadline()
@@ -133,19 +140,26 @@ func (w *waiter) block(ctx context.Context, res WaitResult, maxWait time.Duratio
 	defer ex.stop()
 	full, mode := false, lookOnly
 	for {
-		changed, mine, room := w.subscribe()
-		// After a commit alone, the room is re-read only if its log moved;
-		// heartbeats and presence refreshes append no event.
-		full = full || (!w.wakeAt.IsZero() && !s.clock.Now().Before(w.wakeAt))
-		r, skipped, err := w.attempt(ctx, mode, !full)
-		if err != nil {
-			return res, err
-		}
-		if !skipped {
-			if res = r; w.done(res) {
-				return res, nil
+		skipped := false
+		if sub == nil {
+			sub = w.subscribe()
+			// After a commit alone, the room is re-read only if its log moved;
+			// heartbeats and presence refreshes append no event.
+			full = full || (!w.wakeAt.IsZero() && !s.clock.Now().Before(w.wakeAt))
+			var r WaitResult
+			var err error
+			r, skipped, err = w.attempt(ctx, mode, !full)
+			if err != nil {
+				return res, err
+			}
+			if !skipped {
+				if res = r; w.done(res) {
+					return res, nil
+				}
 			}
 		}
+		changed, mine, room := sub.changed, sub.mine, sub.room
+		sub = nil
 		full, mode = false, lookOnly
 		ex.follow(ctx, w)
 		var refresh <-chan time.Time
@@ -238,15 +252,21 @@ func (w *waiter) paceRefresh(unmoved bool) {
 // the cursor ends the call; otherwise the caller's own bell and the room's
 // (mine, room), to which block adds a periodic refresh. A store that
 // cannot ring bells gives changed instead.
-func (w *waiter) subscribe() (changed, mine, room <-chan struct{}) {
+func (w *waiter) subscribe() *wakeups {
 	s := w.s
 	if w.cursor < 0 {
-		mine, room = s.store.Rung(w.roomID, w.c.AgentID), s.store.Rung(w.roomID, "")
+		mine, room := s.store.Rung(w.roomID, w.c.AgentID), s.store.Rung(w.roomID, "")
 		if mine != nil && room != nil {
-			return nil, mine, room
+			return &wakeups{mine: mine, room: room}
 		}
 	}
-	return s.store.Changed(), nil, nil
+	return &wakeups{changed: s.store.Changed()}
+}
+
+// wakeups are the channels a waiter listens to between looks (see
+// subscribe).
+type wakeups struct {
+	changed, mine, room <-chan struct{}
 }
 
 // done reports whether res ends the call: a terminal status, or a log that
@@ -348,7 +368,7 @@ func (w *waiter) attempt(ctx context.Context, mode attemptMode, ifMoved bool) (r
 		}
 	}
 	if mode != writeAtOnce {
-		if err := w.s.store.View(ctx, fn(false)); err != nil || skipped || !write {
+		if err := w.s.briefView(ctx, fn(false)); err != nil || skipped || !write {
 			return res, skipped, err
 		}
 	}
