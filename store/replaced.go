@@ -4,6 +4,7 @@ import (
 	"errors"
 	"io/fs"
 	"os"
+	"path/filepath"
 	"sync/atomic"
 	"time"
 
@@ -38,10 +39,22 @@ func (s *Store) statFiles() (fileSet, bool) {
 // cleanup script, an rm), and writing on would go to files no new process
 // sees, reading on would show a room no new process sees. Every write and
 // read then fails with data_dir_unusable, and the watcher's fallback poll
-// wakes waiters so that their next read says so. It costs three stats.
+// wakes waiters so that their next read says so.
+//
+// It costs one stat, of the database's directory: removing, renaming or
+// creating an entry in a directory moves its modification time, so while
+// the directory is the one whose three files the last full check found in
+// place, with the modification time it had then, the files are still
+// those. The full check (three more stats) runs when the directory changed,
+// and while its modification time is too recent to tell (see dirGrain).
 func (s *Store) replaced() error {
 	files := s.files.Load()
 	if files == nil {
+		return nil
+	}
+	start := time.Now()
+	dir, dirErr := os.Stat(filepath.Dir(s.path))
+	if m := s.dirMark.Load(); dirErr == nil && m != nil && m.holds(dir) {
 		return nil
 	}
 	now, ok := s.statFiles()
@@ -52,7 +65,31 @@ func (s *Store) replaced() error {
 				WithHint("stop every stick process using %s (agents' 'stick mcp' servers, holders) and start them again; the latest writes are in the files those processes still have open, and reach %s when the last of them exits", s.path, s.path)
 		}
 	}
+	if dirErr == nil {
+		s.dirMark.Store(&dirMark{dir: dir, checked: start})
+	}
 	return nil
+}
+
+// dirGrain bounds how coarse a file system's clock may be: a directory
+// changed within it of a full check could show the same modification time
+// before and after the change, so a full check vouches only for
+// modification times older than this when it began.
+const dirGrain = 50 * time.Millisecond
+
+// dirMark is the database's directory as the last full check that found
+// the files in place saw it, and when that check began.
+type dirMark struct {
+	dir     os.FileInfo
+	checked time.Time
+}
+
+// holds reports whether dir, the directory as it is now, is unchanged since
+// the check of m: the same directory, modified at the same time, and that
+// time older than the check by more than dirGrain.
+func (m *dirMark) holds(dir os.FileInfo) bool {
+	return os.SameFile(m.dir, dir) && dir.ModTime().Equal(m.dir.ModTime()) &&
+		m.checked.Sub(dir.ModTime()) > dirGrain
 }
 
 // noteFiles records the files this store uses, once all three exist: at

@@ -35,6 +35,41 @@ func TestWritesStopWhenTheFilesAreDeleted(t *testing.T) {
 	}
 }
 
+// TestFilesCheckedAfterAQuietDirectory: a directory whose entries last
+// changed long ago lets a store skip the stats of its three files, yet a
+// file deleted or renamed away after that is still refused at the next
+// call, because the change moves the directory's modification time.
+func TestFilesCheckedAfterAQuietDirectory(t *testing.T) {
+	for _, change := range []string{"delete -wal", "rename the database"} {
+		t.Run(change, func(t *testing.T) {
+			dir, _, svc, ana, room := openSeeded(t)
+			long := time.Now().Add(-time.Hour)
+			if err := os.Chtimes(dir, long, long); err != nil {
+				t.Fatal(err)
+			}
+			for i := range 3 {
+				if _, err := svc.AppendNote(t.Context(), ana, room, fmt.Sprintf("quiet %d", i)); err != nil {
+					t.Fatal(err)
+				}
+			}
+			db := filepath.Join(dir, store.DBFileName)
+			var err error
+			if change == "delete -wal" {
+				err = os.Remove(db + "-wal")
+			} else {
+				err = os.Rename(db, db+".moved")
+			}
+			if err != nil {
+				t.Fatal(err)
+			}
+			_, err = svc.AppendNote(t.Context(), ana, room, "into the void")
+			if se := stick.AsError(err); err == nil || se.Code != stick.CodeDataDir || !strings.Contains(se.Message, "deleted or replaced") {
+				t.Fatalf("a note after %s: %v; want data_dir_unusable", change, err)
+			}
+		})
+	}
+}
+
 // TestWaitersStopWhenTheFilesAreDeleted deletes the -wal and -shm files
 // under a store that only waits (FollowEvents blocked, never writing),
 // beside one that wrote: within a few fallback polls the waiter returns

@@ -9,6 +9,7 @@ import (
 	"strconv"
 	"strings"
 	"sync"
+	"sync/atomic"
 	"time"
 
 	"github.com/stickhq/stick/internal/filelock"
@@ -51,6 +52,9 @@ type Store struct {
 	// files are the database file, -wal and -shm this store opened (see
 	// replaced).
 	files noted
+	// dirMark is their directory as the last check that found them saw it
+	// (see replaced).
+	dirMark atomic.Pointer[dirMark]
 
 	closeOnce sync.Once
 	closeErr  error
