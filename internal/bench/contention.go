@@ -4,15 +4,14 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"io/fs"
 	"maps"
-	"os"
 	"path/filepath"
 	"slices"
 	"strconv"
 	"strings"
 	"time"
 
+	"github.com/stickhq/stick/internal/filelock"
 	"github.com/stickhq/stick/internal/reexec"
 	"github.com/stickhq/stick/stick"
 )
@@ -22,9 +21,11 @@ func init() {
 }
 
 // contend: args data repo id seconds checkfile. After "go" it takes every
-// turn it can for the given time. While it holds the stick it owns
-// checkfile, created with O_EXCL: finding it there means two holders at
-// once. After each release it tries to heartbeat with the lease it just
+// turn it can for the given time. While it holds the stick it holds an
+// exclusive lock on checkfile, taken without waiting: finding it locked
+// means two holders at once (a lock costs two system calls where creating
+// and removing a file would cost the file system's journal, which is not
+// stick's to measure). After each release it tries to heartbeat with the lease it just
 // gave up, which fencing must refuse. It reports "done" with its counts.
 func contend(args []string) error {
 	if len(args) != 5 {
@@ -34,7 +35,11 @@ func contend(args []string) error {
 	if err != nil {
 		return err
 	}
-	check := args[4]
+	check, err := filelock.Open(args[4])
+	if err != nil {
+		return err
+	}
+	defer check.Close()
 	ctx := context.Background()
 	a, in, err := joinReady(ctx, args[0], args[1], args[2])
 	if err != nil {
@@ -67,22 +72,20 @@ func contend(args []string) error {
 			continue
 		}
 		grants++
-		// The file exists for the whole turn, across a write of the
+		// The lock is held for the whole turn, across a write of the
 		// holder's own (a heartbeat), so an overlapping holder finds it.
-		f, err := os.OpenFile(check, os.O_CREATE|os.O_EXCL|os.O_WRONLY, 0o600)
+		mine, err := check.TryLock()
 		switch {
-		case errors.Is(err, fs.ErrExist):
-			violations++
 		case err != nil:
 			return err
-		default:
-			f.Close()
+		case !mine:
+			violations++
 		}
 		if _, err := a.svc.Heartbeat(ctx, a.me, w.Lease()); err != nil {
 			seen(err)
 		}
-		if err := os.Remove(check); err != nil && !errors.Is(err, fs.ErrNotExist) {
-			return err
+		if mine {
+			check.Unlock()
 		}
 		if _, err := a.svc.Release(ctx, a.me, w.Lease(), h); err != nil {
 			seen(err)
