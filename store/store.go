@@ -311,25 +311,39 @@ func (s *Store) Update(ctx context.Context, fn func(stick.Tx) error) error {
 	if err != nil {
 		return err
 	}
-	defer release()
-	return s.retryBusy(ctx, func() error { return s.update(ctx, fn) })
+	var wake func()
+	err = s.retryBusy(ctx, func() error {
+		var err error
+		wake, err = s.update(ctx, fn)
+		return err
+	})
+	// The next writer, often the very waiter about to be woken, may go
+	// on while this one rings.
+	release()
+	if wake != nil {
+		wake()
+	}
+	return err
 }
 
-func (s *Store) update(ctx context.Context, fn func(stick.Tx) error) (err error) {
+// update runs fn in a write transaction and returns, once it committed,
+// the function that wakes its waiters, to call after the write lock is
+// released.
+func (s *Store) update(ctx context.Context, fn func(stick.Tx) error) (wake func(), err error) {
 	if err := ctx.Err(); err != nil {
-		return err
+		return nil, err
 	}
 	if s.wclosed {
-		return stick.Errorf(stick.CodeInternal, "no database connection for %s (the store is closed)", s.path)
+		return nil, stick.Errorf(stick.CodeInternal, "no database connection for %s (the store is closed)", s.path)
 	}
 	if err := s.replaced(); err != nil {
-		return err
+		return nil, err
 	}
 	conn := s.wconn // the writer token, held by the caller, makes it ours
 	defer conn.SetInterrupt(conn.SetInterrupt(ctx.Done()))
 	end, err := sqlitex.ImmediateTransaction(conn)
 	if err != nil {
-		return s.mapErr(s.ctxErr(ctx, err))
+		return nil, s.mapErr(s.ctxErr(ctx, err))
 	}
 	t := &tx{conn: conn, write: true, noFTS: s.opts.noFTS}
 	err = fn(t)
@@ -341,14 +355,15 @@ func (s *Store) update(ctx context.Context, fn func(stick.Tx) error) (err error)
 		s.startFill()
 	}
 	if err != nil {
-		return s.mapErr(s.ctxErr(ctx, err))
+		return nil, s.mapErr(s.ctxErr(ctx, err))
 	}
 	s.noteFiles()
-	s.watch.notify()
-	s.ring()
-	s.bells.ring(t.rings)
-	s.bells.remove(t.unbells)
-	return nil
+	return func() {
+		s.watch.notify()
+		s.ring()
+		s.bells.ring(t.rings)
+		s.bells.remove(t.unbells)
+	}, nil
 }
 
 // bellSuffix names the file beside the database that rings after commits.
