@@ -19,5 +19,6 @@ func init() {
 func runStick(args []string) int {
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
 	defer stop()
+	defer startProfiles("stick")()
 	return cli.Execute(ctx, args, os.Stdin, os.Stdout, os.Stderr, "(stickbench)")
 }
