@@ -119,3 +119,23 @@ func TestFloorScript(t *testing.T) {
 		t.Fatalf("state %q, turn %d, events %v", state, turn, types)
 	}
 }
+
+// BenchmarkFloorClaimRelease times one claim-shaped and one release-shaped
+// transaction with nothing of stick's logic: the floor under stick's
+// BenchmarkClaimReleaseCycle, for benchstat beside it.
+func BenchmarkFloorClaimRelease(b *testing.B) {
+	f, err := store.OpenFloor(filepath.Join(b.TempDir(), "floor.sqlite"))
+	if err != nil {
+		b.Fatal(err)
+	}
+	defer f.Close()
+	for b.Loop() {
+		if err := f.Claim(); err != nil {
+			b.Fatal(err)
+		}
+		if err := f.Release(); err != nil {
+			b.Fatal(err)
+		}
+	}
+	b.ReportMetric(float64(b.N)/b.Elapsed().Seconds(), "pairs/s")
+}
