@@ -61,7 +61,7 @@ func openBells(dbPath string) (*bells, error) {
 // it cannot be had. b.mu must be held.
 func (b *bells) watcher() *fsSub {
 	if b.fsw == nil && !b.broken {
-		fsw, err := fsHub.subscribe()
+		fsw, err := fsHub.subscribeFunc(b.handle)
 		if err != nil {
 			b.broken = true
 			return nil
@@ -157,29 +157,31 @@ func (b *bells) wakeAll() {
 	}
 }
 
+// handle takes an event of a bell's file, from the hub's goroutine.
+func (b *bells) handle(ev fsnotify.Event) {
+	name := filepath.Base(ev.Name)
+	if ev.Op&(fsnotify.Remove|fsnotify.Rename) != 0 {
+		// The watch went with the file: watch it anew next time,
+		// and let its waiters look now.
+		b.mu.Lock()
+		if bl := b.m[name]; bl != nil {
+			bl.watched = false
+		}
+		b.mu.Unlock()
+	}
+	if ev.Op&(fsnotify.Write|fsnotify.Create|fsnotify.Remove|fsnotify.Rename) != 0 {
+		b.wake(name)
+	}
+}
+
+// run wakes every waiter when events may have been lost; the events
+// themselves reach handle.
 func (b *bells) run(fsw *fsSub) {
 	defer close(b.done)
 	for {
 		select {
 		case <-b.quit:
 			return
-		case ev, ok := <-fsw.Events:
-			if !ok {
-				return
-			}
-			name := filepath.Base(ev.Name)
-			if ev.Op&(fsnotify.Remove|fsnotify.Rename) != 0 {
-				// The watch went with the file: watch it anew next time,
-				// and let its waiters look now.
-				b.mu.Lock()
-				if bl := b.m[name]; bl != nil {
-					bl.watched = false
-				}
-				b.mu.Unlock()
-			}
-			if ev.Op&(fsnotify.Write|fsnotify.Create|fsnotify.Remove|fsnotify.Rename) != 0 {
-				b.wake(name)
-			}
 		case _, ok := <-fsw.Errors:
 			if !ok {
 				return

@@ -42,6 +42,11 @@ type fsSub struct {
 	Events chan fsnotify.Event
 	Errors chan error
 	closed bool
+	// deliver, when set, receives the events instead of Events: called by
+	// the hub's goroutine, outside its lock, it must not block. It spares
+	// a subscriber whose handling is a few map lookups a goroutine of its
+	// own, and a wake-up its hand-over would cost.
+	deliver func(fsnotify.Event)
 }
 
 // errLost is sent on Errors when events may have been lost.
@@ -51,7 +56,11 @@ var errLost = fmt.Errorf("file events lost")
 // there is none. It fails when no watcher can be had (for example with
 // the inotify instance limit reached); the first such failure is reported
 // once on standard error, since waiting then falls back to polling.
-func (h *hub) subscribe() (*fsSub, error) {
+func (h *hub) subscribe() (*fsSub, error) { return h.subscribeFunc(nil) }
+
+// subscribeFunc is subscribe with the events handed to deliver (see
+// fsSub.deliver) when it is not nil.
+func (h *hub) subscribeFunc(deliver func(fsnotify.Event)) (*fsSub, error) {
 	h.mu.Lock()
 	defer h.mu.Unlock()
 	if h.fsw == nil {
@@ -63,7 +72,7 @@ func (h *hub) subscribe() (*fsSub, error) {
 		h.fsw, h.subs, h.done = fsw, make(map[*fsSub]bool), make(chan struct{})
 		go h.run(fsw, h.done)
 	}
-	s := &fsSub{h: h, Events: make(chan fsnotify.Event, 64), Errors: make(chan error, 1)}
+	s := &fsSub{h: h, Events: make(chan fsnotify.Event, 64), Errors: make(chan error, 1), deliver: deliver}
 	h.subs[s] = true
 	return s, nil
 }
@@ -186,6 +195,7 @@ func (s *fsSub) Close() error {
 // of its directory, until the watcher is closed.
 func (h *hub) run(fsw *fsnotify.Watcher, done chan struct{}) {
 	defer close(done)
+	var calls []func(fsnotify.Event)
 	for {
 		select {
 		case ev, ok := <-fsw.Events:
@@ -194,8 +204,13 @@ func (h *hub) run(fsw *fsnotify.Watcher, done chan struct{}) {
 				return
 			}
 			h.mu.Lock()
+			calls = calls[:0]
 			for _, p := range [2]string{ev.Name, filepath.Dir(ev.Name)} {
 				for s := range h.paths[p] {
+					if s.deliver != nil {
+						calls = append(calls, s.deliver)
+						continue
+					}
 					select {
 					case s.Events <- ev:
 					default:
@@ -209,6 +224,9 @@ func (h *hub) run(fsw *fsnotify.Watcher, done chan struct{}) {
 				delete(h.paths, ev.Name)
 			}
 			h.mu.Unlock()
+			for _, deliver := range calls {
+				deliver(ev)
+			}
 		case _, ok := <-fsw.Errors:
 			if !ok {
 				h.fail(fsw)
