@@ -41,6 +41,8 @@ func Floors() []Floor {
 			measure: mcpStdio},
 		{Name: "bare-start", What: "spawn to exit of a Go program that does nothing",
 			measure: bareStart},
+		{Name: "linked-start", What: "spawn to exit of this program, which links stick and its dependencies, doing nothing after their initialisation",
+			measure: linkedStart},
 	}
 }
 

@@ -205,3 +205,38 @@ func bareStart(ctx context.Context, e *env) ([]FloorResult, error) {
 	f.Notes = []string{"built with " + goTool}
 	return []FloorResult{f}, nil
 }
+
+func init() {
+	reexec.Register("bench-exit", func([]string) int { return 0 })
+}
+
+// linkedStart times this program started in a role that exits at once:
+// the Go runtime, the loading of a binary of stick's size and the
+// initialisation of every package it links, stick's dependencies among
+// them, with nothing of stick's own start. Beside bare-start it shows what
+// the dependencies cost before stick's code runs at all.
+func linkedStart(ctx context.Context, e *env) ([]FloorResult, error) {
+	n := e.fixed(30, 5)
+	samples := make([]time.Duration, 0, n)
+	m := &meter{wall: time.Now(), childrenOnly: true}
+	for i := -1; i < n; i++ { // the first run warms the page cache and is not counted
+		cmd, err := reexec.Command(ctx, "bench-exit")
+		if err != nil {
+			return nil, err
+		}
+		t0 := time.Now()
+		if err := cmd.Run(); err != nil {
+			return nil, fmt.Errorf("run this program doing nothing: %w", err)
+		}
+		if i >= 0 {
+			samples = append(samples, time.Since(t0))
+			m.addReaped(&child{cmd: cmd})
+		} else {
+			m.wall = time.Now()
+		}
+	}
+	f := FloorResult{Floor: "linked-start", Unit: "starts"}
+	f.fromMeter(m, n)
+	f.fromSamples(samples)
+	return []FloorResult{f}, nil
+}

@@ -122,10 +122,10 @@ func TestPlan(t *testing.T) {
 		{[]string{"handoff-mcp", "handoff-library"}, "handoff-library handoff-mcp", "sqlite-tx pipe mcp-stdio", true},
 		{[]string{"handoff-library", "handoff-mcp"}, "handoff-library handoff-mcp", "sqlite-tx pipe mcp-stdio", false},
 		{[]string{"cycle", "contention"}, "cycle contention", "sqlite-tx", false},
-		{[]string{"start-up", "search"}, "start-up search", "bare-start", false},
+		{[]string{"start-up", "search"}, "start-up search", "bare-start linked-start", false},
 		{[]string{"search"}, "search", "", false},
 		{[]string{"pipe", "sqlite3-c"}, "", "sqlite3-c pipe", false},
-		{nil, strings.Join(scenarioNamesOf(Scenarios()), " "), "sqlite-tx sqlite3-c pipe mcp-stdio bare-start", false},
+		{nil, strings.Join(scenarioNamesOf(Scenarios()), " "), "sqlite-tx sqlite3-c pipe mcp-stdio bare-start linked-start", false},
 	} {
 		steps, floors, err := plan(c.names)
 		if err != nil {
@@ -258,3 +258,23 @@ func TestTableUnavailableFloor(t *testing.T) {
 }
 
 func regexpMatch(pattern, s string) bool { return regexp.MustCompile(pattern).MatchString(s) }
+
+// TestStartUpBesideLinkedStart: start-up is judged against the bare start,
+// and a note gives its ratio to this program's own start doing nothing
+// (stick's dependencies initialised), when that floor was measured.
+func TestStartUpBesideLinkedStart(t *testing.T) {
+	floors := append(testFloors(), FloorResult{Floor: "linked-start", Count: 30, Unit: "starts", P50: 4 * time.Millisecond})
+	r := judged(Result{Scenario: "start-up", P50: 7 * time.Millisecond}, false, floors, nil)
+	if r.Ratio != 3.5 || r.Met {
+		t.Errorf("ratio %.2f, met %v; want 3.50 against bare-start, missed", r.Ratio, r.Met)
+	}
+	if want := "1.75× linked-start p50 (4.00 ms)"; !slices.Contains(r.Notes, want) {
+		t.Errorf("notes %q; want %q", r.Notes, want)
+	}
+	r = judged(Result{Scenario: "start-up", P50: 7 * time.Millisecond}, false, testFloors(), nil)
+	for _, n := range r.Notes {
+		if strings.Contains(n, "linked-start") {
+			t.Errorf("a note about a floor not measured: %q", n)
+		}
+	}
+}

@@ -161,7 +161,7 @@ func plan(names []string) ([]step, []Floor, error) {
 	needed := map[string]bool{}
 	for _, st := range out {
 		if st.ratio != nil {
-			for _, p := range st.ratio.base {
+			for _, p := range append(slices.Clone(st.ratio.base), st.ratio.beside...) {
 				if !p.scenario {
 					needed[p.name] = true
 				}
