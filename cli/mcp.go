@@ -3,6 +3,7 @@ package cli
 import (
 	"errors"
 	"fmt"
+	"io"
 	"os"
 	"strings"
 
@@ -36,20 +37,31 @@ core' registers it):
 			if err != nil {
 				return fmt.Errorf("--tools: %v", err)
 			}
-			svc, closeSvc, err := openService()
+			// The database opens while the server starts and answers
+			// initialize; the first tool call waits for it, and fails with
+			// the open's coded error if it failed.
+			st := store.OpenInBackground(store.OpenDefault)
+			reported := make(chan struct{})
+			go func() {
+				defer close(reported)
+				reportOpenFailure(cmd.ErrOrStderr(), st)
+			}()
+			defer func() {
+				st.Close()
+				<-reported
+			}()
+			svc, err := stick.New(st, serviceOptions...)
 			if err != nil {
 				return err
 			}
-			defer closeSvc()
 			harness, err := harnessProcess()
 			if err != nil {
 				fmt.Fprintf(cmd.ErrOrStderr(), "stick mcp: %v; this server's own process stands for the harness\n", err)
 			}
-			dataDir, err := store.DataDir()
-			if err != nil {
-				return err
-			}
-			srv, err := mcpserver.New(mcpserver.Config{Service: svc, Harness: harness, DataDir: dataDir, Getenv: os.Getenv, Version: version, Tools: set})
+			// A data directory that cannot be resolved is the open's to
+			// report; identities are then claimed within this process.
+			dataDir, _ := store.DataDir()
+			srv, err := mcpserver.New(mcpserver.Config{Service: svc, Harness: harness, DataDir: dataDir, Getenv: os.Getenv, Version: version, Tools: set, Ready: st.Ready})
 			if err != nil {
 				return err
 			}
@@ -58,6 +70,16 @@ core' registers it):
 	}
 	cmd.Flags().StringVar(&tools, "tools", string(mcpserver.AllTools), "the tools to offer: all, or core for taking turns only")
 	return cmd
+}
+
+// reportOpenFailure tells the harness's log why the database did not open:
+// 'stick mcp' goes on serving, and every tool call answers with this
+// error until the cause is fixed and the harness's session restarted.
+func reportOpenFailure(w io.Writer, st *store.Background) {
+	if _, err := st.Wait(); err != nil {
+		printError(w, stick.AsError(err))
+		fmt.Fprintln(w, "stick mcp: every tool call fails with this error until it is fixed; then restart the harness's session")
+	}
 }
 
 // serveFailure is the error 'stick mcp' ends with when serving failed: a

@@ -42,6 +42,12 @@ type Config struct {
 	// ProgressEvery is how often wait_for_turn reports progress to a client
 	// that asked for it (default 5 s).
 	ProgressEvery time.Duration
+	// Ready, when set, is waited for before a tool call is served, and its
+	// error answers the call: a store still opening in the background
+	// (store.Background.Ready), so the server can answer initialize
+	// before the database is open and every call still meets the open's
+	// own error.
+	Ready func(context.Context) error
 	// NoLeaseKeeping turns off keeping the leases of the sticks this
 	// server's connections hold (see keepers), for tests that drive the
 	// clock past leases and check that nothing else writes.
@@ -325,6 +331,11 @@ func addTool[In, Out any](s *Server, t *mcp.Tool, h func(context.Context, stick.
 	roomAt := roomIndex(reflect.TypeFor[In]())
 	readOnly := t.Annotations != nil && t.Annotations.ReadOnlyHint
 	s.mcp.AddTool(t, func(ctx context.Context, req *mcp.CallToolRequest) (*mcp.CallToolResult, error) {
+		if s.cfg.Ready != nil {
+			if err := s.cfg.Ready(ctx); err != nil {
+				return errorResult(err), nil
+			}
+		}
 		var v In
 		if err := decode(req.Params.Arguments, &v); err != nil {
 			return errorResult(err), nil

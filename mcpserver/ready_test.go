@@ -1,0 +1,79 @@
+package mcpserver_test
+
+import (
+	"context"
+	"os"
+	"testing"
+	"time"
+
+	"github.com/stickhq/stick/mcpserver"
+	"github.com/stickhq/stick/stick"
+	"github.com/stickhq/stick/store"
+)
+
+// A server whose store is still opening answers initialize and tools/list
+// at once; a tool call waits for the open and then runs as usual.
+func TestToolCallsWaitForReady(t *testing.T) {
+	w := newWorld(t, self(t))
+	opened := make(chan struct{})
+	srv, err := mcpserver.New(mcpserver.Config{Service: w.svc, Harness: self(t), Version: "test",
+		Ready: func(ctx context.Context) error {
+			select {
+			case <-opened:
+				return nil
+			case <-ctx.Done():
+				return ctx.Err()
+			}
+		}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	w.srv = srv
+	cs := w.connect("claude-code", nil) // initialize, while not ready
+	if tools, err := cs.ListTools(context.Background(), nil); err != nil || len(tools.Tools) == 0 {
+		t.Fatalf("tools/list while the store opens: %v %v", tools, err)
+	}
+	done := make(chan result, 1)
+	go func() {
+		r, err := callErr(cs, "list_rooms", obj{})
+		if err != nil {
+			t.Error(err)
+		}
+		done <- r
+	}()
+	select {
+	case r := <-done:
+		t.Fatalf("list_rooms answered before the store was open: %s", r.text)
+	case <-time.After(50 * time.Millisecond):
+	}
+	close(opened)
+	if r := <-done; r.raw.IsError {
+		t.Fatalf("list_rooms once the store is open: %s", r.text)
+	}
+}
+
+// A store that failed to open in the background answers every tool call
+// with the open's own coded error, the one 'stick mcp' used to exit with.
+func TestToolCallsMeetTheOpenError(t *testing.T) {
+	dir := t.TempDir() + "/data"
+	if err := os.WriteFile(dir, []byte("not a directory"), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	_, want := store.OpenDir(dir, store.Options{})
+	bg := store.OpenInBackground(func() (*store.Store, error) { return store.OpenDir(dir, store.Options{}) })
+	svc, err := stick.New(bg)
+	if err != nil {
+		t.Fatal(err)
+	}
+	w := &world{t: t, ctx: context.Background(), svc: svc}
+	if w.srv, err = mcpserver.New(mcpserver.Config{Service: svc, Harness: self(t), DataDir: dir, Version: "test", Ready: bg.Ready}); err != nil {
+		t.Fatal(err)
+	}
+	cs := w.connect("claude-code", nil)
+	for tool, args := range map[string]obj{"list_rooms": {}, "join_path": {"context_path": t.TempDir()}} {
+		r := fails(t, cs, tool, args, stick.CodeDataDir)
+		if m, _ := r.data["error"].(map[string]any); m["message"] != want.(*stick.Error).Message || m["hint"] != want.(*stick.Error).Hint {
+			t.Errorf("%s: got %v, want the open's error %q (hint %q)", tool, m, want.(*stick.Error).Message, want.(*stick.Error).Hint)
+		}
+	}
+}
