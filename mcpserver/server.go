@@ -13,6 +13,7 @@ import (
 	"unicode"
 	"unicode/utf8"
 
+	"github.com/google/jsonschema-go/jsonschema"
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 	"github.com/stickhq/stick/identity"
 	"github.com/stickhq/stick/procid"
@@ -72,6 +73,9 @@ type Server struct {
 	claims *identity.Claims
 	// records is where joined members are recorded, nil without a data directory.
 	records *identity.Records
+	// errSchema is the schema of a failed call's "error", the same in every
+	// tool's output schema: built once, never changed.
+	errSchema *jsonschema.Schema
 }
 
 // conn is one client connection's identity. It is derived once from the
@@ -133,6 +137,9 @@ func New(cfg Config) (*Server, error) {
 	s := &Server{cfg: cfg, claims: identity.NewClaims(cfg.DataDir)}
 	if cfg.DataDir != "" {
 		s.records = identity.NewRecords(cfg.DataDir)
+	}
+	if s.errSchema, err = schemaFor[toolError](false, cfg.Service.Defaults()); err != nil {
+		return nil, fmt.Errorf("mcpserver: error schema: %w", err)
 	}
 	s.mcp = mcp.NewServer(&mcp.Implementation{Name: "stick", Title: "stick: take turns in a shared workspace", Version: cfg.Version},
 		&mcp.ServerOptions{Instructions: Instructions(cfg.Tools), Capabilities: &mcp.ServerCapabilities{}})
@@ -322,11 +329,7 @@ func addTool[In, Out any](s *Server, t *mcp.Tool, h func(context.Context, stick.
 	if err != nil {
 		return fmt.Errorf("tool %s: output schema: %w", t.Name, err)
 	}
-	errSchema, err := schemaFor[toolError](false, defaults)
-	if err != nil {
-		return err
-	}
-	out.Properties["error"] = errSchema
+	out.Properties["error"] = s.errSchema
 	t.InputSchema, t.OutputSchema = in, out
 	roomAt := roomIndex(reflect.TypeFor[In]())
 	readOnly := t.Annotations != nil && t.Annotations.ReadOnlyHint

@@ -5,6 +5,9 @@ import (
 	"encoding/json"
 	"math"
 	"os"
+	"runtime"
+	"sync"
+	"sync/atomic"
 	"time"
 
 	"github.com/google/jsonschema-go/jsonschema"
@@ -364,8 +367,22 @@ func (s *Server) register() error {
 				s.searchEvents)
 		},
 	}
-	for _, r := range regs {
-		if err := r(); err != nil {
+	// The tools' schemas, reflected from Go types, are most of a server's
+	// start-up: they are built on every core, each tool by one goroutine.
+	// The SDK lists tools by name, whatever the order they were added in.
+	errs := make([]error, len(regs))
+	var next atomic.Int64
+	var wg sync.WaitGroup
+	for range min(runtime.GOMAXPROCS(0), len(regs)) {
+		wg.Go(func() {
+			for i := int(next.Add(1)) - 1; i < len(regs); i = int(next.Add(1)) - 1 {
+				errs[i] = regs[i]()
+			}
+		})
+	}
+	wg.Wait()
+	for _, err := range errs {
+		if err != nil {
 			return err
 		}
 	}
