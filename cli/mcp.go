@@ -37,19 +37,13 @@ core' registers it):
 			if err != nil {
 				return fmt.Errorf("--tools: %v", err)
 			}
-			// The database opens while the server starts and answers
-			// initialize; the first tool call waits for it, and fails with
-			// the open's coded error if it failed.
-			st := store.OpenInBackground(store.OpenDefault)
-			reported := make(chan struct{})
-			go func() {
-				defer close(reported)
-				reportOpenFailure(cmd.ErrOrStderr(), st)
-			}()
-			defer func() {
-				st.Close()
-				<-reported
-			}()
+			// The database opens in the background once the client has
+			// initialized its session (or at the first tool call, whichever
+			// comes first), so initialize is answered without it; the first
+			// tool call waits for it, and fails with the open's coded error
+			// if it failed.
+			st := store.OpenLater(func() (*store.Store, error) { return openReporting(cmd.ErrOrStderr()) })
+			defer st.Close()
 			svc, err := stick.New(st, serviceOptions...)
 			if err != nil {
 				return err
@@ -61,7 +55,7 @@ core' registers it):
 			// A data directory that cannot be resolved is the open's to
 			// report; identities are then claimed within this process.
 			dataDir, _ := store.DataDir()
-			srv, err := mcpserver.New(mcpserver.Config{Service: svc, Harness: harness, DataDir: dataDir, Getenv: os.Getenv, Version: version, Tools: set, Ready: st.Ready})
+			srv, err := mcpserver.New(mcpserver.Config{Service: svc, Harness: harness, DataDir: dataDir, Getenv: os.Getenv, Version: version, Tools: set, Ready: st.Ready, Initialized: st.Start})
 			if err != nil {
 				return err
 			}
@@ -72,14 +66,17 @@ core' registers it):
 	return cmd
 }
 
-// reportOpenFailure tells the harness's log why the database did not open:
-// 'stick mcp' goes on serving, and every tool call answers with this
-// error until the cause is fixed and the harness's session restarted.
-func reportOpenFailure(w io.Writer, st *store.Background) {
-	if _, err := st.Wait(); err != nil {
+// openReporting opens the default database and, when it cannot, tells
+// the harness's log why on w: 'stick mcp' goes on serving, and every tool
+// call answers with this error until the cause is fixed and the harness's
+// session restarted.
+func openReporting(w io.Writer) (*store.Store, error) {
+	st, err := store.OpenDefault()
+	if err != nil {
 		printError(w, stick.AsError(err))
 		fmt.Fprintln(w, "stick mcp: every tool call fails with this error until it is fixed; then restart the harness's session")
 	}
+	return st, err
 }
 
 // serveFailure is the error 'stick mcp' ends with when serving failed: a

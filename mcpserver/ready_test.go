@@ -1,8 +1,11 @@
 package mcpserver_test
 
 import (
+	"bufio"
 	"context"
+	"io"
 	"os"
+	"strings"
 	"testing"
 	"time"
 
@@ -75,5 +78,42 @@ func TestToolCallsMeetTheOpenError(t *testing.T) {
 		if m, _ := r.data["error"].(map[string]any); m["message"] != want.(*stick.Error).Message || m["hint"] != want.(*stick.Error).Hint {
 			t.Errorf("%s: got %v, want the open's error %q (hint %q)", tool, m, want.(*stick.Error).Message, want.(*stick.Error).Hint)
 		}
+	}
+}
+
+// Config.Initialized is called once the client has initialized its
+// session (notifications/initialized after the answer to initialize), the
+// moment 'stick mcp' starts opening its database.
+func TestInitializedIsCalledOnceTheClientInitialized(t *testing.T) {
+	w := newWorld(t, self(t))
+	called := make(chan struct{}, 2)
+	srv, err := mcpserver.New(mcpserver.Config{Service: w.svc, Harness: self(t), Version: "test",
+		Initialized: func() { called <- struct{}{} }})
+	if err != nil {
+		t.Fatal(err)
+	}
+	inR, inW := io.Pipe()
+	outR, outW := io.Pipe()
+	ctx, cancel := context.WithCancel(context.Background())
+	served := make(chan error, 1)
+	go func() { served <- srv.Run(ctx, &mcpserver.StdioTransport{In: inR, Out: outW}) }()
+	t.Cleanup(func() { cancel(); inW.Close(); <-served })
+	lines := bufio.NewReader(outR)
+	if _, err := io.WriteString(inW, `{"jsonrpc":"2.0","id":1,"method":"initialize","params":{"protocolVersion":"2025-06-18","capabilities":{},"clientInfo":{"name":"t","version":"1"}}}`+"\n"); err != nil {
+		t.Fatal(err)
+	}
+	if line, err := lines.ReadString('\n'); err != nil || !strings.Contains(line, "protocolVersion") {
+		t.Fatalf("initialize: %q %v", line, err)
+	}
+	if len(called) != 0 {
+		t.Fatal("Initialized was called before the client initialized")
+	}
+	if _, err := io.WriteString(inW, `{"jsonrpc":"2.0","method":"notifications/initialized"}`+"\n"); err != nil {
+		t.Fatal(err)
+	}
+	select {
+	case <-called:
+	case <-time.After(10 * time.Second):
+		t.Fatal("Initialized was not called after the client initialized")
 	}
 }

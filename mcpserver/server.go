@@ -49,6 +49,11 @@ type Config struct {
 	// before the database is open and every call still meets the open's
 	// own error.
 	Ready func(context.Context) error
+	// Initialized, when set, is called when a client has initialized its
+	// session (notifications/initialized, sent once initialize is
+	// answered): 'stick mcp' starts opening its database then, so the
+	// open does not compete with the answer to initialize for the CPU.
+	Initialized func()
 	// NoLeaseKeeping turns off keeping the leases of the sticks this
 	// server's connections hold (see keepers), for tests that drive the
 	// clock past leases and check that nothing else writes.
@@ -142,11 +147,18 @@ func New(cfg Config) (*Server, error) {
 		return nil, fmt.Errorf("mcpserver: error schema: %w", err)
 	}
 	s.mcp = mcp.NewServer(&mcp.Implementation{Name: "stick", Title: "stick: take turns in a shared workspace", Version: cfg.Version},
-		&mcp.ServerOptions{Instructions: Instructions(cfg.Tools), Capabilities: &mcp.ServerCapabilities{}})
+		&mcp.ServerOptions{Instructions: Instructions(cfg.Tools), Capabilities: &mcp.ServerCapabilities{}, InitializedHandler: s.initialized})
 	if err := s.register(); err != nil {
 		return nil, err
 	}
 	return s, nil
+}
+
+// initialized calls Config.Initialized, if set.
+func (s *Server) initialized(context.Context, *mcp.InitializedRequest) {
+	if s.cfg.Initialized != nil {
+		s.cfg.Initialized()
+	}
 }
 
 // MCP returns the underlying SDK server, for transports and tests.

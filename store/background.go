@@ -2,6 +2,7 @@ package store
 
 import (
 	"context"
+	"sync"
 
 	"github.com/stickhq/stick/stick"
 )
@@ -12,26 +13,43 @@ import (
 // waits for the open first; when it failed, every transaction fails with
 // the open's own coded error, as the open itself would have.
 type Background struct {
-	done chan struct{}
-	st   *Store
-	err  error
+	open  func() (*Store, error)
+	start sync.Once
+	done  chan struct{}
+	st    *Store
+	err   error
 }
 
 var _ stick.Store = (*Background)(nil)
 
 // OpenInBackground starts open in its own goroutine and returns at once.
 func OpenInBackground(open func() (*Store, error)) *Background {
-	b := &Background{done: make(chan struct{})}
-	go func() {
-		defer close(b.done)
-		b.st, b.err = open()
-	}()
+	b := OpenLater(open)
+	b.Start()
 	return b
 }
 
-// Wait returns the opened store, or the error the open failed with, once
-// the open has finished.
+// OpenLater returns a Background whose open starts at Start, or at the
+// first method that needs the store, so a server can leave the cores to
+// its own start-up until then.
+func OpenLater(open func() (*Store, error)) *Background {
+	return &Background{open: open, done: make(chan struct{})}
+}
+
+// Start starts the open in its own goroutine, if it has not started.
+func (b *Background) Start() {
+	b.start.Do(func() {
+		go func() {
+			defer close(b.done)
+			b.st, b.err = b.open()
+		}()
+	})
+}
+
+// Wait starts the open if needed and returns the opened store, or the
+// error the open failed with, once the open has finished.
 func (b *Background) Wait() (*Store, error) {
+	b.Start()
 	<-b.done
 	return b.st, b.err
 }
@@ -45,6 +63,7 @@ func (b *Background) Ready(ctx context.Context) error {
 
 // ready waits for the open, or for ctx to end first.
 func (b *Background) ready(ctx context.Context) (*Store, error) {
+	b.Start()
 	select {
 	case <-b.done:
 		return b.st, b.err
@@ -89,8 +108,13 @@ func (b *Background) Rung(room, agent string) <-chan struct{} {
 	return nil
 }
 
-// Close waits for the open and closes the store if it opened.
+// Close waits for the open and closes the store if it opened; a store
+// whose open has not started is never opened.
 func (b *Background) Close() error {
+	b.start.Do(func() {
+		b.err = stick.Errorf(stick.CodeInternal, "the store was closed before it was opened")
+		close(b.done)
+	})
 	if st, err := b.Wait(); err == nil {
 		return st.Close()
 	}

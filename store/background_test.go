@@ -72,3 +72,39 @@ func TestBackgroundOpenServesOnceOpen(t *testing.T) {
 		t.Fatal(err)
 	}
 }
+
+// A store opened later does not open until Start or its first use, and
+// one closed before either is never opened.
+func TestOpenLaterWaitsForStartOrUse(t *testing.T) {
+	opens := make(chan struct{}, 2)
+	open := func(dir string) func() (*store.Store, error) {
+		return func() (*store.Store, error) {
+			opens <- struct{}{}
+			return store.OpenDir(dir, store.Options{})
+		}
+	}
+	closed := store.OpenLater(open(t.TempDir()))
+	if err := closed.Close(); err != nil {
+		t.Fatal(err)
+	}
+	if len(opens) != 0 {
+		t.Fatal("a store closed before it started was opened")
+	}
+	if err := closed.Ready(context.Background()); err == nil {
+		t.Fatal("a store closed before it was opened is ready")
+	}
+	used := store.OpenLater(open(t.TempDir()))
+	if len(opens) != 0 {
+		t.Fatal("OpenLater opened at once")
+	}
+	if err := used.View(context.Background(), func(stick.Tx) error { return nil }); err != nil {
+		t.Fatalf("View before Start: %v", err)
+	}
+	if len(opens) != 1 {
+		t.Fatalf("%d opens after the first use, want 1", len(opens))
+	}
+	used.Start()
+	if err := used.Close(); err != nil || len(opens) != 1 {
+		t.Fatalf("Close: %v, %d opens", err, len(opens))
+	}
+}
