@@ -80,7 +80,10 @@ type Server struct {
 	records *identity.Records
 	// errSchema is the schema of a failed call's "error", the same in every
 	// tool's output schema: built once, never changed.
-	errSchema *jsonschema.Schema
+	errSchema func() (*jsonschema.Schema, error)
+	// buildSchemas makes every tool's schemas built by schemaFor, none
+	// taken from schemas.json (TestSchemaCache).
+	buildSchemas bool
 }
 
 // conn is one client connection's identity. It is derived once from the
@@ -121,7 +124,11 @@ type membership struct {
 }
 
 // New builds the server and registers every tool.
-func New(cfg Config) (*Server, error) {
+func New(cfg Config) (*Server, error) { return newServer(cfg, false) }
+
+// newServer is New; with buildSchemas, every tool's schemas are built by
+// schemaFor rather than taken from schemas.json.
+func newServer(cfg Config, buildSchemas bool) (*Server, error) {
 	if cfg.Service == nil {
 		return nil, errors.New("mcpserver: Config.Service is required")
 	}
@@ -139,13 +146,11 @@ func New(cfg Config) (*Server, error) {
 		return nil, fmt.Errorf("mcpserver: %w", err)
 	}
 	cfg.Tools = tools
-	s := &Server{cfg: cfg, claims: identity.NewClaims(cfg.DataDir)}
+	s := &Server{cfg: cfg, claims: identity.NewClaims(cfg.DataDir), buildSchemas: buildSchemas}
 	if cfg.DataDir != "" {
 		s.records = identity.NewRecords(cfg.DataDir)
 	}
-	if s.errSchema, err = schemaFor[toolError](false, cfg.Service.Defaults()); err != nil {
-		return nil, fmt.Errorf("mcpserver: error schema: %w", err)
-	}
+	s.errSchema = sync.OnceValues(func() (*jsonschema.Schema, error) { return schemaFor[toolError](false, cfg.Service.Defaults()) })
 	s.mcp = mcp.NewServer(&mcp.Implementation{Name: "stick", Title: "stick: take turns in a shared workspace", Version: cfg.Version},
 		&mcp.ServerOptions{Instructions: Instructions(cfg.Tools), Capabilities: &mcp.ServerCapabilities{}, InitializedHandler: s.initialized})
 	if err := s.register(); err != nil {
@@ -333,16 +338,24 @@ func addTool[In, Out any](s *Server, t *mcp.Tool, h func(context.Context, stick.
 		return nil
 	}
 	defaults := s.cfg.Service.Defaults()
-	in, err := schemaFor[In](true, defaults)
-	if err != nil {
-		return fmt.Errorf("tool %s: input schema: %w", t.Name, err)
+	if c, ok := cachedSchemas(t.Name, defaults); ok && !s.buildSchemas {
+		t.InputSchema, t.OutputSchema = c.Input, c.Output
+	} else {
+		in, err := schemaFor[In](true, defaults)
+		if err != nil {
+			return fmt.Errorf("tool %s: input schema: %w", t.Name, err)
+		}
+		out, err := schemaFor[Out](false, defaults)
+		if err != nil {
+			return fmt.Errorf("tool %s: output schema: %w", t.Name, err)
+		}
+		errSchema, err := s.errSchema()
+		if err != nil {
+			return fmt.Errorf("mcpserver: error schema: %w", err)
+		}
+		out.Properties["error"] = errSchema
+		t.InputSchema, t.OutputSchema = in, out
 	}
-	out, err := schemaFor[Out](false, defaults)
-	if err != nil {
-		return fmt.Errorf("tool %s: output schema: %w", t.Name, err)
-	}
-	out.Properties["error"] = s.errSchema
-	t.InputSchema, t.OutputSchema = in, out
 	roomAt := roomIndex(reflect.TypeFor[In]())
 	readOnly := t.Annotations != nil && t.Annotations.ReadOnlyHint
 	s.mcp.AddTool(t, func(ctx context.Context, req *mcp.CallToolRequest) (*mcp.CallToolResult, error) {
