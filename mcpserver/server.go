@@ -82,7 +82,7 @@ type Server struct {
 	// tool's output schema: built once, never changed.
 	errSchema func() (*jsonschema.Schema, error)
 	// buildSchemas makes every tool's schemas built by schemaFor, none
-	// taken from schemas.json (TestSchemaCache).
+	// taken from schemas_gen.go (TestSchemaCache).
 	buildSchemas bool
 }
 
@@ -127,7 +127,7 @@ type membership struct {
 func New(cfg Config) (*Server, error) { return newServer(cfg, false) }
 
 // newServer is New; with buildSchemas, every tool's schemas are built by
-// schemaFor rather than taken from schemas.json.
+// schemaFor rather than taken from schemas_gen.go.
 func newServer(cfg Config, buildSchemas bool) (*Server, error) {
 	if cfg.Service == nil {
 		return nil, errors.New("mcpserver: Config.Service is required")
