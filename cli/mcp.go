@@ -5,7 +5,9 @@ import (
 	"fmt"
 	"io"
 	"os"
+	"runtime/debug"
 	"strings"
+	"sync"
 
 	"github.com/spf13/cobra"
 	"github.com/stickhq/stick/mcpserver"
@@ -37,6 +39,13 @@ core' registers it):
 			if err != nil {
 				return fmt.Errorf("--tools: %v", err)
 			}
+			// Starting makes a few MB of short-lived garbage (the SDK
+			// decodes every tool schema) and little else that lives: the
+			// garbage collector waits until the first answer is written
+			// (or the command ends), instead of delaying it.
+			gcPercent := debug.SetGCPercent(-1)
+			collect := sync.OnceFunc(func() { debug.SetGCPercent(gcPercent) })
+			defer collect()
 			// The database opens in the background once the client has
 			// initialized its session (or at the first tool call, whichever
 			// comes first), so initialize is answered without it; the first
@@ -59,7 +68,7 @@ core' registers it):
 			if err != nil {
 				return err
 			}
-			return serveFailure(srv.Run(cmd.Context(), &mcpserver.StdioTransport{}))
+			return serveFailure(srv.Run(cmd.Context(), &mcpserver.StdioTransport{Answered: collect}))
 		},
 	}
 	cmd.Flags().StringVar(&tools, "tools", string(mcpserver.AllTools), "the tools to offer: all, or core for taking turns only")

@@ -117,3 +117,43 @@ func TestInitializedIsCalledOnceTheClientInitialized(t *testing.T) {
 		t.Fatal("Initialized was not called after the client initialized")
 	}
 }
+
+// StdioTransport.Answered is called once, after the first answer is
+// written, whatever the answer is.
+func TestAnsweredIsCalledOnceAfterTheFirstAnswer(t *testing.T) {
+	w := newWorld(t, self(t))
+	answered := make(chan struct{}, 3)
+	inR, inW := io.Pipe()
+	outR, outW := io.Pipe()
+	ctx, cancel := context.WithCancel(context.Background())
+	served := make(chan error, 1)
+	go func() {
+		served <- w.srv.Run(ctx, &mcpserver.StdioTransport{In: inR, Out: outW, Answered: func() { answered <- struct{}{} }})
+	}()
+	t.Cleanup(func() { cancel(); inW.Close(); <-served })
+	lines := bufio.NewReader(outR)
+	// Writes take turns: once the third answer is read, the second
+	// write has finished, Answered included had it been called.
+	for i, msg := range []string{`not json`, `{"jsonrpc":"2.0","id":1,"method":"ping"}`, `{"jsonrpc":"2.0","id":2,"method":"ping"}`} {
+		if i == 0 && len(answered) != 0 {
+			t.Fatal("Answered was called before the first answer was written")
+		}
+		if _, err := io.WriteString(inW, msg+"\n"); err != nil {
+			t.Fatal(err)
+		}
+		if _, err := lines.ReadString('\n'); err != nil {
+			t.Fatal(err)
+		}
+		if i > 0 {
+			continue
+		}
+		select {
+		case <-answered:
+		case <-time.After(10 * time.Second):
+			t.Fatal("Answered was not called after the first answer")
+		}
+	}
+	if len(answered) != 0 {
+		t.Fatal("Answered was called more than once")
+	}
+}
