@@ -367,9 +367,11 @@ func (s *Server) register() error {
 				s.searchEvents)
 		},
 	}
-	// The tools' schemas, reflected from Go types, are most of a server's
-	// start-up: they are built on every core, each tool by one goroutine.
-	// The SDK lists tools by name, whatever the order they were added in.
+	// Adding the tools (the SDK decodes every schema, and a server with
+	// other than the default policy reflects them from Go types) is most of
+	// a server's start-up: it runs on every core, each tool in one
+	// goroutine. The SDK lists tools by name, whatever the order they were
+	// added in.
 	errs := make([]error, len(regs))
 	var next atomic.Int64
 	var wg sync.WaitGroup
