@@ -14,8 +14,11 @@ import (
 	"github.com/stickhq/stick/store"
 )
 
-// A server whose store is still opening answers initialize and tools/list
-// at once; a tool call waits for the open and then runs as usual.
+// A server whose store is still opening answers the client's handshake and
+// tools/list at once; a tool call waits for the open and then runs as
+// usual. (TestInitializedIsCalledOnceTheClientInitialized and cli's
+// TestMCPUnusableDataDirIsEveryToolCallsError answer a raw initialize with
+// no database open.)
 func TestToolCallsWaitForReady(t *testing.T) {
 	w := newWorld(t, self(t))
 	opened := make(chan struct{})
@@ -32,7 +35,7 @@ func TestToolCallsWaitForReady(t *testing.T) {
 		t.Fatal(err)
 	}
 	w.srv = srv
-	cs := w.connect("claude-code", nil) // initialize, while not ready
+	cs := w.connect("claude-code", nil) // the handshake, while not ready
 	if tools, err := cs.ListTools(context.Background(), nil); err != nil || len(tools.Tools) == 0 {
 		t.Fatalf("tools/list while the store opens: %v %v", tools, err)
 	}
