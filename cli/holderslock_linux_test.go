@@ -93,17 +93,19 @@ func TestDoctorNamesTheWriterLockHolder(t *testing.T) {
 }
 
 // TestDoctorSeesDeletedDatabaseFiles deletes the -wal and -shm files under
-// a running 'stick mcp' server, which has the database open but neither
-// writes nor waits (a waiter would notice and exit): doctor fails, naming
-// that process.
+// a running 'stick mcp' server, which has the database open (its first
+// tool call waits for the open) but neither writes nor waits (a waiter
+// would notice and exit): doctor fails, naming that process.
 func TestDoctorSeesDeletedDatabaseFiles(t *testing.T) {
 	repo, data := holderRepo(t)
 	mustRun(t, repo, "join")
 	f := startBin(t, repo, "mcp")
-	if _, err := io.WriteString(f.stdin, `{"jsonrpc":"2.0","id":1,"method":"initialize","params":{"protocolVersion":"2025-06-18","capabilities":{},"clientInfo":{"name":"t","version":"1"}}}`+"\n"); err != nil {
+	if _, err := io.WriteString(f.stdin, `{"jsonrpc":"2.0","id":1,"method":"initialize","params":{"protocolVersion":"2025-06-18","capabilities":{},"clientInfo":{"name":"t","version":"1"}}}`+"\n"+
+		`{"jsonrpc":"2.0","method":"notifications/initialized"}`+"\n"+
+		`{"jsonrpc":"2.0","id":2,"method":"tools/call","params":{"name":"list_rooms","arguments":{}}}`+"\n"); err != nil {
 		t.Fatal(err)
 	}
-	f.readUntil(t, "protocolVersion")
+	f.readUntil(t, `"id":2`)
 	for _, suffix := range []string{"-wal", "-shm"} {
 		if err := os.Remove(filepath.Join(data, "rooms.sqlite"+suffix)); err != nil {
 			t.Fatal(err)

@@ -3,8 +3,11 @@ package cli
 import (
 	"errors"
 	"fmt"
+	"io"
 	"os"
+	"runtime/debug"
 	"strings"
+	"sync"
 
 	"github.com/spf13/cobra"
 	"github.com/stickhq/stick/mcpserver"
@@ -36,28 +39,53 @@ core' registers it):
 			if err != nil {
 				return fmt.Errorf("--tools: %v", err)
 			}
-			svc, closeSvc, err := openService()
+			// Starting makes a few MB of short-lived garbage (the SDK
+			// decodes every tool schema) and little else that lives: the
+			// garbage collector waits until the first answer is written
+			// (or the command ends), instead of delaying it.
+			gcPercent := debug.SetGCPercent(-1)
+			collect := sync.OnceFunc(func() { debug.SetGCPercent(gcPercent) })
+			defer collect()
+			// The database opens in the background once the client has
+			// initialized its session (or at the first tool call, whichever
+			// comes first), so initialize is answered without it; the first
+			// tool call waits for it, and fails with the open's coded error
+			// if it failed.
+			st := store.OpenLater(func() (*store.Store, error) { return openReporting(cmd.ErrOrStderr()) })
+			defer st.Close()
+			svc, err := stick.New(st, serviceOptions...)
 			if err != nil {
 				return err
 			}
-			defer closeSvc()
 			harness, err := harnessProcess()
 			if err != nil {
 				fmt.Fprintf(cmd.ErrOrStderr(), "stick mcp: %v; this server's own process stands for the harness\n", err)
 			}
-			dataDir, err := store.DataDir()
+			// A data directory that cannot be resolved is the open's to
+			// report; identities are then claimed within this process.
+			dataDir, _ := store.DataDir()
+			srv, err := mcpserver.New(mcpserver.Config{Service: svc, Harness: harness, DataDir: dataDir, Getenv: os.Getenv, Version: version, Tools: set, Ready: st.Ready, Initialized: st.Start})
 			if err != nil {
 				return err
 			}
-			srv, err := mcpserver.New(mcpserver.Config{Service: svc, Harness: harness, DataDir: dataDir, Getenv: os.Getenv, Version: version, Tools: set})
-			if err != nil {
-				return err
-			}
-			return serveFailure(srv.Run(cmd.Context(), &mcpserver.StdioTransport{}))
+			return serveFailure(srv.Run(cmd.Context(), &mcpserver.StdioTransport{Answered: collect}))
 		},
 	}
 	cmd.Flags().StringVar(&tools, "tools", string(mcpserver.AllTools), "the tools to offer: all, or core for taking turns only")
 	return cmd
+}
+
+// openReporting opens the default database and, when it cannot, tells
+// the harness's log why on w: 'stick mcp' goes on serving, and every tool
+// call answers with this error until the cause is fixed and the harness's
+// session restarted.
+func openReporting(w io.Writer) (*store.Store, error) {
+	st, err := store.OpenDefault()
+	if err != nil {
+		printError(w, stick.AsError(err))
+		fmt.Fprintln(w, "stick mcp: every tool call fails with this error until it is fixed; then restart the harness's session")
+	}
+	return st, err
 }
 
 // serveFailure is the error 'stick mcp' ends with when serving failed: a

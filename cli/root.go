@@ -9,6 +9,7 @@ import (
 	"regexp"
 	"strconv"
 	"strings"
+	"sync"
 	"syscall"
 	"time"
 
@@ -162,18 +163,18 @@ var toolWords = map[string]string{
 // toolWord matches a run of lower-case letters and underscores; cliWords
 // translates it only when it stands alone: not inside a path, file name or
 // identifier.
-var toolWord = regexp.MustCompile(`[a-z_]+`)
+var toolWord = sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(`[a-z_]+`) })
 
 // millis matches a duration in milliseconds as the messages of package
 // stick write one, "300000ms"; cliWords shows it in the units of the
 // CLI's duration flags.
-var millis = regexp.MustCompile(`(?:^|[\s(])-?[0-9]+ms\b`)
+var millis = sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(`(?:^|[\s(])-?[0-9]+ms\b`) })
 
 // cliWords applies toolWords to s, and shows durations in milliseconds in
 // human units ("300000ms" as "5m"). Delimiters are checked around each
 // word rather than matched, so two words separated by one space both count.
 func cliWords(s string) string {
-	s = millis.ReplaceAllStringFunc(s, func(m string) string {
+	s = millis().ReplaceAllStringFunc(s, func(m string) string {
 		num := strings.TrimLeft(strings.TrimSuffix(m, "ms"), " \t\n\r(")
 		n, err := strconv.ParseInt(num, 10, 64)
 		if err != nil {
@@ -183,7 +184,7 @@ func cliWords(s string) string {
 	})
 	var b strings.Builder
 	last := 0
-	for _, loc := range toolWord.FindAllStringIndex(s, -1) {
+	for _, loc := range toolWord().FindAllStringIndex(s, -1) {
 		w, ok := toolWords[s[loc[0]:loc[1]]]
 		if !ok || !wordEdge(s, loc[0]-1, `(,;"'`) || !wordEdge(s, loc[1], `),;:."'`) {
 			continue

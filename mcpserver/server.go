@@ -13,6 +13,7 @@ import (
 	"unicode"
 	"unicode/utf8"
 
+	"github.com/google/jsonschema-go/jsonschema"
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 	"github.com/stickhq/stick/identity"
 	"github.com/stickhq/stick/procid"
@@ -42,6 +43,17 @@ type Config struct {
 	// ProgressEvery is how often wait_for_turn reports progress to a client
 	// that asked for it (default 5 s).
 	ProgressEvery time.Duration
+	// Ready, when set, is waited for before a tool call is served, and its
+	// error answers the call: a store still opening in the background
+	// (store.Background.Ready), so the server can answer initialize
+	// before the database is open and every call still meets the open's
+	// own error.
+	Ready func(context.Context) error
+	// Initialized, when set, is called when a client has initialized its
+	// session (notifications/initialized, sent once initialize is
+	// answered): 'stick mcp' starts opening its database then, so the
+	// open does not compete with the answer to initialize for the CPU.
+	Initialized func()
 	// NoLeaseKeeping turns off keeping the leases of the sticks this
 	// server's connections hold (see keepers), for tests that drive the
 	// clock past leases and check that nothing else writes.
@@ -66,6 +78,12 @@ type Server struct {
 	claims *identity.Claims
 	// records is where joined members are recorded, nil without a data directory.
 	records *identity.Records
+	// errSchema is the schema of a failed call's "error", the same in every
+	// tool's output schema: built once, never changed.
+	errSchema func() (*jsonschema.Schema, error)
+	// buildSchemas makes every tool's schemas built by schemaFor, none
+	// taken from schemas_gen.go (TestSchemaCache).
+	buildSchemas bool
 }
 
 // conn is one client connection's identity. It is derived once from the
@@ -106,7 +124,11 @@ type membership struct {
 }
 
 // New builds the server and registers every tool.
-func New(cfg Config) (*Server, error) {
+func New(cfg Config) (*Server, error) { return newServer(cfg, false) }
+
+// newServer is New; with buildSchemas, every tool's schemas are built by
+// schemaFor rather than taken from schemas_gen.go.
+func newServer(cfg Config, buildSchemas bool) (*Server, error) {
 	if cfg.Service == nil {
 		return nil, errors.New("mcpserver: Config.Service is required")
 	}
@@ -124,16 +146,24 @@ func New(cfg Config) (*Server, error) {
 		return nil, fmt.Errorf("mcpserver: %w", err)
 	}
 	cfg.Tools = tools
-	s := &Server{cfg: cfg, claims: identity.NewClaims(cfg.DataDir)}
+	s := &Server{cfg: cfg, claims: identity.NewClaims(cfg.DataDir), buildSchemas: buildSchemas}
 	if cfg.DataDir != "" {
 		s.records = identity.NewRecords(cfg.DataDir)
 	}
+	s.errSchema = sync.OnceValues(func() (*jsonschema.Schema, error) { return schemaFor[toolError](false, cfg.Service.Defaults()) })
 	s.mcp = mcp.NewServer(&mcp.Implementation{Name: "stick", Title: "stick: take turns in a shared workspace", Version: cfg.Version},
-		&mcp.ServerOptions{Instructions: Instructions(cfg.Tools), Capabilities: &mcp.ServerCapabilities{}})
+		&mcp.ServerOptions{Instructions: Instructions(cfg.Tools), Capabilities: &mcp.ServerCapabilities{}, InitializedHandler: s.initialized})
 	if err := s.register(); err != nil {
 		return nil, err
 	}
 	return s, nil
+}
+
+// initialized calls Config.Initialized, if set.
+func (s *Server) initialized(context.Context, *mcp.InitializedRequest) {
+	if s.cfg.Initialized != nil {
+		s.cfg.Initialized()
+	}
 }
 
 // MCP returns the underlying SDK server, for transports and tests.
@@ -308,23 +338,32 @@ func addTool[In, Out any](s *Server, t *mcp.Tool, h func(context.Context, stick.
 		return nil
 	}
 	defaults := s.cfg.Service.Defaults()
-	in, err := schemaFor[In](true, defaults)
-	if err != nil {
-		return fmt.Errorf("tool %s: input schema: %w", t.Name, err)
+	if c, ok := cachedSchemas(t.Name, defaults); ok && !s.buildSchemas {
+		t.InputSchema, t.OutputSchema = c.Input, c.Output
+	} else {
+		in, err := schemaFor[In](true, defaults)
+		if err != nil {
+			return fmt.Errorf("tool %s: input schema: %w", t.Name, err)
+		}
+		out, err := schemaFor[Out](false, defaults)
+		if err != nil {
+			return fmt.Errorf("tool %s: output schema: %w", t.Name, err)
+		}
+		errSchema, err := s.errSchema()
+		if err != nil {
+			return fmt.Errorf("mcpserver: error schema: %w", err)
+		}
+		out.Properties["error"] = errSchema
+		t.InputSchema, t.OutputSchema = in, out
 	}
-	out, err := schemaFor[Out](false, defaults)
-	if err != nil {
-		return fmt.Errorf("tool %s: output schema: %w", t.Name, err)
-	}
-	errSchema, err := schemaFor[toolError](false, defaults)
-	if err != nil {
-		return err
-	}
-	out.Properties["error"] = errSchema
-	t.InputSchema, t.OutputSchema = in, out
 	roomAt := roomIndex(reflect.TypeFor[In]())
 	readOnly := t.Annotations != nil && t.Annotations.ReadOnlyHint
 	s.mcp.AddTool(t, func(ctx context.Context, req *mcp.CallToolRequest) (*mcp.CallToolResult, error) {
+		if s.cfg.Ready != nil {
+			if err := s.cfg.Ready(ctx); err != nil {
+				return errorResult(err), nil
+			}
+		}
 		var v In
 		if err := decode(req.Params.Arguments, &v); err != nil {
 			return errorResult(err), nil

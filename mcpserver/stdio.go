@@ -44,6 +44,10 @@ type StdioTransport struct {
 	In io.ReadCloser
 	// Out receives responses, one per line; nil means os.Stdout.
 	Out io.Writer
+	// Answered, when set, is called once, after the first message is
+	// written to Out: 'stick mcp' lets the garbage collector run from then
+	// on, so it does not delay that first answer.
+	Answered func()
 }
 
 // Connect implements mcp.Transport: it starts reading In.
@@ -55,7 +59,7 @@ func (t *StdioTransport) Connect(context.Context) (mcp.Connection, error) {
 	if out == nil {
 		out = os.Stdout
 	}
-	c := &lineConn{in: in, out: out, incoming: make(chan readResult), closed: make(chan struct{})}
+	c := &lineConn{in: in, out: out, answered: t.Answered, incoming: make(chan readResult), closed: make(chan struct{})}
 	go c.readLoop()
 	return c, nil
 }
@@ -67,6 +71,8 @@ type lineConn struct {
 	// writeMu keeps each written message on its own line: the SDK's
 	// responses and the transport's own error answers share Out.
 	writeMu sync.Mutex
+	// answered is StdioTransport.Answered, nil once called.
+	answered func()
 	// incoming carries each valid message, or the error that ends reading.
 	incoming  chan readResult
 	closed    chan struct{}
@@ -147,6 +153,10 @@ func (c *lineConn) writeLine(data []byte) error {
 	c.writeMu.Lock()
 	defer c.writeMu.Unlock()
 	_, err := c.out.Write(append(data, '\n'))
+	if c.answered != nil {
+		c.answered()
+		c.answered = nil
+	}
 	return err
 }
 

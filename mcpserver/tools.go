@@ -5,6 +5,9 @@ import (
 	"encoding/json"
 	"math"
 	"os"
+	"runtime"
+	"sync"
+	"sync/atomic"
 	"time"
 
 	"github.com/google/jsonschema-go/jsonschema"
@@ -364,8 +367,24 @@ func (s *Server) register() error {
 				s.searchEvents)
 		},
 	}
-	for _, r := range regs {
-		if err := r(); err != nil {
+	// Adding the tools (the SDK decodes every schema, and a server with
+	// other than the default policy reflects them from Go types) is most of
+	// a server's start-up: it runs on every core, each tool in one
+	// goroutine. The SDK lists tools by name, whatever the order they were
+	// added in.
+	errs := make([]error, len(regs))
+	var next atomic.Int64
+	var wg sync.WaitGroup
+	for range min(runtime.GOMAXPROCS(0), len(regs)) {
+		wg.Go(func() {
+			for i := int(next.Add(1)) - 1; i < len(regs); i = int(next.Add(1)) - 1 {
+				errs[i] = regs[i]()
+			}
+		})
+	}
+	wg.Wait()
+	for _, err := range errs {
+		if err != nil {
 			return err
 		}
 	}

@@ -5,6 +5,7 @@ import (
 	"regexp"
 	"slices"
 	"strings"
+	"sync"
 )
 
 // NoteTypes are the known kinds of note, the default first. A note's type
@@ -32,15 +33,18 @@ var SearchTypes = []string{string(DefaultNoteType), string(NoteQuestion), string
 // input schemas; it agrees with SearchTypes and CustomTypePrefix.
 const SearchTypePattern = `^(note|question|answer|decision|release|pass|close|document|x-[a-z0-9][a-z0-9._-]{0,61})$`
 
+// The patterns are compiled at their first use, not at start-up: each
+// bounded repetition makes hundreds of allocations, which every command
+// would pay whether or not it checks a type.
 var (
-	noteTypeRE   = regexp.MustCompile(NoteTypePattern)
-	searchTypeRE = regexp.MustCompile(SearchTypePattern)
+	noteTypeRE   = sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(NoteTypePattern) })
+	searchTypeRE = sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(SearchTypePattern) })
 )
 
 // checkNoteType refuses a note type that is neither known nor custom;
 // field names it in the error (message_type, outbox[i].message_type).
 func checkNoteType(field string, t NoteType) error {
-	if noteTypeRE.MatchString(string(t)) {
+	if noteTypeRE().MatchString(string(t)) {
 		return nil
 	}
 	known := make([]string, len(NoteTypes))
@@ -53,7 +57,7 @@ func checkNoteType(field string, t NoteType) error {
 
 // checkSearchType refuses a search type that is no kind of hit.
 func checkSearchType(t string) error {
-	if t == "" || searchTypeRE.MatchString(t) {
+	if t == "" || searchTypeRE().MatchString(t) {
 		return nil
 	}
 	return invalidArg("type", "type %s is not a kind of hit: use %s, or a custom note type (%s...)",
