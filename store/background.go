@@ -20,7 +20,11 @@ type Background struct {
 	err   error
 }
 
-var _ stick.Store = (*Background)(nil)
+var (
+	_ stick.Store       = (*Background)(nil)
+	_ stick.BriefViewer = (*Background)(nil)
+	_ stick.BriefViewer = (*Store)(nil)
+)
 
 // OpenInBackground starts open in its own goroutine and returns at once.
 func OpenInBackground(open func() (*Store, error)) *Background {
@@ -88,6 +92,15 @@ func (b *Background) View(ctx context.Context, fn func(stick.Tx) error) error {
 		return err
 	}
 	return st.View(ctx, fn)
+}
+
+// BriefView runs Store.BriefView once the store is open.
+func (b *Background) BriefView(ctx context.Context, fn func(stick.Tx) error) error {
+	st, err := b.ready(ctx)
+	if err != nil {
+		return err
+	}
+	return st.BriefView(ctx, fn)
 }
 
 // Changed is Store.Changed once the store is open; nil (a channel that

@@ -26,6 +26,10 @@ func TestBackgroundOpenFailureIsEveryTransactionsError(t *testing.T) {
 		"Ready":  b.Ready(ctx),
 		"View":   b.View(ctx, func(stick.Tx) error { t.Fatal("View ran on a store that did not open"); return nil }),
 		"Update": b.Update(ctx, func(stick.Tx) error { t.Fatal("Update ran on a store that did not open"); return nil }),
+		"BriefView": b.BriefView(ctx, func(stick.Tx) error {
+			t.Fatal("BriefView ran on a store that did not open")
+			return nil
+		}),
 	} {
 		if se := wantCode(t, err, stick.CodeDataDir); se.Message != want.(*stick.Error).Message || se.Hint != want.(*stick.Error).Hint {
 			t.Errorf("%s: got %q (hint %q), want OpenDir's %q (hint %q)", name, se.Message, se.Hint, want.(*stick.Error).Message, want.(*stick.Error).Hint)
@@ -60,6 +64,12 @@ func TestBackgroundOpenServesOnceOpen(t *testing.T) {
 		return err
 	}); err != nil || len(rooms) != 0 {
 		t.Fatalf("View once open: %v %v", rooms, err)
+	}
+	if err := b.BriefView(context.Background(), func(tx stick.Tx) (err error) {
+		rooms, err = tx.RoomsUnder("", true)
+		return err
+	}); err != nil || len(rooms) != 0 {
+		t.Fatalf("BriefView once open: %v %v", rooms, err)
 	}
 	if b.Changed() == nil {
 		t.Error("an open store offers no change notifications")
