@@ -183,25 +183,10 @@ func bareStart(ctx context.Context, e *env) ([]FloorResult, error) {
 	if out, err := build.CombinedOutput(); err != nil {
 		return unavailable("bare-start", "go build of a bare program failed: %v: %s", err, strings.TrimSpace(string(out))), nil
 	}
-	n := e.fixed(30, 5)
-	samples := make([]time.Duration, 0, n)
-	m := &meter{wall: time.Now(), childrenOnly: true}
-	for i := -1; i < n; i++ { // the first run warms the page cache and is not counted
-		cmd := exec.CommandContext(ctx, bin)
-		t0 := time.Now()
-		if err := cmd.Run(); err != nil {
-			return nil, fmt.Errorf("run the bare program: %w", err)
-		}
-		if i >= 0 {
-			samples = append(samples, time.Since(t0))
-			m.addReaped(&child{cmd: cmd})
-		} else {
-			m.wall = time.Now()
-		}
+	f, err := timeStarts(ctx, e, "bare-start", func() (*exec.Cmd, error) { return exec.CommandContext(ctx, bin), nil })
+	if err != nil {
+		return nil, fmt.Errorf("run the bare program: %w", err)
 	}
-	f := FloorResult{Floor: "bare-start", Unit: "starts"}
-	f.fromMeter(m, n)
-	f.fromSamples(samples)
 	f.Notes = []string{"built with " + goTool}
 	return []FloorResult{f}, nil
 }
@@ -216,17 +201,28 @@ func init() {
 // them, with nothing of stick's own start. Beside bare-start it shows what
 // the dependencies cost before stick's code runs at all.
 func linkedStart(ctx context.Context, e *env) ([]FloorResult, error) {
+	f, err := timeStarts(ctx, e, "linked-start", func() (*exec.Cmd, error) { return reexec.Command(ctx, "bench-exit") })
+	if err != nil {
+		return nil, fmt.Errorf("run this program doing nothing: %w", err)
+	}
+	return []FloorResult{f}, nil
+}
+
+// timeStarts runs the commands command makes, one after another, from
+// spawn to exit (30 of them, 5 when quick), after one more that warms the
+// page cache and is not counted, and returns the floor name's figures.
+func timeStarts(ctx context.Context, e *env, name string, command func() (*exec.Cmd, error)) (FloorResult, error) {
 	n := e.fixed(30, 5)
 	samples := make([]time.Duration, 0, n)
 	m := &meter{wall: time.Now(), childrenOnly: true}
-	for i := -1; i < n; i++ { // the first run warms the page cache and is not counted
-		cmd, err := reexec.Command(ctx, "bench-exit")
+	for i := -1; i < n; i++ {
+		cmd, err := command()
 		if err != nil {
-			return nil, err
+			return FloorResult{}, err
 		}
 		t0 := time.Now()
 		if err := cmd.Run(); err != nil {
-			return nil, fmt.Errorf("run this program doing nothing: %w", err)
+			return FloorResult{}, err
 		}
 		if i >= 0 {
 			samples = append(samples, time.Since(t0))
@@ -235,8 +231,8 @@ func linkedStart(ctx context.Context, e *env) ([]FloorResult, error) {
 			m.wall = time.Now()
 		}
 	}
-	f := FloorResult{Floor: "linked-start", Unit: "starts"}
+	f := FloorResult{Floor: name, Unit: "starts"}
 	f.fromMeter(m, n)
 	f.fromSamples(samples)
-	return []FloorResult{f}, nil
+	return f, nil
 }
