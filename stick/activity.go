@@ -65,6 +65,16 @@ func (sn *snapshot) touchDue(m *Member, c Caller) bool {
 	return sn.now.Sub(m.LastSeenAt) >= sn.presenceGrain() || sn.holds(c) && sn.renewalDue()
 }
 
+// keptLease is the end KeepAlive gives the lease of the holder agent: a
+// full lease from now, but never past one presence TTL after its last call.
+func (sn *snapshot) keptLease(agent string) time.Time {
+	exp := sn.now.Add(sn.policy.OwnerLeaseTTL)
+	if until := sn.member(agent).LastSeenAt.Add(sn.policy.PresenceTTL); until.Before(exp) {
+		return until
+	}
+	return exp
+}
+
 // heartbeatDue reports whether a heartbeat by the holder agent would change
 // anything worth a write: move its lease by a lease grain or more, or its
 // presence by a presence grain or more (see presenceGrain).
@@ -154,6 +164,10 @@ func (s *Service) Attend(ctx context.Context, c Caller, roomID string) bool {
 // idle lets it lapse one presence TTL after its last call (or when its
 // last renewal runs out, if later) and shows as stale_owner.
 //
+// A renewal that would move the lease by less than a second (a tenth of
+// the lease TTL when that is shorter), such as the first one right after
+// a claim, writes nothing.
+//
 // KeepAlive blocks until the lease is no longer current (released,
 // passed, taken over, the room closed), ctx ends or the Service shuts
 // down; it then returns nil. A busy database postpones a renewal to the
@@ -169,29 +183,33 @@ func (s *Service) KeepAlive(ctx context.Context, c Caller, l Lease) error {
 	}
 	for {
 		every := s.defaults.HeartbeatInterval
-		over := false
-		err := s.store.Update(ctx, func(tx Tx) error {
-			sn, err := s.load(tx, l.RoomID)
-			if err != nil {
-				return err
+		over, due := false, false
+		// Read first: a lease granted or renewed a moment ago (KeepAlive
+		// starts right after a claim) is not worth a write.
+		look := func(write bool) func(Tx) error {
+			return func(tx Tx) error {
+				sn, err := s.load(tx, l.RoomID)
+				if err != nil {
+					return err
+				}
+				every = sn.policy.HeartbeatInterval
+				if sn.checkLease(c.AgentID, l) != nil || !sn.holds(c) {
+					over = true
+					return nil
+				}
+				exp := sn.keptLease(c.AgentID)
+				if due = exp.Sub(sn.room.LeaseExpiresAt) >= sn.leaseGrain(); !due || !write {
+					return nil
+				}
+				sn.room.LeaseExpiresAt = exp
+				sn.room.UpdatedAt = sn.now
+				return tx.SaveRoom(sn.room)
 			}
-			every = sn.policy.HeartbeatInterval
-			if sn.checkLease(c.AgentID, l) != nil || !sn.holds(c) {
-				over = true
-				return nil
-			}
-			until := sn.member(c.AgentID).LastSeenAt.Add(sn.policy.PresenceTTL)
-			exp := sn.now.Add(sn.policy.OwnerLeaseTTL)
-			if until.Before(exp) {
-				exp = until
-			}
-			if !exp.After(sn.room.LeaseExpiresAt) {
-				return nil
-			}
-			sn.room.LeaseExpiresAt = exp
-			sn.room.UpdatedAt = sn.now
-			return tx.SaveRoom(sn.room)
-		})
+		}
+		err := s.briefView(ctx, look(false))
+		if err == nil && !over && due {
+			err = s.store.Update(ctx, look(true))
+		}
 		switch {
 		case ctx.Err() != nil:
 			return nil

@@ -80,3 +80,42 @@ func TestCallsWithNothingToWriteDoNotWaitForWriters(t *testing.T) {
 		t.Errorf("wait of a member whose presence is fresh: %+v, %v; want not_yet at once", res, err)
 	}
 }
+
+// KeepAlive started right after a claim, as stick mcp starts it, leaves the
+// fresh lease as it was granted instead of rewriting it a moment later;
+// its renewals come a heartbeat interval on.
+func TestKeepAliveLeavesAFreshLease(t *testing.T) {
+	e := newEnv(t)
+	holder, _ := liveAgent(t, "codex:1")
+	room := e.join(holder).RoomID
+	w := e.claim(holder, room)
+	granted := e.clock.Now().Add(stick.DefaultPolicy.OwnerLeaseTTL)
+	e.clock.Advance(500 * time.Millisecond)
+	ctx, cancel := context.WithCancel(e.ctx)
+	done := make(chan error, 1)
+	go func() { done <- e.svc.KeepAlive(ctx, holder, w.Lease()) }()
+	defer func() {
+		cancel()
+		if err := <-done; err != nil {
+			t.Error(err)
+		}
+	}()
+	deadline := time.Now().Add(10 * time.Second)
+	for e.clock.Timers() != 1 {
+		if time.Now().After(deadline) {
+			t.Fatal("KeepAlive did not arm its timer")
+		}
+		time.Sleep(time.Millisecond)
+	}
+	if st := e.state(room); st.LeaseExpires == nil || !st.LeaseExpires.Equal(granted) {
+		t.Fatalf("lease ends %v after KeepAlive's first look; want the granted %v", st.LeaseExpires, granted)
+	}
+	e.clock.Advance(stick.DefaultPolicy.HeartbeatInterval)
+	want := e.clock.Now().Add(stick.DefaultPolicy.OwnerLeaseTTL)
+	for st := e.state(room); st.LeaseExpires == nil || !st.LeaseExpires.Equal(want); st = e.state(room) {
+		if time.Now().After(deadline) {
+			t.Fatalf("lease ends %v a heartbeat interval on; want %v", st.LeaseExpires, want)
+		}
+		time.Sleep(time.Millisecond)
+	}
+}
