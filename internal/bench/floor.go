@@ -1,9 +1,7 @@
 package bench
 
 import (
-	"bytes"
 	"context"
-	"encoding/json"
 	"fmt"
 	"os"
 	"time"
@@ -83,16 +81,12 @@ type FloorResult struct {
 // MarshalJSON writes times as milliseconds.
 func (f FloorResult) MarshalJSON() ([]byte, error) {
 	type plain FloorResult
-	var b bytes.Buffer
-	enc := json.NewEncoder(&b)
-	enc.SetEscapeHTML(false)
-	err := enc.Encode(struct {
+	return marshalPlain(struct {
 		plain
 		P50  float64 `json:"p50_ms"`
 		P99  float64 `json:"p99_ms"`
 		Mean float64 `json:"mean_ms"`
 	}{plain(f), ms(f.P50), ms(f.P99), ms(f.Mean)})
-	return bytes.TrimSpace(b.Bytes()), err
 }
 
 // stat returns the named statistic ("p50" or "mean"), zero when the floor

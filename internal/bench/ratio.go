@@ -1,8 +1,6 @@
 package bench
 
 import (
-	"bytes"
-	"encoding/json"
 	"fmt"
 	"strings"
 	"time"
@@ -98,14 +96,10 @@ type FloorBase struct {
 // MarshalJSON writes the base as milliseconds.
 func (b FloorBase) MarshalJSON() ([]byte, error) {
 	type plain FloorBase
-	var out bytes.Buffer
-	enc := json.NewEncoder(&out)
-	enc.SetEscapeHTML(false)
-	err := enc.Encode(struct {
+	return marshalPlain(struct {
 		plain
 		Base float64 `json:"base_ms"`
 	}{plain(b), ms(b.Base)})
-	return bytes.TrimSpace(out.Bytes()), err
 }
 
 // baseFrom computes the base from the floors and the results before.

@@ -57,15 +57,21 @@ type Result struct {
 // MarshalJSON writes latencies as milliseconds.
 func (r Result) MarshalJSON() ([]byte, error) {
 	type plain Result
-	var b bytes.Buffer
-	enc := json.NewEncoder(&b)
-	enc.SetEscapeHTML(false) // targets say "<=" and ">="
-	err := enc.Encode(struct {
+	return marshalPlain(struct {
 		plain
 		P50 float64 `json:"p50_ms"`
 		P99 float64 `json:"p99_ms"`
 		Max float64 `json:"max_ms"`
 	}{plain(r), ms(r.P50), ms(r.P99), ms(r.Max)})
+}
+
+// marshalPlain is json.Marshal without HTML escaping, for the report's
+// JSON: targets say "<=" and ">=".
+func marshalPlain(v any) ([]byte, error) {
+	var b bytes.Buffer
+	enc := json.NewEncoder(&b)
+	enc.SetEscapeHTML(false)
+	err := enc.Encode(v)
 	return bytes.TrimSpace(b.Bytes()), err
 }
 
