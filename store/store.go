@@ -334,7 +334,7 @@ func (s *Store) update(ctx context.Context, fn func(stick.Tx) error) (wake func(
 		return nil, err
 	}
 	if s.wclosed {
-		return nil, stick.Errorf(stick.CodeInternal, "no database connection for %s (the store is closed)", s.path)
+		return nil, s.closedErr()
 	}
 	if err := s.replaced(); err != nil {
 		return nil, err
@@ -404,12 +404,18 @@ func (s *Store) BriefView(ctx context.Context, fn func(stick.Tx) error) error {
 		}
 		defer func() { <-s.writer }()
 		if s.wclosed {
-			return stick.Errorf(stick.CodeInternal, "no database connection for %s (the store is closed)", s.path)
+			return s.closedErr()
 		}
 		conn := s.wconn
 		defer conn.SetInterrupt(conn.SetInterrupt(ctx.Done()))
 		return s.read(ctx, conn, fn)
 	})
+}
+
+// closedErr is the error of a transaction on a closed store's writing
+// connection.
+func (s *Store) closedErr() error {
+	return stick.Errorf(stick.CodeInternal, "no database connection for %s (the store is closed)", s.path)
 }
 
 // read runs fn in a read transaction on conn.
