@@ -42,7 +42,8 @@ func echo([]string) error {
 
 // pipeRoundTrip times a short line sent to an echoing child over its
 // stdin and read back from its stdout: the floor of a handoff between
-// two processes.
+// two processes. It reads the pipe itself rather than through startCmd's
+// line channel, whose goroutine would add a hand-over to every trip.
 func pipeRoundTrip(ctx context.Context, e *env) ([]FloorResult, error) {
 	cmd, err := reexec.Command(ctx, "bench-echo")
 	if err != nil {
