@@ -15,8 +15,12 @@
 // Search, and reclaim tokens that let a restarted member be itself again.
 //
 // The package holds every rule of the protocol and nothing else: persistence is
-// behind the Store interface (package store implements it on SQLite), process
-// liveness behind Liveness (package procid), and time behind Clock. Frontends
-// (the MCP server, the CLI) translate requests into Service calls and Service
-// results and errors back; they never decide.
+// behind the Store interface (package store implements it on a local database
+// file; Store says what any other store must guarantee), process liveness
+// behind Liveness (package procid), and time behind Clock. What a search finds
+// is a rule too: ParseQuery reads the query language into a SearchMatch that
+// each store compiles to its own full-text index, and SearchText and
+// Paragraphs say which text of the log and of a document is searched.
+// Frontends (the MCP server, the CLI) translate requests into Service calls and
+// Service results and errors back; they never decide.
 package stick

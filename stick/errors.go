@@ -39,17 +39,18 @@ const (
 	// CodeAgentIDInUse: the agent id names a member of the room that only
 	// its reclaim_token may act as.
 	CodeAgentIDInUse Code = "agent_id_in_use"
-	// CodeSearchUnavailable: this build's SQLite has no full-text search (FTS5).
+	// CodeSearchUnavailable: the store has no full-text index, or its index
+	// is out of date or still being built; the hint says whether waiting helps.
 	CodeSearchUnavailable Code = "search_unavailable"
-	// CodeDBBusy: the database stayed locked by other processes for longer than the busy timeout.
+	// CodeDBBusy: the store stayed locked by other processes (its write lock, usually) for longer than its busy timeout.
 	CodeDBBusy Code = "db_busy"
 	// CodeDBSchemaMismatch: the database was written by a newer or unknown version of stick.
 	CodeDBSchemaMismatch Code = "db_schema_mismatch"
-	// CodeUnsupportedFilesystem: the data directory is on a network filesystem where SQLite locking is unsafe.
+	// CodeUnsupportedFilesystem: the data directory is on a network filesystem where the store's locking is unsafe.
 	CodeUnsupportedFilesystem Code = "unsupported_filesystem"
 	// CodeDataDir: the data directory cannot be created or written.
 	CodeDataDir Code = "data_dir_unusable"
-	// CodeDBCorrupt: the database file is not a usable SQLite database.
+	// CodeDBCorrupt: the database is not usable: it is damaged, or no database at all.
 	CodeDBCorrupt Code = "db_corrupt"
 	// CodeHarness: a coding-agent harness could not be set up: its command
 	// failed, printed what stick cannot read, or its configuration file is

@@ -40,13 +40,13 @@ func TestParseQuery(t *testing.T) {
 		"a\x00b":                `"a" AND "b"`,
 		`"error recov"* x`:      `"error recov"* AND "x"`,
 	} {
-		if m, err := parseQuery(in); err != nil || render(m) != want {
-			t.Errorf("parseQuery(%q) = %s, %v; want %s", in, render(m), err, want)
+		if m, err := ParseQuery(in); err != nil || render(m) != want {
+			t.Errorf("ParseQuery(%q) = %s, %v; want %s", in, render(m), err, want)
 		}
 	}
 	for _, bad := range []string{"", "   ", "-- ** ()", `""`} {
-		if _, err := parseQuery(bad); ErrorCode(err) != CodeInvalidArgument {
-			t.Errorf("parseQuery(%q) must be invalid_argument, got %v", bad, err)
+		if _, err := ParseQuery(bad); ErrorCode(err) != CodeInvalidArgument {
+			t.Errorf("ParseQuery(%q) must be invalid_argument, got %v", bad, err)
 		}
 	}
 }

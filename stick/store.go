@@ -7,25 +7,54 @@ import (
 	"github.com/stickhq/stick/procid"
 )
 
-// Store persists rooms, members and events. Package store implements it on
-// SQLite; every implementation must pass the same behaviour tests.
+// Store persists rooms, members, events and documents. Package store
+// implements it on a local database file; another store (a database
+// server shared by several hosts) must give every guarantee below, since
+// the Service's rules rely on them and on nothing else, and every
+// implementation must pass the same behaviour tests.
 //
-// Update runs fn in one write transaction that takes the write lock before it
-// reads (BEGIN IMMEDIATE), so every read-check-write in fn is atomic across
-// processes. If fn returns an error the transaction rolls back and Update
-// returns that error. A lock that cannot be had within the busy timeout
-// yields CodeDBBusy. View runs fn in a read transaction.
+// Update runs fn in one serializable write transaction that takes the
+// store's write lock before its first read. No other write transaction,
+// of this process or of any other process or host sharing the store, runs
+// between fn's reads and its writes, so every read-check-write in fn is
+// atomic: write transactions take effect one at a time, in the order they
+// got the lock. If fn returns an error, nothing fn wrote is kept and
+// Update returns that very error, so that a coded *Error reaches the
+// caller unchanged. Otherwise the writes are committed, and durable
+// against a crash of the process, before Update returns nil. A store may
+// run fn again after a transient failure (a lock it lost before the
+// first write, say), so fn must act only through its Tx.
 //
-// Changed returns a channel that is closed at the next commit made by any
-// process or connection after the call; a store may close it spuriously, but
-// must not miss a commit for longer than its fallback poll interval.
+// View runs fn in a read transaction: a consistent snapshot of committed
+// data that sees every commit made before View was called. Write methods
+// of Tx fail inside it. A read transaction never holds up a writer (nor
+// waits for one), so a long read such as a search or an export never
+// delays a turn.
+//
+// Errors of Update and View: fn's error; db_busy when the write lock (or,
+// for View, a snapshot) cannot be had within the store's busy timeout;
+// canceled when ctx ends first; data_dir_unusable, db_corrupt and internal
+// when the store itself fails (its storage cannot be written, is damaged,
+// or the store is closed).
+//
+// Changed returns a channel that is closed at the next commit, made by
+// any process or host sharing the store, after the call. A store may
+// close it spuriously (a waiter then reads again and finds nothing new),
+// but must not miss a commit for longer than its fallback poll interval:
+// a waiter learns of a commit it was not woken for at most that late.
 //
 // Rung returns a channel that is closed at the next commit that rang the
 // bell of agent in room (agent "" names the room's own bell, see Tx.Ring),
 // or spuriously; nil when the store cannot tell, and then the caller waits
-// on Changed. A bell may be missed (its writer died between commit and
-// ring), so its waiters must also re-read the room now and then. Bells let
-// a commit wake only the waiters it concerns.
+// on Changed. A bell rings only after the commit of the transaction that
+// asked for it, once that commit is visible to every reader, and never
+// for a transaction that rolled back. A bell may be missed (its writer
+// died between commit and ring), so its waiters must also re-read the
+// room now and then. Bells let a commit wake only the waiters it
+// concerns.
+//
+// Close releases the store after any write in flight; transactions begun
+// afterwards fail.
 type Store interface {
 	Update(ctx context.Context, fn func(Tx) error) error
 	View(ctx context.Context, fn func(Tx) error) error
@@ -36,11 +65,12 @@ type Store interface {
 
 // A BriefViewer is a Store that can run a brief read where it is cheapest
 // for the process that asks: a few rows, such as a heartbeat's check or a
-// waiter's look at its room. The SQLite store runs it on the connection
-// that writes when no write of the process is under way, where the
-// process's own last commit left the page cache warm, instead of on a
-// connection whose cache every commit empties. A read that may take long
-// (a search, an export) uses View, so it never holds up a writer.
+// waiter's look at its room. BriefView gives View's guarantees and
+// errors, but may hold off this process's own writers while fn runs, so fn
+// must be short; a read that may take long (a search, an export) uses
+// View, so it never holds up a writer. Package store, for one, reads on
+// the connection its writes use when none is under way, whose cache the
+// process's own last commit left warm.
 type BriefViewer interface {
 	BriefView(ctx context.Context, fn func(Tx) error) error
 }
@@ -54,8 +84,26 @@ func (s *Service) briefView(ctx context.Context, fn func(Tx) error) error {
 	return s.store.View(ctx, fn)
 }
 
-// Tx is the set of reads and writes available inside a transaction. Write
-// methods may only be called inside Update.
+// A SearchIndexer is a Store that indexes its log for search lazily, to
+// keep writes cheap, so that a Tx.Search may not yet see the latest
+// events. CatchUpSearch indexes what was committed before the call and is
+// not indexed yet: a View begun after it returns nil searches every event
+// and document committed before CatchUpSearch was called. It takes the
+// write lock only when there is something to index. When the index cannot
+// be caught up at once (the store has none, or is still building it), it
+// returns nil and leaves Tx.Search to report search_unavailable. Service.
+// Search calls it before it searches.
+//
+// Errors: db_busy, canceled, and the store's own failures, as for Update.
+type SearchIndexer interface {
+	CatchUpSearch(ctx context.Context) error
+}
+
+// Tx is the set of reads and writes available inside a transaction. Reads
+// see the transaction's own writes. Write methods may only be called
+// inside Update; inside View they fail. A method's error (other than a
+// coded *Error it documents) is the store's own failure: fn returns it,
+// and the transaction rolls back.
 type Tx interface {
 	// Room returns the room with the given id; ok is false when there is none.
 	Room(id string) (r Room, ok bool, err error)
@@ -75,7 +123,12 @@ type Tx interface {
 	// DeleteMember removes a member; it is not an error if there is none.
 	DeleteMember(roomID, agentID string) error
 
-	// AppendEvent appends e, assigning its Seq (and ID if empty), and returns it.
+	// AppendEvent appends e, assigning its Seq (and ID if empty), and
+	// returns it. Seq is greater than that of every event committed
+	// before, in any room: since write transactions take effect one at a
+	// time, events become visible in Seq order, and a reader that saw an
+	// event never later finds a new one with a smaller Seq (cursors rely
+	// on it).
 	AppendEvent(e Event) (Event, error)
 	// Event returns the event with the given sequence number in the room.
 	Event(roomID string, seq int64) (e Event, ok bool, err error)
@@ -107,17 +160,24 @@ type Tx interface {
 	// DocHistory returns every version of the room's document, oldest
 	// first, without content.
 	DocHistory(roomID string) ([]DocVersion, error)
-	// Search returns up to q.Limit entries of the search index that match
-	// m and q's filters, best first. Inside Update
-	// the store may first bring its index up to date (a store may index
-	// lazily); inside View it searches what is indexed. Errors:
-	// search_unavailable when the store has no full-text index or is still
-	// building it.
+	// Search returns up to q.Limit entries that match m and q's filters
+	// (RoomID, Type, From), best first; q.Query is the text m was parsed
+	// from, for messages only. The entries are the text SearchText gives
+	// of each event (Type: HitType; From: the event's author) and the
+	// Paragraphs of each room's current document (Type: DocumentHit;
+	// From: the author of the version that wrote the paragraph), and
+	// nothing else: a document's earlier versions are not searched. A
+	// SearchIndexer may search only what it has indexed. Each hit's
+	// Snippet is the best passage of its entry with every match between
+	// HighlightStart and HighlightEnd and the entry's own "**" escaped.
+	// Errors: invalid_argument (query) when m fails Validate;
+	// search_unavailable when the store has no full-text index, or its
+	// index is out of date or still being built.
 	Search(m SearchMatch, q SearchQuery) ([]SearchHit, error)
 
 	// Ring asks for the bell of agent in room (agent "" for the room's own
 	// bell) to ring once the transaction commits; nothing rings if it
-	// rolls back.
+	// rolls back, and nothing inside View.
 	Ring(roomID, agentID string)
 }
 

@@ -21,9 +21,11 @@ type Background struct {
 }
 
 var (
-	_ stick.Store       = (*Background)(nil)
-	_ stick.BriefViewer = (*Background)(nil)
-	_ stick.BriefViewer = (*Store)(nil)
+	_ stick.Store         = (*Background)(nil)
+	_ stick.BriefViewer   = (*Background)(nil)
+	_ stick.BriefViewer   = (*Store)(nil)
+	_ stick.SearchIndexer = (*Background)(nil)
+	_ stick.SearchIndexer = (*Store)(nil)
 )
 
 // OpenInBackground starts open in its own goroutine and returns at once.
@@ -101,6 +103,15 @@ func (b *Background) BriefView(ctx context.Context, fn func(stick.Tx) error) err
 		return err
 	}
 	return st.BriefView(ctx, fn)
+}
+
+// CatchUpSearch runs Store.CatchUpSearch once the store is open.
+func (b *Background) CatchUpSearch(ctx context.Context) error {
+	st, err := b.ready(ctx)
+	if err != nil {
+		return err
+	}
+	return st.CatchUpSearch(ctx)
 }
 
 // Changed is Store.Changed once the store is open; nil (a channel that

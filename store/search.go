@@ -20,37 +20,60 @@ import (
 // begin so (a stem is often no prefix of its word: migration* must find
 // "migrations", whose stem "migrat" it does not begin). search_words takes
 // its text from search_index (external content), so the text is stored
-// once. Paragraphs are indexed by triggers, in the transaction that
-// writes the document. Events are indexed in batches, which costs FTS5 one
-// segment per batch instead of one per turn (that doubled the cost of a
-// claim and release): the meta key search_indexed_through is the last
-// event_seq indexed; the write transaction that appends an event whose
-// event_seq is a multiple of indexEvery indexes the backlog, and a search
-// indexes it before it looks. The meta key search_index is "ready" once
-// the index exists, or "stale" when it must be made again: after a SQLite
-// without FTS5 wrote the file (it drops the paragraph triggers, which
-// would fail every write), or after a migration that changed the index.
+// once. What a row holds is the domain's rule: an event's row holds
+// stick.SearchText of it, with stick.HitType as its type, and a
+// paragraph's row a piece of stick.Paragraphs (doc_chunks, see SaveDoc).
+// Paragraphs are indexed by triggers, in the transaction that writes the
+// document. Events are indexed in batches, which costs FTS5 one segment
+// per batch instead of one per turn (that doubled the cost of a claim and
+// release): the meta key search_indexed_through is the last event_seq
+// indexed; the write transaction that appends an event whose event_seq
+// is a multiple of indexEvery indexes the backlog, and CatchUpSearch
+// indexes it before a search looks. The meta key search_index is "ready"
+// once the index exists, or "stale" when it must be made again: after a
+// SQLite without FTS5 wrote the file (it drops the paragraph triggers,
+// which would fail every write), or after a migration that changed the
+// index.
 const (
 	searchTable = "search_index"
 	wordsTable  = "search_words"
-	// eventBody is the searchable text of the events row.
-	eventBody = `CASE WHEN handoff_json IS NOT NULL THEN
-		coalesce(json_extract(handoff_json, '$.status'), '') || char(10) ||
-		coalesce(json_extract(handoff_json, '$.next_action'), '') || char(10) ||
-		coalesce((SELECT group_concat(value, char(10)) FROM json_each(handoff_json, '$.open_questions')), '')
-	ELSE coalesce(reason || char(10), '') || coalesce(text, '') END`
-	// searchedTypes are the event types with text worth finding. Doc
-	// events are not: the document's paragraphs are, once, as they stand.
-	searchedTypes = `('note', 'release', 'pass', 'close')`
 )
 
-// indexEvents indexes the events with ?1 < event_seq <= ?2, stemmed and
-// then as written.
-var indexEvents = []string{`INSERT INTO search_index (rowid, body, room_id, type, from_agent_id)
-	SELECT event_seq, ` + eventBody + `, room_id, coalesce(message_type, event_type), from_agent_id
-	FROM events WHERE event_seq > ?1 AND event_seq <= ?2 AND event_type IN ` + searchedTypes,
-	`INSERT INTO search_words (rowid, body, room_id, type, from_agent_id)
-	SELECT rowid, body, room_id, type, from_agent_id FROM search_index WHERE rowid > ?1 AND rowid <= ?2`,
+// searchedEvents selects the events of stick.SearchedEvents with
+// ?1 < event_seq <= ?2.
+var searchedEvents = func() string {
+	types := make([]string, len(stick.SearchedEvents))
+	for i, t := range stick.SearchedEvents {
+		types[i] = "'" + strings.ReplaceAll(string(t), "'", "''") + "'"
+	}
+	return "SELECT " + eventCols + " FROM events WHERE event_seq > ?1 AND event_seq <= ?2 AND event_type IN (" +
+		strings.Join(types, ", ") + ") ORDER BY event_seq"
+}()
+
+// indexEvent is the stemmed row of one event; copyWords copies the rows
+// with ?1 < rowid <= ?2 to the unstemmed table.
+const (
+	indexEvent = `INSERT INTO search_index (rowid, body, room_id, type, from_agent_id) VALUES (?, ?, ?, ?, ?)`
+	copyWords  = `INSERT INTO search_words (rowid, body, room_id, type, from_agent_id)
+	SELECT rowid, body, room_id, type, from_agent_id FROM search_index WHERE rowid > ?1 AND rowid <= ?2`
+)
+
+// indexEvents indexes the events with from < event_seq <= to, stemmed and
+// then as written. Each event is read and indexed in turn, so a batch
+// holds one event in memory at a time, however long its handoff.
+func indexEvents(conn *sqlite.Conn, from, to int64) error {
+	err := eachEvent(conn, searchedEvents, []any{from, to}, func(e stick.Event) error {
+		text, ok := stick.SearchText(e)
+		if !ok {
+			return nil
+		}
+		return sqlitex.Execute(conn, indexEvent, &sqlitex.ExecOptions{
+			Args: []any{e.Seq, text, e.RoomID, stick.HitType(e), nullText(e.From)}})
+	})
+	if err != nil {
+		return err
+	}
+	return sqlitex.Execute(conn, copyWords, &sqlitex.ExecOptions{Args: []any{from, to}})
 }
 
 // Batch sizes, variables so tests can shrink them. A write transaction
@@ -74,15 +97,15 @@ var searchSchema = []string{
 	`CREATE VIRTUAL TABLE search_words USING fts5 (body, room_id UNINDEXED, type UNINDEXED, from_agent_id UNINDEXED,
 		content = 'search_index', tokenize = 'unicode61 remove_diacritics 2')`,
 	`CREATE TRIGGER doc_chunks_search_insert AFTER INSERT ON doc_chunks BEGIN
-		INSERT INTO search_index (rowid, body, room_id, type, from_agent_id) VALUES (-new.chunk_id, new.content, new.room_id, 'document', new.author);
-		INSERT INTO search_words (rowid, body, room_id, type, from_agent_id) VALUES (-new.chunk_id, new.content, new.room_id, 'document', new.author);
+		INSERT INTO search_index (rowid, body, room_id, type, from_agent_id) VALUES (-new.chunk_id, new.content, new.room_id, '` + stick.DocumentHit + `', new.author);
+		INSERT INTO search_words (rowid, body, room_id, type, from_agent_id) VALUES (-new.chunk_id, new.content, new.room_id, '` + stick.DocumentHit + `', new.author);
 	END`,
 	`CREATE TRIGGER doc_chunks_search_delete AFTER DELETE ON doc_chunks BEGIN
 		DELETE FROM search_index WHERE rowid = -old.chunk_id;
-		INSERT INTO search_words (search_words, rowid, body, room_id, type, from_agent_id) VALUES ('delete', -old.chunk_id, old.content, old.room_id, 'document', old.author);
+		INSERT INTO search_words (search_words, rowid, body, room_id, type, from_agent_id) VALUES ('delete', -old.chunk_id, old.content, old.room_id, '` + stick.DocumentHit + `', old.author);
 	END`,
 	`INSERT INTO search_index (rowid, body, room_id, type, from_agent_id)
-		SELECT -chunk_id, content, room_id, 'document', author FROM doc_chunks`,
+		SELECT -chunk_id, content, room_id, '` + stick.DocumentHit + `', author FROM doc_chunks`,
 	`INSERT INTO search_words (rowid, body, room_id, type, from_agent_id)
 		SELECT rowid, body, room_id, type, from_agent_id FROM search_index WHERE rowid < 0`,
 	`INSERT INTO meta (key, value) VALUES ('search_indexed_through', '0')
@@ -171,10 +194,8 @@ func indexBacklog(conn *sqlite.Conn, limit int64) (left int64, err error) {
 		return 0, err
 	}
 	to := min(last, indexed+limit) // event_seq has no gaps to speak of
-	for _, q := range indexEvents {
-		if err := sqlitex.Execute(conn, q, &sqlitex.ExecOptions{Args: []any{indexed, to}}); err != nil {
-			return 0, err
-		}
+	if err := indexEvents(conn, indexed, to); err != nil {
+		return 0, err
 	}
 	return last - to, setMeta(conn, "search_indexed_through", strconv.FormatInt(to, 10))
 }
@@ -190,6 +211,52 @@ func (t *tx) indexSome() error {
 	left, err := indexBacklog(t.conn, 2*indexEvery)
 	t.backlog = left > 0
 	return err
+}
+
+// CatchUpSearch implements stick.SearchIndexer: it indexes the events
+// not yet in the search index, so that a search in a View begun after it
+// finds every event committed before it was called. It reads first, and
+// takes the write lock only when events wait to be indexed, at most
+// searchCatchUp of them; a longer backlog means the index is being built,
+// which it leaves to the background (starting it if need be) for Search
+// to report. Without FTS5, or with a stale index, it does nothing.
+func (s *Store) CatchUpSearch(ctx context.Context) error {
+	if s.opts.noFTS {
+		return nil
+	}
+	behind, far := false, false
+	err := s.BriefView(ctx, func(x stick.Tx) error {
+		conn := x.(*tx).conn
+		if state, err := metaValue(conn, "search_index"); err != nil || state != "ready" {
+			return err
+		}
+		indexed, last, err := watermark(conn)
+		behind, far = last > indexed, last-indexed > searchCatchUp
+		return err
+	})
+	switch {
+	case err != nil || !behind:
+		return err
+	case far:
+		s.startFill()
+		return nil
+	}
+	return s.Update(ctx, func(x stick.Tx) error {
+		t := x.(*tx)
+		if state, err := metaValue(t.conn, "search_index"); err != nil || state != "ready" {
+			return err
+		}
+		indexed, last, err := watermark(t.conn)
+		if err != nil {
+			return err
+		}
+		if last-indexed > searchCatchUp { // a bulk write came in between
+			t.backlog = true
+			return nil
+		}
+		_, err = indexBacklog(t.conn, searchCatchUp)
+		return err
+	})
 }
 
 // Index indexes every event not yet in the search index, fillBatch events
@@ -302,9 +369,14 @@ func searchUnavailable(why string) *stick.Error {
 		WithHint("use a stick built with SQLite's FTS5 (the release builds are); meanwhile read the log with get_room_events")
 }
 
-// Search implements stick.Tx.Search. In a write transaction it first
-// indexes the events not yet indexed; a read-only one searches what is.
+// Search implements stick.Tx.Search, compiling m to FTS5 (see
+// planSearch). In a write transaction it first indexes the events not yet
+// indexed; a read-only one searches what is (CatchUpSearch indexes them
+// before a search through the Service).
 func (t *tx) Search(m stick.SearchMatch, q stick.SearchQuery) ([]stick.SearchHit, error) {
+	if err := m.Validate(); err != nil {
+		return nil, err
+	}
 	if t.noFTS {
 		return nil, searchUnavailable("this stick's SQLite has no FTS5")
 	}

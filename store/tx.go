@@ -326,7 +326,17 @@ func (t *tx) LastSeq(roomID string) (int64, error) {
 
 func (t *tx) events(q string, args ...any) ([]stick.Event, error) {
 	var out []stick.Event
-	err := sqlitex.Execute(t.conn, q, &sqlitex.ExecOptions{Args: args, ResultFunc: func(st *sqlite.Stmt) error {
+	err := eachEvent(t.conn, q, args, func(e stick.Event) error {
+		out = append(out, e)
+		return nil
+	})
+	return out, err
+}
+
+// eachEvent runs q, which selects eventCols, and calls fn with each event
+// in turn.
+func eachEvent(conn *sqlite.Conn, q string, args []any, fn func(stick.Event) error) error {
+	return sqlitex.Execute(conn, q, &sqlitex.ExecOptions{Args: args, ResultFunc: func(st *sqlite.Stmt) error {
 		e := stick.Event{
 			Seq: st.ColumnInt64(0), ID: st.ColumnText(1), RoomID: st.ColumnText(2), TurnID: st.ColumnInt64(3),
 			Type: stick.EventType(st.ColumnText(4)), From: st.ColumnText(5), To: st.ColumnText(6),
@@ -342,10 +352,8 @@ func (t *tx) events(q string, args ...any) ([]stick.Event, error) {
 		if d := st.ColumnText(11); d != "" {
 			e.Data = json.RawMessage(d)
 		}
-		out = append(out, e)
-		return nil
+		return fn(e)
 	}})
-	return out, err
 }
 
 func (t *tx) mustWrite() error {
