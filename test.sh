@@ -95,6 +95,7 @@ go run ./cmd/stickbench chaos --duration "$CHAOS_DURATION" --procs "$CHAOS_PROCS
 
 stage "fuzz ($FUZZTIME each)"
 go test -run '^$' -fuzz '^FuzzHandoffValidate$' -fuzztime "$FUZZTIME" ./stick
+go test -run '^$' -fuzz '^FuzzParseQuery$' -fuzztime "$FUZZTIME" ./stick
 go test -run '^$' -fuzz '^FuzzCanonical$' -fuzztime "$FUZZTIME" ./workspace
 go test -run '^$' -fuzz '^FuzzAncestors$' -fuzztime "$FUZZTIME" ./workspace
 go test -run '^$' -fuzz '^FuzzToolArguments$' -fuzztime "$FUZZTIME" ./mcpserver

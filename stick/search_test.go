@@ -1,13 +1,15 @@
 package stick_test
 
 import (
+	"context"
 	"strings"
+	"sync/atomic"
 	"testing"
 
 	"github.com/stickhq/stick/stick"
 )
 
-// TestSearchRanking: bm25 puts the note that is most about the words
+// TestSearchRanking: the ranking puts the note that is most about the words
 // first; handoffs, close conclusions and the current document are found,
 // filters narrow, and a document's old versions are not.
 func TestSearchRanking(t *testing.T) {
@@ -127,4 +129,56 @@ func newEnvAt(t *testing.T, e *env) string {
 		t.Fatal(err)
 	}
 	return res.RoomID
+}
+
+// writeCounter is a Store that counts its write transactions.
+type writeCounter struct {
+	stick.Store
+	updates atomic.Int32
+}
+
+func (w *writeCounter) Update(ctx context.Context, fn func(stick.Tx) error) error {
+	w.updates.Add(1)
+	return w.Store.Update(ctx, fn)
+}
+
+// catchUpCounter is a writeCounter that indexes lazily, counting the
+// catch-ups it is asked for.
+type catchUpCounter struct {
+	*writeCounter
+	ix       stick.SearchIndexer
+	catchUps atomic.Int32
+}
+
+func (c *catchUpCounter) CatchUpSearch(ctx context.Context) error {
+	c.catchUps.Add(1)
+	return c.ix.CatchUpSearch(ctx)
+}
+
+// TestSearchReadsOnly: a search runs in a read transaction. A store that
+// indexes lazily is asked to catch up first, so the search finds the note
+// committed just before it; a store without that capability is only read.
+func TestSearchReadsOnly(t *testing.T) {
+	e := newEnv(t)
+	a := agent("a")
+	room := e.join(a).RoomID
+	note, err := e.svc.Post(e.ctx, a, room, stick.Note{Text: "the wombat escaped"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	lazy := &catchUpCounter{writeCounter: &writeCounter{Store: e.store}, ix: e.store}
+	hits, err := newService(t, lazy).Search(e.ctx, stick.SearchQuery{Query: "wombat"})
+	if err != nil || len(hits) != 1 || hits[0].EventSeq != note.Event.Seq {
+		t.Fatalf("the note committed before the search must be found: %+v %v", hits, err)
+	}
+	if lazy.updates.Load() != 0 || lazy.catchUps.Load() != 1 {
+		t.Fatalf("a search asks for one catch-up and writes nothing itself: %d catch-ups, %d writes", lazy.catchUps.Load(), lazy.updates.Load())
+	}
+	plain := &writeCounter{Store: e.store}
+	if _, err := newService(t, plain).Search(e.ctx, stick.SearchQuery{Query: "wombat", RoomID: room}); err != nil {
+		t.Fatal(err)
+	}
+	if plain.updates.Load() != 0 {
+		t.Fatalf("a search wrote %d times through a store without catch-up", plain.updates.Load())
+	}
 }
