@@ -21,20 +21,23 @@ import (
 // safety bounds waits that would otherwise hang a broken test.
 const safety = 10 * time.Second
 
-func TestMain(m *testing.M) {
-	reexec.Register("echo", func(args []string) int {
+// roles are the children the tests start: this test binary again.
+var roles = map[string]func(args []string) int{
+	// echo prints its arguments, says so on stderr and exits 3.
+	"echo": func(args []string) int {
 		fmt.Println(strings.Join(args, " "))
 		fmt.Fprintln(os.Stderr, "echo: done")
 		return 3
-	})
-	reexec.Register("cat", func([]string) int {
-		sc := bufio.NewScanner(os.Stdin)
-		for sc.Scan() {
+	},
+	// cat answers every line of its input.
+	"cat": func([]string) int {
+		for sc := bufio.NewScanner(os.Stdin); sc.Scan(); {
 			fmt.Println("got " + sc.Text())
 		}
 		return 0
-	})
-	reexec.Register("count", func(args []string) int {
+	},
+	// count prints the numbers below its argument, one a line.
+	"count": func(args []string) int {
 		n, _ := strconv.Atoi(args[0])
 		w := bufio.NewWriter(os.Stdout)
 		for i := range n {
@@ -42,18 +45,26 @@ func TestMain(m *testing.M) {
 		}
 		_ = w.Flush()
 		return 0
-	})
-	reexec.Register("block", func([]string) int {
+	},
+	// block says it is ready and never ends by itself.
+	"block": func([]string) int {
 		fmt.Println("ready")
 		for {
 			time.Sleep(time.Hour)
 		}
-	})
-	reexec.Register("long", func([]string) int {
+	},
+	// long prints a line of 4 KiB, then a short one.
+	"long": func([]string) int {
 		fmt.Println(strings.Repeat("x", 4096))
 		fmt.Println("after")
 		return 0
-	})
+	},
+}
+
+func TestMain(m *testing.M) {
+	for name, fn := range roles {
+		reexec.Register(name, fn)
+	}
 	reexec.Main()
 	os.Exit(m.Run())
 }
