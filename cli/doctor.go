@@ -408,5 +408,5 @@ func writerLockCheck(ctx context.Context, path string) (check, bool) {
 	if pid := filelock.Holder(path); pid > 0 {
 		by, fix = fmt.Sprintf("process %d", pid), fmt.Sprintf("if process %d is stopped or stuck, end it (kill %d); every write waits for it", pid, pid)
 	}
-	return check{"writer lock", checkWarn, fmt.Sprintf("%s has held the write lock %s for more than %s: writes wait, then fail with db_busy", by, path, human(writerLockWait)), fix}, true
+	return check{"writer lock", checkWarn, fmt.Sprintf("%s has held the write lock %s for more than %s: writes wait, then fail with db_busy", by, path, render.Duration(writerLockWait)), fix}, true
 }

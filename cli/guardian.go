@@ -14,6 +14,7 @@ import (
 
 	"github.com/spf13/cobra"
 	"github.com/stickhq/stick/procid"
+	"github.com/stickhq/stick/render"
 	"github.com/stickhq/stick/stick"
 )
 
@@ -111,7 +112,7 @@ type guardian struct {
 }
 
 func runGuardian(ctx context.Context, a guardianArgs, starter io.Reader, report *os.File) error {
-	g := &guardian{a: a, log: log.New(safeWriter{os.Stderr}, fmt.Sprintf("guardian %d: ", os.Getpid()), log.LstdFlags)}
+	g := &guardian{a: a, log: log.New(render.SafeWriter(os.Stderr), fmt.Sprintf("guardian %d: ", os.Getpid()), log.LstdFlags)}
 	rep := guardianReport{}
 	send := func() {
 		data, _ := json.Marshal(rep)

@@ -14,6 +14,7 @@ import (
 	"github.com/stickhq/stick/internal/filelock"
 	"github.com/stickhq/stick/internal/ownerfs"
 	"github.com/stickhq/stick/procid"
+	"github.com/stickhq/stick/render"
 	"github.com/stickhq/stick/stick"
 	"github.com/stickhq/stick/store"
 )
@@ -218,6 +219,6 @@ func holdersLockErr(path string, err error) error {
 	if pid := filelock.Holder(path); pid > 0 {
 		by = "process " + strconv.Itoa(pid)
 	}
-	return stick.Errorf(stick.CodeDBBusy, "%s held the lock on the holder records %s for more than %s", by, path, human(holdersLockWait)).
+	return stick.Errorf(stick.CodeDBBusy, "%s held the lock on the holder records %s for more than %s", by, path, render.Duration(holdersLockWait)).
 		With("path", path).WithHint("retry; if it persists, stop %s (a stuck or stopped stick command)", by)
 }

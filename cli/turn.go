@@ -213,7 +213,7 @@ func printAcquired(p *printer, rep guardianReport, ag string) {
 
 func printHolderLine(p *printer, rep guardianReport, expires time.Time) {
 	fmt.Fprintf(p.w, "  lease until %s; holder pid %d heartbeats every %s until you release, and ends with %s\n",
-		expires.Local().Format("15:04:05"), rep.Guardian.PID, human(rep.Join.Policy.HeartbeatInterval), orDash(render.Line(rep.Anchor)))
+		expires.Local().Format("15:04:05"), rep.Guardian.PID, render.Duration(rep.Join.Policy.HeartbeatInterval), orDash(render.Line(rep.Anchor)))
 }
 
 func printDoneHint(p *printer, ag string) {
