@@ -1,4 +1,6 @@
 // Package cli is the stick command line: cobra commands that turn flags and
 // arguments into calls of package stick (or start a frontend such as the MCP
-// server) and print the results. Rules live in package stick, not here.
+// server) and print the results. Rules live in package stick, not here;
+// the holder process that keeps a turn for a terminal command lives in
+// package holder, and how a room's text reads in package render.
 package cli

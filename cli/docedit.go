@@ -9,6 +9,7 @@ import (
 	"strings"
 
 	"github.com/spf13/cobra"
+	"github.com/stickhq/stick/internal/linediff"
 	"github.com/stickhq/stick/render"
 	"github.com/stickhq/stick/stick"
 )
@@ -271,7 +272,7 @@ func docConflict(cmd *cobra.Command, s *session, r stick.RoomSummary, base stick
 			meanwhile = append(meanwhile, v)
 		}
 	}
-	diff := unifiedDiff(fmt.Sprintf("version %d (your edit started here)", base.Version),
+	diff := linediff.Unified(fmt.Sprintf("version %d (your edit started here)", base.Version),
 		fmt.Sprintf("version %d (current)", cur.Version), base.Content, cur.Content)
 	retry := fmt.Sprintf("run '%s' again and re-apply your change from %s ('%s --version %d | diff -u - %s' shows your change)",
 		o.again(), file, o.read(), base.Version, hintQuote(file))

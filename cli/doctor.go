@@ -14,6 +14,7 @@ import (
 	"github.com/spf13/cobra"
 	skill "github.com/stickhq/stick"
 	"github.com/stickhq/stick/cli/harness"
+	"github.com/stickhq/stick/holder"
 	"github.com/stickhq/stick/internal/filelock"
 	"github.com/stickhq/stick/mcpserver"
 	"github.com/stickhq/stick/procid"
@@ -276,13 +277,13 @@ func searchCheck(ctx context.Context, r *store.Reader) check {
 // holderChecks checks the holder processes this machine recorded, and drops
 // the records of those that are gone.
 func holderChecks() []check {
-	dir, err := localDir()
+	dir, err := holder.Dir()
 	if err != nil {
 		return []check{failedCheck("holders", err)}
 	}
-	hs, err := readHolders(dir)
+	hs, err := holder.Read(dir)
 	if err != nil { // damaged: rewrite it, keeping nothing a dead guardian left
-		if uerr := updateHolders(context.Background(), dir, func(hs []holder) ([]holder, error) { return hs, nil }); uerr != nil {
+		if uerr := holder.Prune(dir); uerr != nil {
 			return []check{failedCheck("holders", uerr)}
 		}
 		return []check{{"holders", checkOK, "rewrote the damaged holder records (" + stick.AsError(err).Message + ")", ""}}
@@ -295,7 +296,7 @@ func holderChecks() []check {
 			gone++
 		case procid.Alive:
 			what := "waits for the stick"
-			if h.State == holderHolding {
+			if h.State == holder.Holding {
 				what = fmt.Sprintf("holds turn %d", h.Lease.TurnID)
 			}
 			out = append(out, check{"holder", checkOK, fmt.Sprintf("pid %d %s in %s for %s", h.Guardian.PID, what, h.Path, h.AgentID), ""})
@@ -305,7 +306,7 @@ func holderChecks() []check {
 		}
 	}
 	if gone > 0 {
-		if err := updateHolders(context.Background(), dir, func(hs []holder) ([]holder, error) { return hs, nil }); err != nil {
+		if err := holder.Prune(dir); err != nil {
 			return append(out, failedCheck("holders", err))
 		}
 		out = append(out, check{"holders", checkOK, fmt.Sprintf("dropped %d record(s) of holder processes that are gone", gone), ""})
@@ -408,5 +409,5 @@ func writerLockCheck(ctx context.Context, path string) (check, bool) {
 	if pid := filelock.Holder(path); pid > 0 {
 		by, fix = fmt.Sprintf("process %d", pid), fmt.Sprintf("if process %d is stopped or stuck, end it (kill %d); every write waits for it", pid, pid)
 	}
-	return check{"writer lock", checkWarn, fmt.Sprintf("%s has held the write lock %s for more than %s: writes wait, then fail with db_busy", by, path, human(writerLockWait)), fix}, true
+	return check{"writer lock", checkWarn, fmt.Sprintf("%s has held the write lock %s for more than %s: writes wait, then fail with db_busy", by, path, render.Duration(writerLockWait)), fix}, true
 }

@@ -9,6 +9,7 @@ import (
 	"syscall"
 	"testing"
 
+	"github.com/stickhq/stick/holder"
 	"github.com/stickhq/stick/procid"
 	"github.com/stickhq/stick/stick"
 	"github.com/stickhq/stick/store"
@@ -107,7 +108,7 @@ func TestDoctor(t *testing.T) {
 	}
 	wantCheck(t, checks, "holders", checkOK, "dropped 1 record")
 	wantStatuses(t, checks)
-	if hs, _ := readHolders(filepath.Join(data, "cli")); len(hs) != 0 {
+	if hs, _ := holder.Read(filepath.Join(data, "cli")); len(hs) != 0 {
 		t.Fatalf("records after doctor: %+v", hs)
 	}
 
@@ -157,7 +158,7 @@ func TestDoctorQuietRoomAndDamagedRecords(t *testing.T) {
 		t.Fatalf("a quiet room was flagged: %+v", checks["room"])
 	}
 	wantCheck(t, checks, "holders", checkOK, "rewrote the damaged holder records")
-	if _, err := readHolders(filepath.Join(data, "cli")); err != nil {
+	if _, err := holder.Read(filepath.Join(data, "cli")); err != nil {
 		t.Fatalf("records after doctor: %v", err)
 	}
 }

@@ -8,6 +8,8 @@ import (
 	"os/exec"
 	"runtime"
 	"strings"
+
+	"github.com/stickhq/stick/internal/shellwords"
 )
 
 // defaultEditor says where the editor came from when no variable names one.
@@ -24,7 +26,7 @@ func editorCommand() (words []string, from string, err error) {
 		if strings.TrimSpace(v) == "" {
 			continue
 		}
-		words, err := shellWords(v)
+		words, err := shellwords.Split(v)
 		if err != nil {
 			return nil, "", &failure{code: 1, msg: fmt.Sprintf("$%s (%s) %v", env, v, err),
 				hint: fmt.Sprintf("set $%s to an editor command, for example %s=\"code --wait\" or %s=nano", env, env, env)}
@@ -35,72 +37,6 @@ func editorCommand() (words []string, from string, err error) {
 		return []string{"notepad"}, defaultEditor, nil
 	}
 	return []string{"vi"}, defaultEditor, nil
-}
-
-// shellWords splits s into words as a POSIX shell does, without expanding
-// anything: blanks separate words; single quotes keep everything; double
-// quotes keep everything but a backslash before $ ` " \ or a newline; a
-// backslash outside quotes keeps the next character.
-func shellWords(s string) ([]string, error) {
-	var words []string
-	var w strings.Builder
-	inWord := false
-	for i := 0; i < len(s); i++ {
-		c := s[i]
-		switch {
-		case c == ' ' || c == '\t' || c == '\n':
-			if inWord {
-				words = append(words, w.String())
-				w.Reset()
-				inWord = false
-			}
-		case c == '\\':
-			inWord = true
-			if i+1 < len(s) {
-				i++
-				if s[i] != '\n' {
-					w.WriteByte(s[i])
-				}
-			}
-		case c == '\'':
-			inWord = true
-			end := strings.IndexByte(s[i+1:], '\'')
-			if end < 0 {
-				return nil, errors.New("has an unterminated single quote")
-			}
-			w.WriteString(s[i+1 : i+1+end])
-			i += end + 1
-		case c == '"':
-			inWord = true
-			closed := false
-			for i++; i < len(s); i++ {
-				if s[i] == '"' {
-					closed = true
-					break
-				}
-				if s[i] == '\\' && i+1 < len(s) && strings.IndexByte("$`\"\\\n", s[i+1]) >= 0 {
-					i++
-					if s[i] == '\n' {
-						continue
-					}
-				}
-				w.WriteByte(s[i])
-			}
-			if !closed {
-				return nil, errors.New("has an unterminated double quote")
-			}
-		default:
-			inWord = true
-			w.WriteByte(c)
-		}
-	}
-	if inWord {
-		words = append(words, w.String())
-	}
-	if len(words) == 0 {
-		return nil, errors.New("names no command")
-	}
-	return words, nil
 }
 
 // runEditor runs the editor words (from says where they came from, as

@@ -7,6 +7,7 @@ import (
 
 	"github.com/spf13/cobra"
 	"github.com/stickhq/stick/internal/atomicfile"
+	"github.com/stickhq/stick/render"
 	"github.com/stickhq/stick/stick"
 )
 
@@ -56,7 +57,7 @@ room even after a new room started at its path ('stick list' shows the ids).`,
 						return err
 					}
 				} else {
-					writeMarkdown(&b, t)
+					render.Markdown(&b, t)
 				}
 				if output == "" || output == "-" {
 					_, err := cmd.OutOrStdout().Write(b.Bytes())

@@ -6,7 +6,6 @@ import (
 	"errors"
 	"fmt"
 	"io"
-	"log"
 	"os"
 	"os/signal"
 	"strings"
@@ -14,6 +13,7 @@ import (
 	"time"
 
 	"github.com/spf13/cobra"
+	"github.com/stickhq/stick/holder"
 	"github.com/stickhq/stick/procid"
 	"github.com/stickhq/stick/render"
 	"github.com/stickhq/stick/stick"
@@ -69,13 +69,12 @@ func runHold(cmd *cobra.Command, agentFlag, path string, hf handoffFlags) error 
 	if err != nil {
 		return stick.Errorf(stick.CodeInternal, "cannot identify this process: %v", err)
 	}
-	anc, err := anchor(harnessMarker(getenv) != "")
+	anc, err := invocationAnchor(harnessMarker(getenv) != "")
 	if err != nil {
-		return stick.Errorf(stick.CodeInternal, "cannot find the shell or harness this command runs in: %v", err).
-			WithHint("run it from a shell or a harness; a holder needs a live parent to belong to (not one detached with setsid or a double fork)")
+		return err
 	}
-	go watchAnchor(ctx, anc.Identity, func() { cancel(errAnchorGone) })
-	dir, err := localDir()
+	go holder.WatchAnchor(ctx, anc.Identity, func() { cancel(holder.ErrAnchorGone) })
+	dir, err := holder.Dir()
 	if err != nil {
 		return err
 	}
@@ -84,23 +83,22 @@ func runHold(cmd *cobra.Command, agentFlag, path string, hf handoffFlags) error 
 		return err
 	}
 	defer closeSvc()
-	g := &guardian{a: guardianArgs{mode: modeWait}, svc: svc, self: self, dir: dir, log: log.New(io.Discard, "", 0),
-		caller: stick.Caller{AgentID: id, Kind: stick.KindGuardian, Process: self, DisplayName: "stick hold"}}
-	g.caller.Chosen, g.caller.ReclaimToken = chosenID(agentFlag, getenv)
-	join, err := svc.JoinPath(ctx, g.caller, stick.JoinRequest{Path: path})
+	g := &holder.Holder{Service: svc, Caller: stick.Caller{AgentID: id, Kind: stick.KindGuardian, Process: self, DisplayName: "stick hold"}}
+	g.Caller.Chosen, g.Caller.ReclaimToken = chosenID(agentFlag, getenv)
+	join, err := svc.JoinPath(ctx, g.Caller, stick.JoinRequest{Path: path})
 	if err != nil {
 		return err
 	}
-	g.caller.AgentID = join.AgentID
+	g.Caller.AgentID = join.AgentID
 	given, err := checkHandoffFlags(cmd, &hf, join.CanonicalPath)
 	if err != nil {
 		return err
 	}
-	rec := holder{RoomID: join.RoomID, Path: join.CanonicalPath, AgentID: join.AgentID, State: holderWaiting, Guardian: self, Anchor: anc.Identity, Since: time.Now().UTC()}
-	if err := addHolder(cmd.Context(), dir, rec); err != nil {
+	rec := holder.Record{RoomID: join.RoomID, Path: join.CanonicalPath, AgentID: join.AgentID, State: holder.Waiting, Guardian: self, Anchor: anc.Identity, Since: time.Now().UTC()}
+	if err := holder.Add(cmd.Context(), dir, rec); err != nil {
 		return err
 	}
-	defer func() { _ = dropHolder(dir, self) }()
+	defer func() { _ = holder.Drop(dir, self) }()
 
 	follow, stopFollow := context.WithCancel(ctx)
 	defer stopFollow()
@@ -116,7 +114,7 @@ func runHold(cmd *cobra.Command, agentFlag, path string, hf handoffFlags) error 
 	case err != nil:
 		return err
 	case res.Status == stick.TakeoverAvailable:
-		printAcquired(p, guardianReport{Join: &join, Wait: &res, Guardian: self}, agentArg(cmd))
+		printAcquired(p, holder.Report{Join: &join, Wait: &res, Guardian: self}, agentArg(cmd))
 		return exitCode(exitTakeover)
 	case res.Status == stick.Closed:
 		return stick.Errorf(stick.CodeRoomClosed, "the room %s was closed", join.RoomID)
@@ -124,8 +122,8 @@ func runHold(cmd *cobra.Command, agentFlag, path string, hf handoffFlags) error 
 		return errInterrupted
 	}
 	lease := res.Lease()
-	rec.State, rec.Lease, rec.Since = holderHolding, lease, time.Now().UTC()
-	if err := putHolder(dir, rec); err != nil {
+	rec.State, rec.Lease, rec.Since = holder.Holding, lease, time.Now().UTC()
+	if err := holder.Put(dir, rec); err != nil {
 		return err
 	}
 	fmt.Fprintf(p.w, "%s your turn: turn %d (%s); holding until Ctrl-C\n", p.green("✓"), res.TurnID, render.Line(string(res.Reason)))
@@ -139,7 +137,7 @@ func runHold(cmd *cobra.Command, agentFlag, path string, hf handoffFlags) error 
 	beat, stopBeat := context.WithCancel(ctx)
 	defer stopBeat()
 	lost := make(chan string, 1)
-	go func() { lost <- g.hold(beat, lease, *res.NextHeartbeatAt, *res.LeaseExpiresAt) }()
+	go func() { lost <- g.Keep(beat, lease, *res.NextHeartbeatAt, *res.LeaseExpiresAt) }()
 	var sig os.Signal = os.Interrupt
 	if !interrupted {
 		select {
@@ -151,7 +149,7 @@ func runHold(cmd *cobra.Command, agentFlag, path string, hf handoffFlags) error 
 	stopFollow()
 	<-followed
 	if sig == syscall.SIGTERM {
-		return holdTerminated(ctx, svc, g.caller, lease, p)
+		return holdTerminated(ctx, svc, g.Caller, lease, p)
 	}
 	var rel stick.ReleaseResult
 	var lines <-chan string // the terminal's answers, read by one goroutine for every round
@@ -167,7 +165,7 @@ func runHold(cmd *cobra.Command, agentFlag, path string, hf handoffFlags) error 
 			}
 			h = &asked
 		}
-		rel, err = svc.Release(ctx, stick.Caller{AgentID: g.caller.AgentID, Kind: stick.KindOneShot, Chosen: g.caller.Chosen, ReclaimToken: g.caller.ReclaimToken}, lease, *h)
+		rel, err = svc.Release(ctx, stick.Caller{AgentID: g.Caller.AgentID, Kind: stick.KindOneShot, Chosen: g.Caller.Chosen, ReclaimToken: g.Caller.ReclaimToken}, lease, *h)
 		if se := stick.AsError(err); err != nil && se.Code == stick.CodeInvalidHandoff {
 			fmt.Fprintf(p.w, "%s %s; once more:\n", p.red("✗"), render.Text(se.Message))
 			hf, given = handoffFlags{}, nil
@@ -190,7 +188,7 @@ func runHold(cmd *cobra.Command, agentFlag, path string, hf handoffFlags) error 
 
 // holdWait waits for the stick until it comes or a signal stops the wait.
 // interrupted is true when the stick came although a signal arrived.
-func holdWait(ctx context.Context, g *guardian, roomID string, sigs <-chan os.Signal) (stick.WaitResult, bool, error) {
+func holdWait(ctx context.Context, g *holder.Holder, roomID string, sigs <-chan os.Signal) (stick.WaitResult, bool, error) {
 	type outcome struct {
 		res stick.WaitResult
 		err error
@@ -199,12 +197,12 @@ func holdWait(ctx context.Context, g *guardian, roomID string, sigs <-chan os.Si
 	defer stop()
 	done := make(chan outcome, 1)
 	go func() {
-		res, err := g.wait(wctx, roomID)
+		res, err := g.Wait(wctx, roomID, 0)
 		done <- outcome{res, err}
 	}()
 	select {
 	case o := <-done:
-		return o.res, false, g.cause(ctx, o.err)
+		return o.res, false, holder.Cause(ctx, o.err)
 	case <-sigs:
 		stop()
 		o := <-done

@@ -13,6 +13,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/stickhq/stick/holder"
 	"github.com/stickhq/stick/identity"
 	"github.com/stickhq/stick/internal/testproc"
 	"github.com/stickhq/stick/procid"
@@ -66,7 +67,7 @@ func holderRepo(t *testing.T) (repo, data string) {
 	guardianExe = func() (string, error) { return stickBin, nil }
 	t.Cleanup(func() {
 		guardianExe = old
-		hs, _ := readHolders(filepath.Join(data, "cli"))
+		hs, _ := holder.Read(filepath.Join(data, "cli"))
 		for _, h := range hs {
 			_ = procid.Signal(h.Guardian, syscall.SIGKILL)
 		}
@@ -74,13 +75,13 @@ func holderRepo(t *testing.T) (repo, data string) {
 	return repo, data
 }
 
-func holders(t *testing.T, data string) []holder {
+func holders(t *testing.T, data string) []holder.Record {
 	t.Helper()
-	hs, err := readHolders(filepath.Join(data, "cli"))
+	hs, err := holder.Read(filepath.Join(data, "cli"))
 	if err != nil {
 		t.Fatal(err)
 	}
-	var live []holder
+	var live []holder.Record
 	for _, h := range hs {
 		if procid.Check(h.Guardian) == procid.Alive {
 			live = append(live, h)
@@ -104,12 +105,12 @@ func roomState(t *testing.T, repo string) stick.RoomStatus {
 
 // waitingHolder waits until agent's holder waits for the stick, and
 // returns it.
-func waitingHolder(t *testing.T, data, agent string) holder {
+func waitingHolder(t *testing.T, data, agent string) holder.Record {
 	t.Helper()
-	var found holder
+	var found holder.Record
 	eventually(t, agent+"'s holder waits", func() bool {
 		for _, h := range holders(t, data) {
-			if h.AgentID == agent && h.State == holderWaiting {
+			if h.AgentID == agent && h.State == holder.Waiting {
 				found = h
 				return true
 			}
@@ -152,7 +153,7 @@ func TestWaitLeavesAHeartbeatingHolderThatReleaseStops(t *testing.T) {
 		}
 	}
 	hs := holders(t, data)
-	if len(hs) != 1 || hs[0].State != holderHolding || hs[0].Lease.TurnID != 1 || hs[0].Lease.LeaseID == "" {
+	if len(hs) != 1 || hs[0].State != holder.Holding || hs[0].Lease.TurnID != 1 || hs[0].Lease.LeaseID == "" {
 		t.Fatalf("holder records = %+v, want one holding turn 1", hs)
 	}
 	guardian := hs[0].Guardian
@@ -174,7 +175,7 @@ func TestWaitLeavesAHeartbeatingHolderThatReleaseStops(t *testing.T) {
 	if st := procid.Check(guardian); st != procid.Gone {
 		t.Fatalf("the holder still runs after release: %v", st)
 	}
-	if hs, err := readHolders(filepath.Join(data, "cli")); err != nil || len(hs) != 0 {
+	if hs, err := holder.Read(filepath.Join(data, "cli")); err != nil || len(hs) != 0 {
 		t.Fatalf("records left after release: %+v %v", hs, err)
 	}
 	st = roomState(t, repo)
@@ -546,8 +547,8 @@ func TestTurnCommandsInProcess(t *testing.T) {
 	repo, data := holderRepo(t)
 	t.Chdir(repo)
 	code, out, errOut := run(t, "wait", "--json")
-	var rep guardianReport
-	if err := json.Unmarshal([]byte(out), &rep); code != 0 || err != nil || !rep.granted() || rep.Wait.TurnID != 1 || rep.Join == nil {
+	var rep holder.Report
+	if err := json.Unmarshal([]byte(out), &rep); code != 0 || err != nil || !rep.Granted() || rep.Wait.TurnID != 1 || rep.Join == nil {
 		t.Fatalf("wait --json: %d %v %s%s", code, err, out, errOut)
 	}
 	if procid.Check(rep.Guardian) != procid.Alive {
@@ -560,7 +561,7 @@ func TestTurnCommandsInProcess(t *testing.T) {
 		t.Fatalf("heartbeat: %d %q", code, out)
 	}
 	code, out, _ = run(t, "--agent", "bob", "try", "--json")
-	var bob guardianReport
+	var bob holder.Report
 	if err := json.Unmarshal([]byte(out), &bob); code != exitNotYet || err != nil || bob.Wait == nil || bob.Wait.Status != stick.NotYet || bob.Wait.CurrentOwner != rep.Join.AgentID {
 		t.Fatalf("try by another: %d %v %s", code, err, out)
 	}
@@ -581,7 +582,7 @@ func TestTurnCommandsInProcess(t *testing.T) {
 	if code := waiter.wait(t); code != 0 || !strings.Contains(waiter.stdout.String(), "over to bob") {
 		t.Fatalf("bob's wait after the pass: %d\n%s%s", code, waiter.stdout.String(), waiter.stderr.String())
 	}
-	if hs := holders(t, data); len(hs) != 1 || hs[0].AgentID != "bob" || hs[0].State != holderHolding {
+	if hs := holders(t, data); len(hs) != 1 || hs[0].AgentID != "bob" || hs[0].State != holder.Holding {
 		t.Fatalf("records after the pass: %+v", hs)
 	}
 }

@@ -13,6 +13,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/stickhq/stick/holder"
 	"github.com/stickhq/stick/internal/filelock"
 	"github.com/stickhq/stick/internal/testproc"
 )
@@ -60,7 +61,7 @@ func TestHolderRecordsLockHasADeadline(t *testing.T) {
 	if runtime.GOOS == "linux" && !strings.Contains(r.stderr, "process "+strconv.Itoa(locker.PID())) {
 		t.Errorf("the error does not name the process holding the lock (%d):\n%s", locker.PID(), r.stderr)
 	}
-	if d := time.Since(start); d > 4*holdersLockWait {
+	if d := time.Since(start); d > 4*holder.LockWait {
 		t.Errorf("try gave up after %v", d)
 	}
 
@@ -71,7 +72,7 @@ func TestHolderRecordsLockHasADeadline(t *testing.T) {
 	if code := w.wait(t); code != 143 {
 		t.Errorf("wait ended by SIGTERM: exit %d, stderr %q", code, w.stderr.String())
 	}
-	if d := time.Since(signalled); d > holdersLockWait/2 {
+	if d := time.Since(signalled); d > holder.LockWait/2 {
 		t.Errorf("wait ended %v after SIGTERM: it waited for the lock", d)
 	}
 }

@@ -262,11 +262,11 @@ release, and never end a lease or a claim earlier than already granted.`,
 					return p.JSON(pol)
 				}
 				p.table([]string{"TIMEOUT", "VALUE", "MEANING"}, [][]string{
-					{"lease", human(pol.OwnerLeaseTTL), "a silent holder may be taken over after this"},
-					{"heartbeat", human(pol.HeartbeatInterval), "how often a holder renews its lease"},
-					{"claim", human(pol.ClaimTTL), "how long the next member has to claim"},
-					{"presence", human(pol.PresenceTTL), "a member is active this long after its last call"},
-					{"wait", human(pol.WaitMaxWait), "how long one wait blocks by default"},
+					{"lease", render.Duration(pol.OwnerLeaseTTL), "a silent holder may be taken over after this"},
+					{"heartbeat", render.Duration(pol.HeartbeatInterval), "how often a holder renews its lease"},
+					{"claim", render.Duration(pol.ClaimTTL), "how long the next member has to claim"},
+					{"presence", render.Duration(pol.PresenceTTL), "a member is active this long after its last call"},
+					{"wait", render.Duration(pol.WaitMaxWait), "how long one wait blocks by default"},
 				})
 				return nil
 			})
@@ -284,4 +284,4 @@ release, and never end a lease or a claim earlier than already granted.`,
 }
 
 // bounds writes a policy value's range for a flag's help: "100ms to 720h".
-func bounds(lo, hi time.Duration) string { return human(lo) + " to " + human(hi) }
+func bounds(lo, hi time.Duration) string { return render.Duration(lo) + " to " + render.Duration(hi) }

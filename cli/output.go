@@ -118,19 +118,6 @@ func visibleWidth(s string) int {
 	return n
 }
 
-// human writes a duration as people and the duration flags write one,
-// without zero units: 45m, 1h30m, 4h, 30s, 100ms.
-func human(d time.Duration) string {
-	s := d.String()
-	if strings.HasSuffix(s, "m0s") {
-		s = strings.TrimSuffix(s, "0s")
-	}
-	if strings.HasSuffix(s, "h0m") {
-		s = strings.TrimSuffix(s, "0m")
-	}
-	return s
-}
-
 // ago says how long ago t was, coarsely, for tables.
 func ago(now, t time.Time) string {
 	if t.IsZero() {

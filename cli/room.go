@@ -304,7 +304,7 @@ func newState(agent *string) *cobra.Command {
 }
 
 func printState(p *printer, st stick.RoomStatus, now time.Time) {
-	st = safeStatus(st)
+	st = render.SafeStatus(st)
 	fmt.Fprintf(p.w, "room %s at %s\n", p.bold(st.RoomID), st.CanonicalPath)
 	fmt.Fprintf(p.w, "state  %s, turn %d\n", p.state(string(st.State)), st.TurnID)
 	if st.Owner != "" {
@@ -337,7 +337,7 @@ func printState(p *printer, st stick.RoomStatus, now time.Time) {
 }
 
 func printHandoff(p *printer, h stick.Handoff) {
-	h = safeHandoff(h)
+	h = render.SafeHandoff(h)
 	fmt.Fprintf(p.w, "  %s %s\n", p.bold("status:"), indent(h.Status))
 	fmt.Fprintf(p.w, "  %s %s\n", p.bold("next:  "), indent(h.NextAction))
 	for _, a := range h.Artifacts {
@@ -475,7 +475,7 @@ func printStreamed(p *printer, e stick.Event, asJSON bool) error {
 }
 
 func printEvent(p *printer, e stick.Event) {
-	e = safeEvent(e)
+	e = render.SafeEvent(e)
 	line := fmt.Sprintf("#%-5d %s  turn %-4d %s", e.Seq, e.CreatedAt.Local().Format("2006-01-02 15:04:05"), e.TurnID, p.bold(fmt.Sprintf("%-8s", e.Type)))
 	if e.From != "" {
 		line += " " + e.From
@@ -505,7 +505,7 @@ func printEvent(p *printer, e stick.Event) {
 			line += p.dim(" (" + strings.Join(kind, ", ") + ")")
 		}
 	}
-	if note := eventNote(e); note != "" {
+	if note := render.DocNote(e); note != "" {
 		line += p.dim(" (" + note + ")")
 	}
 	if e.Text != "" {

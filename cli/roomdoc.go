@@ -1,7 +1,6 @@
 package cli
 
 import (
-	"encoding/json"
 	"fmt"
 	"os"
 	"strings"
@@ -200,30 +199,4 @@ Writing needs membership ('stick join') and an open room.`,
 // "Decisions" or "## Decisions".
 func sectionName(s string) string {
 	return strings.TrimSpace(strings.TrimLeft(strings.TrimSpace(s), "#"))
-}
-
-// eventNote describes a write to the document that an event records, for
-// the event log: "doc v3, append to Decisions" for a doc event, "conclusion
-// in doc v2" for a close that wrote one; "" for other events.
-func eventNote(e stick.Event) string {
-	var d struct {
-		Version    int64  `json:"version"`
-		Op         string `json:"op"`
-		Section    string `json:"section"`
-		DocVersion int64  `json:"doc_version"`
-	}
-	if len(e.Data) == 0 || json.Unmarshal(e.Data, &d) != nil {
-		return ""
-	}
-	switch {
-	case e.Type == stick.EventDoc && d.Version > 0:
-		note := fmt.Sprintf("doc v%d, %s", d.Version, render.Line(d.Op))
-		if d.Section != "" {
-			note += " to " + render.Line(d.Section)
-		}
-		return note
-	case e.Type == stick.EventClose && d.DocVersion > 0:
-		return fmt.Sprintf("conclusion in doc v%d", d.DocVersion)
-	}
-	return ""
 }

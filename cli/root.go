@@ -180,7 +180,7 @@ func cliWords(s string) string {
 		if err != nil {
 			return m
 		}
-		return m[:len(m)-len(num)-2] + human(time.Duration(n)*time.Millisecond)
+		return m[:len(m)-len(num)-2] + render.Duration(time.Duration(n)*time.Millisecond)
 	})
 	var b strings.Builder
 	last := 0

@@ -6,6 +6,7 @@ import (
 	"strings"
 
 	"github.com/spf13/cobra"
+	"github.com/stickhq/stick/holder"
 	"github.com/stickhq/stick/procid"
 	"github.com/stickhq/stick/render"
 	"github.com/stickhq/stick/stick"
@@ -111,10 +112,10 @@ func stand(ctx context.Context, agentFlag, path string) (standing, error) {
 	err := readRoom(ctx, id, path, func(_ *session, st stick.RoomStatus) error {
 		out.RoomID, out.Path, out.State, out.TurnID = st.RoomID, st.CanonicalPath, string(st.State), st.TurnID
 		out.Holder, out.Next = st.Owner, st.ReservedFor
-		if lh, err := localDir(); err == nil {
-			if hs, err := readHolders(lh); err == nil {
+		if lh, err := holder.Dir(); err == nil {
+			if hs, err := holder.Read(lh); err == nil {
 				for _, h := range hs {
-					if h.RoomID == st.RoomID && h.AgentID == id && h.State == holderWaiting && procid.Check(h.Guardian) == procid.Alive {
+					if h.RoomID == st.RoomID && h.AgentID == id && h.State == holder.Waiting && procid.Check(h.Guardian) == procid.Alive {
 						out.Waiting = true
 					}
 				}

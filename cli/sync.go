@@ -5,6 +5,7 @@ import (
 	"time"
 
 	"github.com/spf13/cobra"
+	"github.com/stickhq/stick/render"
 	"github.com/stickhq/stick/stick"
 )
 
@@ -52,7 +53,7 @@ A page holds at most --max events; run it again while it says there is more.`,
 				case res.HasMore:
 					fmt.Fprintf(p.w, "%s\n", p.dim(fmt.Sprintf("more: run 'stick sync%s' again (cursor %d)", agentArg(cmd), res.Cursor)))
 				case len(res.Received) == 0 && res.Status == "timeout":
-					fmt.Fprintf(p.w, "nothing new in %s (cursor %d)\n", human(wait), res.Cursor)
+					fmt.Fprintf(p.w, "nothing new in %s (cursor %d)\n", render.Duration(wait), res.Cursor)
 				case len(res.Received) == 0:
 					fmt.Fprintf(p.w, "nothing new (cursor %d)\n", res.Cursor)
 				}

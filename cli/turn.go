@@ -3,11 +3,10 @@ package cli
 import (
 	"context"
 	"fmt"
-	"syscall"
 	"time"
 
 	"github.com/spf13/cobra"
-	"github.com/stickhq/stick/procid"
+	"github.com/stickhq/stick/holder"
 	"github.com/stickhq/stick/render"
 	"github.com/stickhq/stick/stick"
 )
@@ -43,7 +42,7 @@ Exit status: 0 you hold the stick, 3 not your turn before --timeout,
 			if timeout < 0 {
 				return stick.Errorf(stick.CodeInvalidArgument, "--timeout must not be negative").With("field", "timeout").WithHint("give a duration such as 90s or 10m; 0 waits until your turn")
 			}
-			return acquire(cmd, *agent, guardianArgs{mode: modeWait, path: pathArg(args), timeout: timeout}, asJSON)
+			return acquire(cmd, *agent, holder.Request{Mode: holder.ModeWait, Path: pathArg(args), Timeout: timeout}, asJSON)
 		},
 	}
 	addJSON(cmd, &asJSON)
@@ -64,7 +63,7 @@ Exit status: 0 you hold the stick, 3 someone else has it, 4 takeover available, 
 		Example: "  stick try && make test",
 		Args:    cobra.MaximumNArgs(1),
 		RunE: func(cmd *cobra.Command, args []string) error {
-			return acquire(cmd, *agent, guardianArgs{mode: modeTry, path: pathArg(args)}, asJSON)
+			return acquire(cmd, *agent, holder.Request{Mode: holder.ModeTry, Path: pathArg(args)}, asJSON)
 		},
 	}
 	addJSON(cmd, &asJSON)
@@ -87,7 +86,7 @@ running, as with 'stick wait'; read the log to see what the failed holder did.`,
 				return stick.Errorf(stick.CodeInvalidArgument, "takeover needs --reason").With("field", "reason").
 					WithHint(`say why, e.g. --reason "the holder's session crashed"`)
 			}
-			return acquire(cmd, *agent, guardianArgs{mode: modeTakeover, path: pathArg(args), reason: reason}, asJSON)
+			return acquire(cmd, *agent, holder.Request{Mode: holder.ModeTakeover, Path: pathArg(args), Reason: reason}, asJSON)
 		},
 	}
 	addJSON(cmd, &asJSON)
@@ -96,10 +95,10 @@ running, as with 'stick wait'; read the log to see what the failed holder did.`,
 }
 
 // acquire gets the stick through a guardian and prints the outcome.
-func acquire(cmd *cobra.Command, agent string, a guardianArgs, asJSON bool) error {
-	a.agent, _ = whoami(agent, getenv)
-	a.chosen, a.token = chosenID(agent, getenv)
-	if held, err := alreadyHeld(cmd.Context(), a.agent, a.path); err != nil || held != nil {
+func acquire(cmd *cobra.Command, agent string, a holder.Request, asJSON bool) error {
+	a.Agent, _ = whoami(agent, getenv)
+	a.Chosen, a.Token = chosenID(agent, getenv)
+	if held, err := alreadyHeld(cmd.Context(), a.Agent, a.Path); err != nil || held != nil {
 		if err != nil {
 			return err
 		}
@@ -124,7 +123,7 @@ func acquire(cmd *cobra.Command, agent string, a guardianArgs, asJSON bool) erro
 		printAcquired(p, rep, agentArg(cmd))
 	}
 	switch {
-	case rep.granted():
+	case rep.Granted():
 		return nil
 	case rep.Wait != nil && rep.Wait.Status == stick.TakeoverAvailable:
 		return exitCode(exitTakeover)
@@ -140,21 +139,21 @@ func acquire(cmd *cobra.Command, agent string, a guardianArgs, asJSON bool) erro
 // already waiting elsewhere is an error. It only reads: no open room (or a
 // database a writer has yet to migrate) is nothing held, and the guardian's
 // join does the rest.
-func alreadyHeld(ctx context.Context, id, path string) (*holder, error) {
-	var held *holder
+func alreadyHeld(ctx context.Context, id, path string) (*holder.Record, error) {
+	var held *holder.Record
 	err := readRoom(ctx, id, path, func(s *session, r stick.RoomStatus) error {
-		dir, err := localDir()
+		dir, err := holder.Dir()
 		if err != nil {
 			return err
 		}
-		hs, err := readHolders(dir)
+		hs, err := holder.Read(dir)
 		if err != nil {
 			return err
 		}
-		h, ok := findHolder(hs, r.RoomID, s.caller.AgentID)
+		h, ok := holder.Find(hs, r.RoomID, s.caller.AgentID)
 		switch {
 		case !ok:
-		case h.State == holderHolding:
+		case h.State == holder.Holding:
 			held = &h
 		default:
 			return stick.Errorf(stick.CodeInvalidArgument, "%s already waits for the stick in %s (holder pid %d)", h.AgentID, h.Path, h.Guardian.PID).
@@ -170,7 +169,7 @@ func alreadyHeld(ctx context.Context, id, path string) (*holder, error) {
 
 // printAcquired prints what a wait, try or takeover got; ag (" --agent
 // ID" or "") goes into the commands it suggests.
-func printAcquired(p *printer, rep guardianReport, ag string) {
+func printAcquired(p *printer, rep holder.Report, ag string) {
 	switch {
 	case rep.Takeover != nil:
 		t := rep.Takeover
@@ -211,9 +210,9 @@ func printAcquired(p *printer, rep guardianReport, ag string) {
 	}
 }
 
-func printHolderLine(p *printer, rep guardianReport, expires time.Time) {
+func printHolderLine(p *printer, rep holder.Report, expires time.Time) {
 	fmt.Fprintf(p.w, "  lease until %s; holder pid %d heartbeats every %s until you release, and ends with %s\n",
-		expires.Local().Format("15:04:05"), rep.Guardian.PID, human(rep.Join.Policy.HeartbeatInterval), orDash(render.Line(rep.Anchor)))
+		expires.Local().Format("15:04:05"), rep.Guardian.PID, render.Duration(rep.Join.Policy.HeartbeatInterval), orDash(render.Line(rep.Anchor)))
 }
 
 func printDoneHint(p *printer, ag string) {
@@ -285,7 +284,7 @@ func finishTurn(cmd *cobra.Command, agent, path, to string, hf handoffFlags, asJ
 		if code := stick.ErrorCode(err); err != nil && code != stick.CodeStaleLease && code != stick.CodeTurnMismatch && code != stick.CodeRoomClosed {
 			return err // the turn goes on: the holder keeps heartbeating
 		}
-		stopHolder(rec)
+		holder.Stop(rec)
 		if err != nil {
 			return err
 		}
@@ -342,32 +341,32 @@ func newHeartbeat(agent *string) *cobra.Command {
 
 // ownHolder finds the local holder of this identity in room r, or explains
 // why there is none.
-func ownHolder(ctx context.Context, s *session, r stick.RoomSummary) (holder, error) {
-	dir, err := localDir()
+func ownHolder(ctx context.Context, s *session, r stick.RoomSummary) (holder.Record, error) {
+	dir, err := holder.Dir()
 	if err != nil {
-		return holder{}, err
+		return holder.Record{}, err
 	}
-	hs, err := readHolders(dir)
+	hs, err := holder.Read(dir)
 	if err != nil {
-		return holder{}, err
+		return holder.Record{}, err
 	}
-	if h, ok := findHolder(hs, r.RoomID, s.caller.AgentID); ok && h.State == holderHolding {
+	if h, ok := holder.Find(hs, r.RoomID, s.caller.AgentID); ok && h.State == holder.Holding {
 		return h, nil
 	}
 	st, err := s.svc.RoomState(ctx, r.RoomID)
 	if err != nil {
-		return holder{}, err
+		return holder.Record{}, err
 	}
 	me := s.caller.AgentID
 	if st.Owner == me && st.State == stick.StateOwnerGone {
-		return holder{}, stick.Errorf(stick.CodeStaleLease, "the holder process of %s in %s has exited, so its turn %d cannot be released", me, r.CanonicalPath, st.TurnID).
+		return holder.Record{}, stick.Errorf(stick.CodeStaleLease, "the holder process of %s in %s has exited, so its turn %d cannot be released", me, r.CanonicalPath, st.TurnID).
 			With("room_id", r.RoomID).WithHint("another member takes over ('stick takeover --reason …'); when nobody else is active, take it over yourself ('stick takeover%s --reason …')", s.agentArg)
 	}
 	if st.Owner == me {
-		return holder{}, stick.Errorf(stick.CodeStaleLease, "%s holds the stick in %s through another session (an MCP server or another machine), not a holder started here", me, r.CanonicalPath).
+		return holder.Record{}, stick.Errorf(stick.CodeStaleLease, "%s holds the stick in %s through another session (an MCP server or another machine), not a holder started here", me, r.CanonicalPath).
 			With("room_id", r.RoomID).WithHint("release it from the session that holds it, or pass --agent for another identity")
 	}
-	return holder{}, stick.Errorf(stick.CodeStaleLease, "%s does not hold the stick in %s (turn %d, %s)", me, r.CanonicalPath, st.TurnID, describeHolder(st)).
+	return holder.Record{}, stick.Errorf(stick.CodeStaleLease, "%s does not hold the stick in %s (turn %d, %s)", me, r.CanonicalPath, st.TurnID, describeHolder(st)).
 		With("room_id", r.RoomID).With("current_owner", st.Owner).WithHint("run 'stick wait%s' (or 'stick hold%s') to get the stick first; 'stick whoami' shows who you are", s.agentArg, s.agentArg)
 }
 
@@ -379,39 +378,6 @@ func describeHolder(st stick.RoomStatus) string {
 		return "reserved for " + st.ReservedFor
 	}
 	return string(st.State)
-}
-
-// stopHolder stops a holder process, exactly that process (pid and start
-// time), and waits until it is gone; a holder that ignores SIGTERM for five
-// seconds is killed. A holder already gone is fine.
-func stopHolder(h holder) {
-	defer func() {
-		if dir, err := localDir(); err == nil {
-			_ = dropHolder(dir, h.Guardian)
-		}
-	}()
-	if err := procid.Signal(h.Guardian, syscall.SIGTERM); err != nil {
-		if procid.Check(h.Guardian) == procid.Alive { // no SIGTERM here (Windows): kill it
-			_ = procid.Signal(h.Guardian, syscall.SIGKILL)
-		}
-		return
-	}
-	ctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
-	defer cancel()
-	if exited, ok := procid.WatchExit(ctx, h.Guardian); ok {
-		select {
-		case <-exited:
-			return
-		case <-ctx.Done():
-		}
-	} else {
-		for ctx.Err() == nil && procid.Check(h.Guardian) == procid.Alive {
-			time.Sleep(20 * time.Millisecond)
-		}
-	}
-	if procid.Check(h.Guardian) == procid.Alive {
-		_ = procid.Signal(h.Guardian, syscall.SIGKILL)
-	}
 }
 
 // memberNames completes the AGENT of 'stick pass': the other members of the

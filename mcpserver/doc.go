@@ -4,7 +4,8 @@
 // harness process (through package identity, which also keeps two live
 // connections apart and records members for a restarted harness), and
 // translates results and coded errors into tool results with structured
-// content and a short text a model can act on. Its stdio transport
+// content and a short text a model can act on (handoffs, events and the
+// document written by package render). Its stdio transport
 // (StdioTransport) answers a malformed message with a JSON-RPC error
 // instead of ending the connection. It decides nothing itself:
 // every rule lives in package stick.

@@ -1,20 +1,18 @@
 package mcpserver
 
 import (
-	"encoding/json"
 	"fmt"
 	"strconv"
 	"strings"
 	"time"
 
+	"github.com/stickhq/stick/render"
 	"github.com/stickhq/stick/stick"
 )
 
 // The texts below repeat every value a text-only client needs to continue.
 
 func itoa(n int64) string { return strconv.FormatInt(n, 10) }
-
-func stamp(t time.Time) string { return t.UTC().Format(time.RFC3339) }
 
 // span writes a duration the way people say it: 45m, 4h, 30s, 1h30m, 250ms.
 func span(d time.Duration) string {
@@ -32,13 +30,6 @@ func span(d time.Duration) string {
 		s = strings.TrimSuffix(s, "0m")
 	}
 	return s
-}
-
-func plural(n int, word string) string {
-	if n == 1 {
-		return "1 " + word
-	}
-	return fmt.Sprintf("%d %ss", n, word)
 }
 
 // until says how long from now t is, for a model that cannot compare clock times.
@@ -116,7 +107,7 @@ func textListRooms(o listRoomsOut) string {
 func textJoin(o joinOut) string {
 	var b strings.Builder
 	fmt.Fprintf(&b, "joined room_id %s at %s as agent_id %s (room %s, turn %d, %s).",
-		o.RoomID, o.CanonicalPath, o.AgentID, o.Room.State, o.Room.TurnID, plural(len(o.Room.Members), "member"))
+		o.RoomID, o.CanonicalPath, o.AgentID, o.Room.State, o.Room.TurnID, render.Count(len(o.Room.Members), "member"))
 	switch {
 	case o.FoundAgain:
 		fmt.Fprintf(&b, "\nfound again: this host recorded member %s for your harness in this workspace, and its process has exited; you are that member again, with its place in the sequence, its sync cursor and any turn it held.", o.AgentID)
@@ -146,9 +137,9 @@ func textWait(o waitOut) string {
 	switch o.Status {
 	case stick.YourTurn:
 		fmt.Fprintf(&b, "your_turn in room_id %s as agent_id %s: turn_id %d, lease_id %s (%s), lease expires %s.",
-			o.RoomID, o.AgentID, o.TurnID, o.LeaseID, o.Reason, stamp(*o.LeaseExpiresAt))
+			o.RoomID, o.AgentID, o.TurnID, o.LeaseID, o.Reason, render.PlainTime(*o.LeaseExpiresAt))
 		if o.Handoff != nil {
-			fmt.Fprintf(&b, "\nhandoff from %s:\n%s", o.FromAgentID, textHandoff(*o.Handoff))
+			fmt.Fprintf(&b, "\nhandoff from %s:\n%s", o.FromAgentID, render.PlainHandoff(*o.Handoff))
 		} else {
 			b.WriteString("\nno handoff: this is the first turn of the room.")
 		}
@@ -177,39 +168,15 @@ func textWait(o waitOut) string {
 	return b.String()
 }
 
-func textHandoff(h stick.Handoff) string {
-	var b strings.Builder
-	fmt.Fprintf(&b, "  status: %s\n  next_action: %s", indent(h.Status), indent(h.NextAction))
-	for _, a := range h.Artifacts {
-		loc := a.Path
-		if len(a.Lines) == 2 {
-			loc = fmt.Sprintf("%s:%d-%d", a.Path, a.Lines[0], a.Lines[1])
-		}
-		fmt.Fprintf(&b, "\n  artifact (%s): %s", a.Role, loc)
-		if a.Note != "" {
-			fmt.Fprintf(&b, " - %s", a.Note)
-		}
-	}
-	for _, q := range h.OpenQuestions {
-		fmt.Fprintf(&b, "\n  open question: %s", indent(q))
-	}
-	for _, d := range h.DoNot {
-		fmt.Fprintf(&b, "\n  do not: %s", indent(d))
-	}
-	return b.String()
-}
-
-func indent(s string) string { return strings.ReplaceAll(s, "\n", "\n    ") }
-
 func textHeartbeat(o heartbeatOut) string {
-	return fmt.Sprintf("lease renewed in room_id %s, turn_id %d, until %s.\nnext: %s", o.RoomID, o.TurnID, stamp(o.LeaseExpiresAt), o.NextStep)
+	return fmt.Sprintf("lease renewed in room_id %s, turn_id %d, until %s.\nnext: %s", o.RoomID, o.TurnID, render.PlainTime(o.LeaseExpiresAt), o.NextStep)
 }
 
 func textRelease(o releaseOut) string {
 	var b strings.Builder
 	fmt.Fprintf(&b, "turn %d ended in room_id %s; handoff recorded as event %d; ", o.TurnID, o.RoomID, o.EventSeq)
 	if o.ReservedFor != "" {
-		fmt.Fprintf(&b, "the stick is reserved for %s until %s.", o.ReservedFor, stamp(*o.ClaimExpiresAt))
+		fmt.Fprintf(&b, "the stick is reserved for %s until %s.", o.ReservedFor, render.PlainTime(*o.ClaimExpiresAt))
 	} else {
 		b.WriteString("no other member is active or away, so the room is idle and the handoff waits for whoever claims next.")
 	}
@@ -220,12 +187,12 @@ func textRelease(o releaseOut) string {
 func textTakeover(o takeoverOut) string {
 	var b strings.Builder
 	fmt.Fprintf(&b, "took over room_id %s as agent_id %s (%s): turn_id %d, lease_id %s, lease expires %s; heartbeat %s.",
-		o.RoomID, o.AgentID, o.Reason, o.TurnID, o.LeaseID, stamp(o.LeaseExpiresAt), until(o.now, o.NextHeartbeatAt))
+		o.RoomID, o.AgentID, o.Reason, o.TurnID, o.LeaseID, render.PlainTime(o.LeaseExpiresAt), until(o.now, o.NextHeartbeatAt))
 	if o.Revoked != "" {
 		fmt.Fprintf(&b, "\nrevoked: %s", o.Revoked)
 	}
 	if h := o.RecentHandoff; h != nil && h.Handoff != nil {
-		fmt.Fprintf(&b, "\nmost recent handoff (event %d, %s from %s to %s):\n%s", h.Seq, h.Type, h.From, h.To, textHandoff(*h.Handoff))
+		fmt.Fprintf(&b, "\nmost recent handoff (event %d, %s from %s to %s):\n%s", h.Seq, h.Type, h.From, h.To, render.PlainHandoff(*h.Handoff))
 	}
 	fmt.Fprintf(&b, "\nnext: %s", o.NextStep)
 	return b.String()
@@ -237,13 +204,13 @@ func textState(r stick.RoomStatus) string {
 	if r.Owner != "" {
 		fmt.Fprintf(&b, ", held by %s", r.Owner)
 		if r.LeaseExpires != nil {
-			fmt.Fprintf(&b, " (lease until %s)", stamp(*r.LeaseExpires))
+			fmt.Fprintf(&b, " (lease until %s)", render.PlainTime(*r.LeaseExpires))
 		}
 	}
 	if r.ReservedFor != "" {
 		fmt.Fprintf(&b, ", reserved for %s", r.ReservedFor)
 		if r.ClaimExpires != nil {
-			fmt.Fprintf(&b, " (claim until %s)", stamp(*r.ClaimExpires))
+			fmt.Fprintf(&b, " (claim until %s)", render.PlainTime(*r.ClaimExpires))
 		}
 	}
 	if r.Takeover != "" {
@@ -251,7 +218,7 @@ func textState(r stick.RoomStatus) string {
 	}
 	b.WriteString(textMembers("", r.Members))
 	if h := r.PendingHandoff; h != nil && h.Handoff != nil {
-		fmt.Fprintf(&b, "\npending handoff (event %d from %s):\n%s", h.Seq, h.From, textHandoff(*h.Handoff))
+		fmt.Fprintf(&b, "\npending handoff (event %d from %s):\n%s", h.Seq, h.From, render.PlainHandoff(*h.Handoff))
 	}
 	fmt.Fprintf(&b, "\nlast event %d; policy: %s", r.LastEventSeq, textPolicy(r.Policy))
 	return b.String()
@@ -282,7 +249,7 @@ func textEvents(p stick.EventPage) string {
 	if p.HasMore {
 		b.WriteString(" (more: call again with after = cursor)")
 	}
-	writeEvents(&b, p.Events)
+	b.WriteString(render.PlainEvents(p.Events))
 	return b.String()
 }
 
@@ -300,39 +267,8 @@ func textSync(r stick.SyncResult) string {
 	if r.HasMore {
 		b.WriteString(" (more: call sync again)")
 	}
-	writeEvents(&b, r.Received)
+	b.WriteString(render.PlainEvents(r.Received))
 	return b.String()
-}
-
-// writeEvents writes one line per event, and its handoff under it.
-func writeEvents(b *strings.Builder, evs []stick.Event) {
-	for _, e := range evs {
-		fmt.Fprintf(b, "\n#%d %s turn %d %s", e.Seq, stamp(e.CreatedAt), e.TurnID, e.Type)
-		if e.From != "" {
-			fmt.Fprintf(b, " by %s", e.From)
-		}
-		if e.To != "" {
-			fmt.Fprintf(b, " to %s", e.To)
-		}
-		if e.Reason != "" {
-			fmt.Fprintf(b, " (%s)", e.Reason)
-		}
-		if e.MessageType != "" && e.MessageType != stick.DefaultNoteType {
-			fmt.Fprintf(b, " (%s)", e.MessageType)
-		}
-		if d := docChange(e); d != "" {
-			fmt.Fprintf(b, " (%s)", d)
-		}
-		if e.Ref != 0 {
-			fmt.Fprintf(b, " [ref #%d]", e.Ref)
-		}
-		if e.Text != "" {
-			fmt.Fprintf(b, ": %s", indent(e.Text))
-		}
-		if e.Handoff != nil {
-			fmt.Fprintf(b, "\n%s", textHandoff(*e.Handoff))
-		}
-	}
 }
 
 func textClose(r stick.CloseResult) string {
@@ -340,38 +276,11 @@ func textClose(r stick.CloseResult) string {
 	if r.Revised {
 		verb = "revised the conclusion of"
 	}
-	text := fmt.Sprintf("%s room_id %s (event %d, closed at %s); the log stays readable", verb, r.RoomID, r.EventSeq, stamp(r.ClosedAt))
+	text := fmt.Sprintf("%s room_id %s (event %d, closed at %s); the log stays readable", verb, r.RoomID, r.EventSeq, render.PlainTime(r.ClosedAt))
 	if r.DocVersion != 0 {
 		text += fmt.Sprintf("\nthe conclusion was written to the document's %s section, version %d (read_room_doc)", stick.ConclusionSection, r.DocVersion)
 	}
 	return text
-}
-
-// docChange describes the document write an event recorded: a doc event's
-// version, op and section, or the version a close wrote its conclusion
-// into; "" for other events.
-func docChange(e stick.Event) string {
-	if e.Type != stick.EventDoc && e.Type != stick.EventClose || len(e.Data) == 0 {
-		return ""
-	}
-	var d struct {
-		Version    int64  `json:"version"`
-		Op         string `json:"op"`
-		Section    string `json:"section"`
-		DocVersion int64  `json:"doc_version"`
-	}
-	if json.Unmarshal(e.Data, &d) != nil {
-		return ""
-	}
-	switch {
-	case e.Type == stick.EventClose && d.DocVersion != 0:
-		return fmt.Sprintf("conclusion written to document version %d", d.DocVersion)
-	case e.Type == stick.EventDoc && d.Section != "":
-		return fmt.Sprintf("document version %d, %s under %s", d.Version, d.Op, d.Section)
-	case e.Type == stick.EventDoc:
-		return fmt.Sprintf("document version %d, %s", d.Version, d.Op)
-	}
-	return ""
 }
 
 func nextAfterReadDoc(d stick.Document, asked int64) string {
@@ -394,35 +303,15 @@ func nextAfterDocWrite(v stick.DocVersion) string {
 	return fmt.Sprintf("the document is at version %d, the content you sent; a later update_room_doc from it passes expected_version %d", v.Version, v.Version)
 }
 
-// docLine describes one document version in a line: op, author, time, size and event.
-func docLine(v stick.DocVersion) string {
-	s := fmt.Sprintf("version %d: %s by %s at %s, %s", v.Version, v.Op, v.Author, stamp(v.CreatedAt), plural(v.Size, "byte"))
-	if v.EventSeq != 0 {
-		s += fmt.Sprintf(", event %d", v.EventSeq)
-	}
-	return s
-}
-
 func textReadDoc(o docOut) string {
-	var b strings.Builder
-	if o.Version == 0 {
-		fmt.Fprintf(&b, "room_id %s has no document yet (version 0, empty).", o.RoomID)
-	} else {
-		fmt.Fprintf(&b, "room_id %s document %s.\n--- content ---\n%s", o.RoomID, docLine(o.DocVersion), o.Content)
-		if !strings.HasSuffix(o.Content, "\n") {
-			b.WriteString("\n")
-		}
-		fmt.Fprintf(&b, "--- end of version %d ---", o.Version)
-	}
-	fmt.Fprintf(&b, "\nnext: %s", o.NextStep)
-	return b.String()
+	return render.PlainDocument(o.Document) + "\nnext: " + o.NextStep
 }
 
 func textDocWrite(o docVersionOut, unchanged bool) string {
 	if unchanged {
 		return fmt.Sprintf("the document of room_id %s is unchanged: the content equals version %d, so nothing was written.\nnext: %s", o.RoomID, o.Version, o.NextStep)
 	}
-	return fmt.Sprintf("the document of room_id %s is now %s.\nnext: %s", o.RoomID, docLine(o.DocVersion), o.NextStep)
+	return fmt.Sprintf("the document of room_id %s is now %s.\nnext: %s", o.RoomID, render.PlainDocVersion(o.DocVersion), o.NextStep)
 }
 
 func textDocHistory(o docHistoryOut) string {
@@ -430,9 +319,9 @@ func textDocHistory(o docHistoryOut) string {
 	if len(o.Versions) == 0 {
 		fmt.Fprintf(&b, "the document of room_id %s was never written (version 0).", o.RoomID)
 	} else {
-		fmt.Fprintf(&b, "the document of room_id %s has %s, oldest first:", o.RoomID, plural(len(o.Versions), "version"))
+		fmt.Fprintf(&b, "the document of room_id %s has %s, oldest first:", o.RoomID, render.Count(len(o.Versions), "version"))
 		for _, v := range o.Versions {
-			fmt.Fprintf(&b, "\n  %s", docLine(v))
+			fmt.Fprintf(&b, "\n  %s", render.PlainDocVersion(v))
 		}
 	}
 	fmt.Fprintf(&b, "\nnext: %s", o.NextStep)
@@ -444,7 +333,7 @@ func textSearch(o searchOut) string {
 	if len(o.Hits) == 0 {
 		fmt.Fprintf(&b, "no hits for %q.", o.Query)
 	} else {
-		fmt.Fprintf(&b, "%s for %q, best first:", plural(len(o.Hits), "hit"), o.Query)
+		fmt.Fprintf(&b, "%s for %q, best first:", render.Count(len(o.Hits), "hit"), o.Query)
 	}
 	for i, h := range o.Hits {
 		fmt.Fprintf(&b, "\n%d. room_id %s (%s): ", i+1, h.RoomID, h.RoomPath)
@@ -459,7 +348,7 @@ func textSearch(o searchOut) string {
 		if h.From != "" {
 			fmt.Fprintf(&b, " by %s", h.From)
 		}
-		fmt.Fprintf(&b, " at %s, score %.2f:\n    %s", stamp(h.CreatedAt), h.Score, strings.ReplaceAll(h.Snippet, "\n", "\n    "))
+		fmt.Fprintf(&b, " at %s, score %.2f:\n    %s", render.PlainTime(h.CreatedAt), h.Score, strings.ReplaceAll(h.Snippet, "\n", "\n    "))
 	}
 	fmt.Fprintf(&b, "\nnext: %s", o.NextStep)
 	return b.String()

@@ -1,28 +1,3 @@
-// Package render turns text that came from a room (notes, handoffs, the
-// document, member ids, paths, search snippets) into text that is safe to
-// show: on a terminal, in a pipe, in a markdown export. The CLI prints such
-// text through it; JSON needs no more than its own escaping, and MCP tool
-// results, read by a model rather than shown by a terminal, carry the text
-// as it is.
-//
-// What a terminal would act on instead of show is written out visibly, the
-// way Go writes a string literal, so a reader still sees that it was there:
-//
-//   - \n and \t as `\n` and `\t` in a single line (Line); kept in a text
-//     of several lines (Text), where a CR right before a newline is dropped;
-//   - any other C0 control, DEL and a lone CR as `\r` or `\xNN` (ESC is `\x1b`,
-//     BEL `\x07`, backspace `\x08`, DEL `\x7f`), so no escape sequence (CSI, OSC
-//     window titles, OSC 52 clipboard writes, OSC 8 links) and no carriage
-//     return reaches the terminal;
-//   - the C1 controls U+0080–U+009F (U+009B is a one-character CSI) as `\u009b`;
-//   - the bidirectional controls (U+061C, U+200E, U+200F, U+202A–U+202E,
-//     U+2066–U+2069) and the line and paragraph separators U+2028, U+2029 as
-//     `\u202e` and so on, so text cannot be made to read in another order;
-//   - a byte that is not valid UTF-8 as `\xNN`.
-//
-// Everything else passes unchanged: letters of every script, emoji (joiners
-// included), punctuation, and the backslash itself, which is not doubled:
-// the output is for reading, not for parsing back.
 package render
 
 import (

@@ -1,26 +1,21 @@
 package demo
 
 import (
-	"bufio"
 	"encoding/json"
-	"io"
 	"os"
 	"os/exec"
-	"runtime"
-	"sync"
 	"syscall"
 
+	"github.com/stickhq/stick/internal/childproc"
 	"github.com/stickhq/stick/stick"
 	"github.com/stickhq/stick/store"
 )
 
 // child is one agent process the driver started.
 type child struct {
-	cfg    agentConfig
-	cmd    *exec.Cmd
-	stdin  io.WriteCloser
-	stderr tail
-	pid    int
+	cfg agentConfig
+	p   *childproc.Proc
+	pid int // the pid the agent reported when it joined
 	// Set by the driver's loop as the child reports.
 	closed bool             // it reported that the room closed
 	exited bool             // it exited and was reaped
@@ -45,58 +40,42 @@ type message struct {
 	exit bool
 }
 
-// start runs an agent. Its stdout is read line by line into d.msgs; when it
-// ends, the reader reaps the process and says so.
+// startAgent runs an agent in a process group of its own, so a Ctrl-C at
+// the terminal reaches only the driver, which then kills it. Its stdout
+// lines go to d.msgs as they come; once it exited and was reaped, and its
+// last line was delivered, a message says so.
 func (d *driver) startAgent(cfg agentConfig) error {
 	cmd := exec.Command(d.exe, cfg.args()...)
 	cmd.Env = append(os.Environ(), store.DataDirEnv+"="+d.data)
 	cmd.Dir = string(d.ws)
-	cmd.SysProcAttr = sysProcAttr()
-	c := &child{cfg: cfg, cmd: cmd}
-	cmd.Stderr = &c.stderr
-	stdin, err := cmd.StdinPipe()
+	c := &child{cfg: cfg}
+	p, err := childproc.Start(cmd, childproc.Options{Name: cfg.name, OwnGroup: true, StderrTail: 8 << 10,
+		OnLine: func(line string) bool { return d.send(lineMessage(c, line)) }})
 	if err != nil {
-		return stick.Errorf(stick.CodeInternal, "demo: start %s: %v", cfg.name, err).Wrap(err)
+		return stick.Errorf(stick.CodeInternal, "demo: %v", err).Wrap(err)
 	}
-	stdout, err := cmd.StdoutPipe()
-	if err != nil {
-		stdin.Close()
-		return stick.Errorf(stick.CodeInternal, "demo: start %s: %v", cfg.name, err).Wrap(err)
-	}
-	runtime.LockOSThread() // see sysProcAttr
-	err = cmd.Start()
-	runtime.UnlockOSThread()
-	if err != nil {
-		return stick.Errorf(stick.CodeInternal, "demo: start %s: %v", cfg.name, err).Wrap(err)
-	}
-	c.stdin = stdin
+	c.p = p
 	d.children = append(d.children, c)
 	d.wg.Add(1)
-	go d.read(c, stdout)
+	go func() {
+		defer d.wg.Done()
+		<-p.Done()
+		d.send(message{c: c, exit: true})
+	}()
 	return nil
 }
 
-// read delivers c's stdout lines until it ends or the driver stops
-// listening, then reaps c.
-func (d *driver) read(c *child, stdout io.Reader) {
-	defer d.wg.Done()
-	sc := bufio.NewScanner(stdout)
-	sc.Buffer(nil, 1<<20)
-	for sc.Scan() {
-		m := message{c: c}
-		var s step
-		if err := json.Unmarshal(sc.Bytes(), &s); err == nil && s.Kind != "" {
-			m.step = &s
-		} else {
-			m.raw = sc.Text()
-		}
-		if !d.send(m) {
-			break
-		}
+// lineMessage is the message of one stdout line of c: a step, or the raw
+// line when it is none.
+func lineMessage(c *child, line string) message {
+	m := message{c: c}
+	var s step
+	if err := json.Unmarshal([]byte(line), &s); err == nil && s.Kind != "" {
+		m.step = &s
+	} else {
+		m.raw = line
 	}
-	_, _ = io.Copy(io.Discard, stdout) // so the child never blocks on a full pipe
-	_ = c.cmd.Wait()
-	d.send(message{c: c, exit: true})
+	return m
 }
 
 // send hands m to the driver's loop, unless the driver stopped listening.
@@ -114,32 +93,7 @@ func (d *driver) send(m message) bool {
 func (d *driver) stopChildren() {
 	close(d.quit)
 	for _, c := range d.children {
-		_ = c.stdin.Close()
-		_ = c.cmd.Process.Kill() // an exited child is not an error here
+		_ = c.p.Close() // an exited child is not an error here
 	}
 	d.wg.Wait()
-}
-
-// tail keeps the last 8 KiB written to it: a child's stderr, for errors.
-type tail struct {
-	mu  sync.Mutex
-	buf []byte
-}
-
-// Write implements io.Writer.
-func (t *tail) Write(p []byte) (int, error) {
-	t.mu.Lock()
-	defer t.mu.Unlock()
-	t.buf = append(t.buf, p...)
-	if over := len(t.buf) - 8<<10; over > 0 {
-		t.buf = append(t.buf[:0], t.buf[over:]...)
-	}
-	return len(p), nil
-}
-
-// String returns what was kept.
-func (t *tail) String() string {
-	t.mu.Lock()
-	defer t.mu.Unlock()
-	return string(t.buf)
 }

@@ -3,6 +3,7 @@ package demo
 import (
 	"context"
 	"fmt"
+	"os"
 	"time"
 
 	"github.com/stickhq/stick/stick"
@@ -115,14 +116,14 @@ func (d *driver) child(name string) *child {
 // exited records a child's exit; only the victim after its SIGKILL and the
 // others after the room closed may exit.
 func (d *driver) exited(c *child) error {
-	c.exited, c.state = true, c.cmd.ProcessState
+	c.exited, c.state = true, c.p.State()
 	switch {
 	case c.cfg.name == victim && !d.killedAt.IsZero():
 		return nil
 	case c.closed && c.state != nil && c.state.Success():
 		return nil
 	}
-	return stick.Errorf(stick.CodeInternal, "demo: %s (pid %d) exited early (%v)%s", c.cfg.name, c.cmd.Process.Pid, c.state, stderrNote(c))
+	return stick.Errorf(stick.CodeInternal, "demo: %s (pid %d) exited early (%v)%s", c.cfg.name, c.p.PID(), c.state, stderrNote(c))
 }
 
 // kill SIGKILLs the victim while it holds the stick, after showing the room.
@@ -140,11 +141,11 @@ func (d *driver) kill(ctx context.Context, c *child, s step) error {
 	}
 	d.showRoom(fmt.Sprintf("the room while %s holds turn %d:", victim, s.Turn), st)
 	d.killedAt = time.Now()
-	if err := c.cmd.Process.Kill(); err != nil {
+	if err := c.p.Signal(os.Kill); err != nil {
 		return stick.Errorf(stick.CodeInternal, "demo: kill %s: %v", victim, err).Wrap(err)
 	}
 	d.say(d.killedAt, "driver", "SIGKILL %s (pid %d) in the middle of turn %d; its lease would have run for %s more",
-		victim, c.cmd.Process.Pid, s.Turn, d.leaseEnd.Sub(d.killedAt).Round(time.Second))
+		victim, c.p.PID(), s.Turn, d.leaseEnd.Sub(d.killedAt).Round(time.Second))
 	return nil
 }
 
@@ -195,7 +196,7 @@ func (d *driver) lastStep() string {
 
 // stderrNote returns a child's stderr for an error message, or "".
 func stderrNote(c *child) string {
-	if s := c.stderr.String(); s != "" {
+	if s := c.p.Stderr(); s != "" {
 		return "; its stderr:\n" + s
 	}
 	return ""

@@ -128,9 +128,9 @@ func contention(ctx context.Context, e *env) ([]Result, error) {
 			return nil, err
 		}
 	}
-	m := startMeter(kids...)
+	m := startMeter(pidsOf(kids)...)
 	for _, c := range kids {
-		if err := c.send("go"); err != nil {
+		if err := c.Send("go"); err != nil {
 			return nil, err
 		}
 	}

@@ -102,7 +102,7 @@ func crashDetection(ctx context.Context, e *env) ([]Result, error) {
 		// seen by its first look at the room, which is not a wake-up.
 		time.Sleep(20 * time.Millisecond)
 		t0 := time.Now()
-		if err := c.cmd.Process.Signal(syscall.SIGKILL); err != nil {
+		if err := c.Signal(syscall.SIGKILL); err != nil {
 			return nil, err
 		}
 		res := <-got
@@ -113,8 +113,8 @@ func crashDetection(ctx context.Context, e *env) ([]Result, error) {
 			return nil, fmt.Errorf("after the kill: %w", errUnexpected(res.w))
 		}
 		samples = append(samples, res.at.Sub(t0))
-		c.kill()
-		m.addReaped(c)
+		_ = c.Close()
+		m.addReaped(c.State())
 		t, err := me.svc.Takeover(ctx, me.me, me.room, res.w.TurnID, "holder killed by the benchmark")
 		if err != nil {
 			return nil, err

@@ -13,5 +13,6 @@
 // benchstat.
 //
 // Child processes are this program started again in a role (see package
-// reexec), so a program that runs scenarios must call reexec.Main first.
+// reexec), so a program that runs scenarios must call reexec.Main first;
+// package childproc supervises them.
 package bench

@@ -13,6 +13,7 @@ import (
 	"time"
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
+	"github.com/stickhq/stick/internal/childproc"
 	"github.com/stickhq/stick/internal/reexec"
 )
 
@@ -42,14 +43,14 @@ func echo([]string) error {
 
 // pipeRoundTrip times a short line sent to an echoing child over its
 // stdin and read back from its stdout: the floor of a handoff between
-// two processes. It reads the pipe itself rather than through startCmd's
+// two processes. It reads the pipe itself rather than through childproc's
 // line channel, whose goroutine would add a hand-over to every trip.
 func pipeRoundTrip(ctx context.Context, e *env) ([]FloorResult, error) {
 	cmd, err := reexec.Command(ctx, "bench-echo")
 	if err != nil {
 		return nil, err
 	}
-	dieWithParent(cmd)
+	childproc.DieWithParent(cmd)
 	cmd.Stderr = os.Stderr
 	w, err := cmd.StdinPipe()
 	if err != nil {
@@ -82,7 +83,7 @@ func pipeRoundTrip(ctx context.Context, e *env) ([]FloorResult, error) {
 	}
 	n := e.fixed(5000, 500)
 	samples := make([]time.Duration, 0, n)
-	m := startMeter(&child{cmd: cmd})
+	m := startMeter(cmd.Process.Pid)
 	for range n {
 		d, err := trip()
 		if err != nil {
@@ -114,7 +115,7 @@ func mcpStdio(ctx context.Context, e *env) ([]FloorResult, error) {
 	if err != nil {
 		return nil, err
 	}
-	dieWithParent(cmd)
+	childproc.DieWithParent(cmd)
 	var stderr strings.Builder
 	cmd.Stderr = &stderr
 	client := mcp.NewClient(&mcp.Implementation{Name: "floor", Version: "1"}, nil)
@@ -141,7 +142,7 @@ func mcpStdio(ctx context.Context, e *env) ([]FloorResult, error) {
 	}
 	n := e.fixed(2000, 200)
 	samples := make([]time.Duration, 0, n)
-	m := startMeter(&child{cmd: cmd})
+	m := startMeter(cmd.Process.Pid)
 	for range n {
 		d, err := call()
 		if err != nil {
@@ -227,7 +228,7 @@ func timeStarts(ctx context.Context, e *env, name string, command func() (*exec.
 		}
 		if i >= 0 {
 			samples = append(samples, time.Since(t0))
-			m.addReaped(&child{cmd: cmd})
+			m.addReaped(cmd.ProcessState)
 		} else {
 			m.wall = time.Now()
 		}

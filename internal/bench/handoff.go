@@ -109,9 +109,9 @@ func roundRobin(ctx context.Context, e *env, name string, procs, last int) (Resu
 			return r, err
 		}
 	}
-	m := startMeter(kids...)
+	m := startMeter(pidsOf(kids)...)
 	for _, c := range kids {
-		if err := c.send("go"); err != nil {
+		if err := c.Send("go"); err != nil {
 			return r, err
 		}
 	}

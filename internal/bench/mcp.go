@@ -10,6 +10,7 @@ import (
 	"time"
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
+	"github.com/stickhq/stick/internal/childproc"
 	"github.com/stickhq/stick/internal/reexec"
 )
 
@@ -44,7 +45,7 @@ func (e *env) dial(ctx context.Context, name string) (*mcpSession, error) {
 	if err != nil {
 		return nil, err
 	}
-	dieWithParent(cmd)
+	childproc.DieWithParent(cmd)
 	var stderr strings.Builder
 	cmd.Stderr = &stderr
 	client := mcp.NewClient(&mcp.Implementation{Name: name, Version: "1.0"}, nil)

@@ -25,7 +25,7 @@ func handoffMCP(ctx context.Context, e *env) ([]Result, error) {
 			s.close()
 		}
 	}()
-	var pids []*child
+	var pids []int
 	var room string
 	for _, name := range []string{"claude-code", "codex"} {
 		s, err := e.dial(ctx, name)
@@ -38,7 +38,7 @@ func handoffMCP(ctx context.Context, e *env) ([]Result, error) {
 			return nil, err
 		}
 		room = j.RoomID
-		pids = append(pids, &child{cmd: s.cmd})
+		pids = append(pids, s.cmd.Process.Pid)
 	}
 	m := startMeter(pids...)
 	var mu sync.Mutex
@@ -127,7 +127,7 @@ func idleWaiters(ctx context.Context, e *env) ([]Result, error) {
 			s.close()
 		}
 	}()
-	var kids []*child
+	var kids []int
 	waiting := make(chan error, procs)
 	for i := range procs {
 		s, err := e.dial(ctx, fmt.Sprintf("idle-%02d", i))
@@ -135,7 +135,7 @@ func idleWaiters(ctx context.Context, e *env) ([]Result, error) {
 			return nil, err
 		}
 		sessions = append(sessions, s)
-		kids = append(kids, &child{cmd: s.cmd})
+		kids = append(kids, s.cmd.Process.Pid)
 		j, err := s.call(ctx, "join_path", map[string]any{"context_path": e.repo})
 		if err != nil {
 			return nil, err
@@ -206,8 +206,8 @@ func (e *env) startOnce(ctx context.Context, m *meter) (time.Duration, uint64, e
 	if err != nil {
 		return 0, 0, err
 	}
-	defer c.kill()
-	send := func(v string) error { return c.send(v) }
+	defer func() { _ = c.Close() }()
+	send := func(v string) error { return c.Send(v) }
 	if err := send(`{"jsonrpc":"2.0","id":1,"method":"initialize","params":{"protocolVersion":"2025-06-18","capabilities":{},"clientInfo":{"name":"bench","version":"1"}}}`); err != nil {
 		return 0, 0, err
 	}
@@ -227,12 +227,12 @@ func (e *env) startOnce(ctx context.Context, m *meter) (time.Duration, uint64, e
 	if strings.Contains(res, `"isError":true`) {
 		return 0, 0, fmt.Errorf("join_path failed: %s", res)
 	}
-	_, hwm, err := rss(c.pid())
+	_, hwm, err := rss(c.PID())
 	if err != nil {
 		return 0, 0, err
 	}
 	err = c.finish(10 * time.Second)
-	m.addReaped(c.child)
+	m.addReaped(c.State())
 	return took, hwm, err
 }
 
@@ -244,7 +244,7 @@ type timedChild struct {
 
 func startCmdTimed(cmd *exec.Cmd) (*timedChild, error) {
 	t := time.Now()
-	c, err := startCmd(cmd)
+	c, err := startCmd(cmd, "")
 	if err != nil {
 		return nil, err
 	}

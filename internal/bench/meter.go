@@ -1,6 +1,7 @@
 package bench
 
 import (
+	"os"
 	"time"
 
 	"github.com/shirou/gopsutil/v4/process"
@@ -8,8 +9,8 @@ import (
 
 // meter measures the wall time of a scenario's measured part and the
 // processor time that this process and its children used in it: the
-// given children, which must still run when stop is called, and those
-// started and reaped meanwhile, added with reaped.
+// children of the given pids, which must still run when stop is called,
+// and those started and reaped meanwhile, added with addReaped.
 type meter struct {
 	wall   time.Time
 	pids   []int
@@ -20,19 +21,17 @@ type meter struct {
 	childrenOnly bool
 }
 
-func startMeter(cs ...*child) *meter {
-	m := &meter{}
-	for _, c := range cs {
-		m.pids = append(m.pids, c.pid())
-	}
+func startMeter(pids ...int) *meter {
+	m := &meter{pids: pids}
 	m.self, m.kids = selfCPU(), cpuOf(m.pids)
 	m.wall = time.Now()
 	return m
 }
 
-// addReaped counts the processor time of a child that has exited.
-func (m *meter) addReaped(c *child) {
-	if st := c.cmd.ProcessState; st != nil {
+// addReaped counts the processor time of a child that has exited and was
+// reaped, from its resource usage st (nil counts nothing).
+func (m *meter) addReaped(st *os.ProcessState) {
+	if st != nil {
 		m.reaped += st.UserTime() + st.SystemTime()
 	}
 }

@@ -1,34 +1,30 @@
 package chaos
 
 import (
-	"bufio"
 	"context"
 	"fmt"
-	"io"
-	"os/exec"
+	"os"
 	"runtime"
 	"strings"
 	"sync"
 	"time"
 
+	"github.com/stickhq/stick/internal/childproc"
 	"github.com/stickhq/stick/internal/reexec"
 	"github.com/stickhq/stick/stick"
 )
 
 // child is one agent process. The driver's goroutine alone sets its
-// fields after start; its reader goroutine only closes ready and done.
+// fields after start; the process's reader goroutine only closes ready.
 type child struct {
-	slot   int
-	id     string
-	pid    int
-	cmd    *exec.Cmd
-	stdin  io.WriteCloser
-	stderr tailBuffer
-	// ready closes when the agent reports that it joined; done when it
-	// exited and was reaped (cmd.ProcessState is set then).
+	slot int
+	id   string
+	pid  int
+	p    *childproc.Proc
+	// ready closes when the agent reports that it joined; p.Done when it
+	// exited and was reaped and its messages were all taken.
 	ready     chan struct{}
 	readyOnce sync.Once
-	done      chan struct{}
 	// killed and stopping say why it may exit: the driver killed it, or
 	// told it to stop.
 	killed, stopping bool
@@ -37,7 +33,7 @@ type child struct {
 // exited reports whether the child exited and was reaped.
 func (c *child) exited() bool {
 	select {
-	case <-c.done:
+	case <-c.p.Done():
 		return true
 	default:
 		return false
@@ -48,9 +44,9 @@ func (c *child) exited() bool {
 func (c *child) describe() string {
 	s := fmt.Sprintf("agent %s (pid %d)", c.id, c.pid)
 	if c.exited() {
-		s += " " + c.cmd.ProcessState.String()
+		s += " " + c.p.State().String()
 	}
-	if e := strings.TrimSpace(c.stderr.String()); e != "" {
+	if e := strings.TrimSpace(c.p.Stderr()); e != "" {
 		s += "; stderr: " + e
 	}
 	return s
@@ -58,7 +54,7 @@ func (c *child) describe() string {
 
 // start runs a new agent in slot, with a fresh agent id (a proven-dead id
 // may not come back while others are active) and a seed from the driver's
-// random source.
+// random source. Its messages go to onMessage as they come.
 func (d *driver) start(ctx context.Context, slot int) error {
 	gen := d.gens[slot]
 	d.gens[slot]++
@@ -70,40 +66,16 @@ func (d *driver) start(ctx context.Context, slot int) error {
 	if err != nil {
 		return err
 	}
-	cmd.SysProcAttr = sysProcAttr()
-	c := &child{slot: slot, id: cfg.id, cmd: cmd, ready: make(chan struct{}), done: make(chan struct{})}
-	cmd.Stderr = &c.stderr
-	stdin, err := cmd.StdinPipe()
+	c := &child{slot: slot, id: cfg.id, ready: make(chan struct{})}
+	c.p, err = childproc.Start(cmd, childproc.Options{Name: "agent " + c.id, StderrTail: 4 << 10,
+		OnLine: func(line string) bool { d.onMessage(c, line); return true }})
 	if err != nil {
 		return fmt.Errorf("chaos: start agent %s: %w", c.id, err)
 	}
-	stdout, err := cmd.StdoutPipe()
-	if err != nil {
-		return fmt.Errorf("chaos: start agent %s: %w", c.id, err)
-	}
-	runtime.LockOSThread() // see sysProcAttr
-	err = cmd.Start()
-	runtime.UnlockOSThread()
-	if err != nil {
-		return fmt.Errorf("chaos: start agent %s: %w", c.id, err)
-	}
-	c.stdin, c.pid = stdin, cmd.Process.Pid
+	c.pid = c.p.PID()
 	d.slots[slot] = c
 	d.all = append(d.all, c)
-	go d.read(c, stdout)
 	return nil
-}
-
-// read takes c's messages until its stdout ends, then reaps it.
-func (d *driver) read(c *child, stdout io.Reader) {
-	sc := bufio.NewScanner(stdout)
-	sc.Buffer(nil, 1<<20)
-	for sc.Scan() {
-		d.onMessage(c, sc.Text())
-	}
-	_, _ = io.Copy(io.Discard, stdout)
-	_ = c.cmd.Wait()
-	close(c.done)
 }
 
 // onMessage records one message of c.
@@ -150,13 +122,13 @@ func (d *driver) kill(c *child) error {
 		return err
 	}
 	c.killed = true
-	_ = c.cmd.Process.Kill() // one that exited already is reported below
+	_ = c.p.Signal(os.Kill) // one that exited already is reported below
 	select {
-	case <-c.done:
+	case <-c.p.Done():
 	case <-time.After(stopTimeout):
 		return fmt.Errorf("chaos: %s survived SIGKILL for %v", c.describe(), stopTimeout)
 	}
-	if runtime.GOOS != "windows" && c.cmd.ProcessState.ExitCode() != -1 {
+	if runtime.GOOS != "windows" && c.p.State().ExitCode() != -1 {
 		// Not ended by the signal: it had exited by itself just before.
 		d.fail("%s exited by itself before the driver killed it", c.describe())
 	}
@@ -182,14 +154,14 @@ func (d *driver) stopAll() {
 	for _, c := range d.slots {
 		if c != nil && !c.exited() {
 			c.stopping = true
-			_ = c.stdin.Close()
+			_ = c.p.Stdin().Close()
 			live = append(live, c)
 		}
 	}
 	deadline := time.Now().Add(stopTimeout)
 	for _, c := range live {
 		select {
-		case <-c.done:
+		case <-c.p.Done():
 		case <-time.After(time.Until(deadline)):
 		}
 	}
@@ -200,45 +172,22 @@ func (d *driver) stopAll() {
 			if err := d.kill(c); err != nil {
 				d.fail("%v", err)
 			}
-		case !c.cmd.ProcessState.Success():
+		case !c.p.State().Success():
 			d.fail("%s failed while stopping", c.describe())
 		}
 	}
 }
 
 // killAll kills and reaps every agent still running: the last word on
-// every path out of a soak, so no agent outlives it.
+// every path out of a soak, so no agent outlives it. The messages an agent
+// wrote before it died are still taken.
 func (d *driver) killAll() {
 	for _, c := range d.all {
 		if !c.exited() {
-			_ = c.cmd.Process.Kill()
+			_ = c.p.Signal(os.Kill)
 		}
 	}
 	for _, c := range d.all {
-		<-c.done
+		_ = c.p.Close()
 	}
-}
-
-// tailBuffer keeps the last 4 KiB written to it: an agent's stderr.
-type tailBuffer struct {
-	mu  sync.Mutex
-	buf []byte
-}
-
-// Write implements io.Writer.
-func (t *tailBuffer) Write(p []byte) (int, error) {
-	t.mu.Lock()
-	defer t.mu.Unlock()
-	t.buf = append(t.buf, p...)
-	if over := len(t.buf) - 4<<10; over > 0 {
-		t.buf = append(t.buf[:0], t.buf[over:]...)
-	}
-	return len(p), nil
-}
-
-// String returns what was kept.
-func (t *tailBuffer) String() string {
-	t.mu.Lock()
-	defer t.mu.Unlock()
-	return string(t.buf)
 }

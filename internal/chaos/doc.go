@@ -4,7 +4,8 @@
 // checks prove that the protocol's guarantees held throughout.
 //
 // [Run] starts Options.Procs agent processes (the "chaos-agent" role of the
-// running executable, see package reexec) over a fresh data directory. Each
+// running executable, see package reexec, supervised by package
+// childproc) over a fresh data directory. Each
 // agent loops: wait for its turn, hold the stick for a random time while
 // appending lines to a shared check file (heartbeating when it holds
 // longer than a heartbeat, sometimes lazily but always within its lease),

@@ -208,7 +208,7 @@ func (d *driver) startAgents(ctx context.Context) error {
 	for _, c := range d.slots {
 		select {
 		case <-c.ready:
-		case <-c.done:
+		case <-c.p.Done():
 			d.fail("%s exited before it joined", c.describe())
 			return nil
 		case <-deadline:

@@ -1,6 +1,7 @@
 // Package reexec runs roles of a program in child processes by starting its
-// own executable again, so tools such as stickbench can measure and kill
-// real processes without shipping a second binary.
+// own executable again, so tools such as stickbench, the chaos soak and
+// the tests (through internal/testproc) can measure and kill real
+// processes without shipping a second binary.
 //
 // A program registers its roles with [Register] and calls [Main] first
 // thing in main (or TestMain). [Command] builds an exec.Cmd for the current
@@ -14,11 +15,14 @@ import (
 	"fmt"
 	"os"
 	"os/exec"
+	"strings"
 	"sync"
 )
 
-// roleEnv names the role a re-executed program must run.
-const roleEnv = "STICK_REEXEC_ROLE"
+// RoleEnv names the environment variable that carries the role a
+// re-executed program must run. [Main] unsets it in the child, so it does
+// not leak to the role's own children.
+const RoleEnv = "STICK_REEXEC_ROLE"
 
 var registry struct {
 	mu    sync.Mutex
@@ -26,7 +30,8 @@ var registry struct {
 }
 
 // Register adds role name; fn receives the arguments given to [Command] and
-// returns the exit code. Registering a name twice panics: it is a
+// returns the exit code. Call it from init or before [Main]. Registering
+// an empty name, a nil function or a name twice panics: it is a
 // programming error found at start-up, never caused by input.
 func Register(name string, fn func(args []string) int) {
 	registry.mu.Lock()
@@ -40,15 +45,23 @@ func Register(name string, fn func(args []string) int) {
 	registry.roles[name] = fn
 }
 
+// Registered reports whether role name was registered, so a starter can
+// refuse a name the child would not know before it starts one.
+func Registered(name string) bool {
+	registry.mu.Lock()
+	defer registry.mu.Unlock()
+	return registry.roles[name] != nil
+}
+
 // Main returns at once in a process that was not started by [Command].
 // In one that was, it runs the role and exits with its code (2 for an
 // unknown role).
 func Main() {
-	name, ok := os.LookupEnv(roleEnv)
+	name, ok := os.LookupEnv(RoleEnv)
 	if !ok {
 		return
 	}
-	_ = os.Unsetenv(roleEnv)
+	_ = os.Unsetenv(RoleEnv)
 	registry.mu.Lock()
 	fn := registry.roles[name]
 	registry.mu.Unlock()
@@ -67,6 +80,17 @@ func Command(ctx context.Context, name string, args ...string) (*exec.Cmd, error
 		return nil, fmt.Errorf("cannot find this program's executable to run %s: %w", name, err)
 	}
 	cmd := exec.CommandContext(ctx, exe, args...)
-	cmd.Env = append(os.Environ(), roleEnv+"="+name)
+	cmd.Env = append(os.Environ(), RoleEnv+"="+name, raceEnv())
 	return cmd, nil
+}
+
+// raceEnv returns GORACE with atexit_sleep_ms=0 added: a binary built with
+// -race otherwise sleeps a second when it exits with status 0, which makes
+// every role slow to end. Other options the user set are kept.
+func raceEnv() string {
+	opts := os.Getenv("GORACE")
+	if strings.Contains(opts, "atexit_sleep_ms=") {
+		return "GORACE=" + opts
+	}
+	return "GORACE=" + strings.TrimSpace(opts+" atexit_sleep_ms=0")
 }

@@ -3,11 +3,12 @@
 // (start, exit, kill, zombies) without external programs.
 //
 // A test package registers helpers with [Register] and calls [Main] from
-// its TestMain. [Start] runs the test binary again with the environment
-// variable STICK_TESTPROC_HELPER set to the helper's name; [Main] in the
-// child sees it, removes it from its own environment (so processes the
-// helper starts do not run as helpers by accident) and runs the helper
-// instead of the tests.
+// its TestMain. Helpers are roles of package reexec, and [Start] runs the
+// test binary again through it, with the helper's name in the environment
+// variable STICK_REEXEC_ROLE; [Main] in the child sees it, removes it from
+// its own environment (so processes the helper starts do not run as
+// helpers by accident) and runs the helper instead of the tests. The
+// running child is supervised by package childproc.
 //
 // Children never outlive the test: each test's cleanup kills and reaps
 // them, and on Linux the kernel kills them with SIGKILL if the test

@@ -94,8 +94,8 @@ func TestKillBlockedHelper(t *testing.T) {
 }
 
 func TestEnvDoesNotLeak(t *testing.T) {
-	p := testproc.StartEnv(t, []string{"TESTPROC_EXTRA=x"}, "env", "TESTPROC_EXTRA", "STICK_TESTPROC_HELPER")
-	want := []string{`TESTPROC_EXTRA="x" true`, `STICK_TESTPROC_HELPER="" false`}
+	p := testproc.StartEnv(t, []string{"TESTPROC_EXTRA=x"}, "env", "TESTPROC_EXTRA", "STICK_REEXEC_ROLE")
+	want := []string{`TESTPROC_EXTRA="x" true`, `STICK_REEXEC_ROLE="" false`}
 	for _, w := range want {
 		line, err := p.ReadLine(safety)
 		if err != nil {

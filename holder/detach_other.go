@@ -1,6 +1,6 @@
 //go:build !unix && !windows
 
-package cli
+package holder
 
 import "syscall"
 

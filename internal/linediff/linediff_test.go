@@ -1,4 +1,4 @@
-package cli
+package linediff
 
 import (
 	"fmt"
@@ -115,20 +115,20 @@ func TestUnifiedDiffExample(t *testing.T) {
  m
 +n
 `
-	if got := unifiedDiff("v1", "v2", old, new); got != want {
+	if got := Unified("v1", "v2", old, new); got != want {
 		t.Errorf("diff:\n%s\nwant:\n%s", got, want)
 	}
 	// Changes six lines apart share a hunk; an empty old text is "-0,0".
-	if got := unifiedDiff("a", "b", "1\n2\n3\n4\n5\n6\n7\n8\n", "x\n2\n3\n4\n5\n6\n7\ny\n"); strings.Count(got, "@@ ") != 1 {
+	if got := Unified("a", "b", "1\n2\n3\n4\n5\n6\n7\n8\n", "x\n2\n3\n4\n5\n6\n7\ny\n"); strings.Count(got, "@@ ") != 1 {
 		t.Errorf("close changes must share a hunk:\n%s", got)
 	}
-	if got := unifiedDiff("a", "b", "", "x\ny\n"); got != "--- a\n+++ b\n@@ -0,0 +1,2 @@\n+x\n+y\n" {
+	if got := Unified("a", "b", "", "x\ny\n"); got != "--- a\n+++ b\n@@ -0,0 +1,2 @@\n+x\n+y\n" {
 		t.Errorf("from empty:\n%s", got)
 	}
-	if got := unifiedDiff("a", "b", "x\n", "x"); got != "--- a\n+++ b\n@@ -1 +1 @@\n-x\n+x\n\\ No newline at end of file\n" {
+	if got := Unified("a", "b", "x\n", "x"); got != "--- a\n+++ b\n@@ -1 +1 @@\n-x\n+x\n\\ No newline at end of file\n" {
 		t.Errorf("a lost final newline:\n%q", got)
 	}
-	if got := unifiedDiff("a", "b", "same\n", "same\n"); got != "" {
+	if got := Unified("a", "b", "same\n", "same\n"); got != "" {
 		t.Errorf("equal texts: %q", got)
 	}
 }
@@ -149,7 +149,7 @@ func TestUnifiedDiffRandom(t *testing.T) {
 	}
 	for i := range 2000 {
 		a, b := text(), text()
-		d := unifiedDiff("a", "b", a, b)
+		d := Unified("a", "b", a, b)
 		if got := applyUnified(t, a, d); got != b {
 			t.Fatalf("case %d: applying\n%s\nto %q gives %q, want %q", i, d, a, got, b)
 		}
@@ -169,7 +169,7 @@ func TestUnifiedDiffLarge(t *testing.T) {
 	}
 	head, tail := "# title\n", "the end\n"
 	oldText, newText := head+a.String()+tail, head+b.String()+tail
-	d := unifiedDiff("a", "b", oldText, newText)
+	d := Unified("a", "b", oldText, newText)
 	if got := applyUnified(t, oldText, d); got != newText {
 		t.Fatal("the large diff does not apply")
 	}
@@ -177,32 +177,8 @@ func TestUnifiedDiffLarge(t *testing.T) {
 	lines := splitLines(oldText)
 	lines[100], lines[2500] = "changed\n", "changed too\n"
 	edited := strings.Join(lines, "")
-	d = unifiedDiff("a", "b", oldText, edited)
+	d = Unified("a", "b", oldText, edited)
 	if changedLines(d) != 4 || strings.Count(d, "@@ ") != 2 || applyUnified(t, oldText, d) != edited {
 		t.Errorf("two changed lines:\n%s", d)
-	}
-}
-
-func TestShellWords(t *testing.T) {
-	for in, want := range map[string][]string{
-		"vi":                          {"vi"},
-		"code --wait":                 {"code", "--wait"},
-		"  emacs  -nw ":               {"emacs", "-nw"},
-		`'/opt/My Editor/ed' -x`:      {"/opt/My Editor/ed", "-x"},
-		`"/opt/My Editor/ed" "a\"b"`:  {"/opt/My Editor/ed", `a"b`},
-		`/opt/My\ Editor/ed`:          {"/opt/My Editor/ed"},
-		`ed ""`:                       {"ed", ""},
-		`subl -w --command 'x "y" z'`: {"subl", "-w", "--command", `x "y" z`},
-		`ed "$HOME"`:                  {"ed", "$HOME"},
-	} {
-		got, err := shellWords(in)
-		if err != nil || fmt.Sprintf("%q", got) != fmt.Sprintf("%q", want) {
-			t.Errorf("shellWords(%q) = %q, %v; want %q", in, got, err, want)
-		}
-	}
-	for _, in := range []string{`'open`, `"open`, "   "} {
-		if got, err := shellWords(in); err == nil {
-			t.Errorf("shellWords(%q) = %q, want an error", in, got)
-		}
 	}
 }

@@ -1,4 +1,4 @@
-package cli
+package holder
 
 import (
 	"context"
@@ -14,39 +14,44 @@ import (
 	"github.com/stickhq/stick/internal/filelock"
 	"github.com/stickhq/stick/internal/ownerfs"
 	"github.com/stickhq/stick/procid"
+	"github.com/stickhq/stick/render"
 	"github.com/stickhq/stick/stick"
 	"github.com/stickhq/stick/store"
 )
 
-// Holder states in the local record.
+// State says whether a holder waits for the stick or holds it.
+type State string
+
+// The states of a holder in its record.
 const (
-	holderWaiting = "waiting"
-	holderHolding = "holding"
+	Waiting State = "waiting"
+	Holding State = "holding"
 )
 
-// holder is the local record of one guardian process: the room and
-// identity it waits or holds for, the lease once it holds, the guardian's
-// exact process and the anchor (harness or shell) it must not outlive.
-// 'stick release' finds the lease here, so nobody copies ids by hand.
-type holder struct {
+// Record is the local record of one holder process: the room and identity
+// it waits or holds for, the lease once it holds, the holder's exact
+// process and the anchor (harness or shell) it must not outlive. 'stick
+// release' finds the lease here, so nobody copies ids by hand.
+type Record struct {
 	RoomID   string          `json:"room_id"`
 	Path     string          `json:"path"`
 	AgentID  string          `json:"agent_id"`
-	State    string          `json:"state"`
+	State    State           `json:"state"`
 	Lease    stick.Lease     `json:"lease"`
 	Guardian procid.Identity `json:"guardian"`
 	Anchor   procid.Identity `json:"anchor"`
 	Since    time.Time       `json:"since"`
 }
 
-// holderFile is the on-disk form of the local records.
-type holderFile struct {
+// file is the on-disk form of the local records, holders.json.
+type file struct {
 	Version int      `json:"version"`
-	Holders []holder `json:"holders"`
+	Holders []Record `json:"holders"`
 }
 
-// localDir is where the CLI keeps its local state: beside the database.
-func localDir() (string, error) {
+// Dir is where the CLI keeps its local state, the records and the holders'
+// log among it: the directory cli beside the database.
+func Dir() (string, error) {
 	dir, err := store.DataDir()
 	if err != nil {
 		return "", stick.Errorf(stick.CodeDataDir, "cannot resolve the data directory: %v", err).
@@ -55,11 +60,11 @@ func localDir() (string, error) {
 	return filepath.Join(dir, "cli"), nil
 }
 
-// ensureLocalDir creates the CLI's directory dir in the data directory, both
+// ensureDir creates the CLI's directory dir in the data directory, both
 // owner-only, and refuses either when another user owns it or may write in
 // it, or dir is a link: whoever could plant files there could make stick
 // overwrite the user's own.
-func ensureLocalDir(dir string) error {
+func ensureDir(dir string) error {
 	data := filepath.Dir(dir)
 	if err := store.EnsureDataDir(data); err != nil {
 		hint := fmt.Sprintf("make %s a writable directory, or set %s to one", data, store.DataDirEnv)
@@ -74,10 +79,11 @@ func ensureLocalDir(dir string) error {
 	return nil
 }
 
-// readHolders reads the local records without locking: writers replace the
-// file atomically, so a reader sees one whole version. A missing file is no
-// records.
-func readHolders(dir string) ([]holder, error) {
+// Read reads the records in dir without locking: writers replace the file
+// atomically, so a reader sees one whole version. A missing file is no
+// records; a damaged one is a data_dir_unusable error whose hint is
+// 'stick doctor', which rewrites it ([Prune]).
+func Read(dir string) ([]Record, error) {
 	data, err := ownerfs.ReadFile(filepath.Join(dir, "holders.json"))
 	if errors.Is(err, fs.ErrNotExist) {
 		return nil, nil
@@ -85,7 +91,7 @@ func readHolders(dir string) ([]holder, error) {
 	if err != nil {
 		return nil, stick.Errorf(stick.CodeDataDir, "cannot read the holder records: %v", err)
 	}
-	var f holderFile
+	var f file
 	if err := json.Unmarshal(data, &f); err != nil || f.Version != 1 {
 		if err == nil {
 			err = fmt.Errorf("version %d, this stick reads version 1", f.Version)
@@ -96,13 +102,13 @@ func readHolders(dir string) ([]holder, error) {
 	return f.Holders, nil
 }
 
-// updateHolders changes the local records under an exclusive lock: it reads
-// them, drops records whose guardian is proven gone (so a killed guardian
-// never leaves a record behind for long), lets fn change the rest, and
-// writes the result atomically (temporary file, fsync, rename). It waits at
-// most holdersLockWait for the lock, and no longer than ctx lasts.
-func updateHolders(ctx context.Context, dir string, fn func([]holder) ([]holder, error)) error {
-	if err := ensureLocalDir(dir); err != nil {
+// update changes the records in dir under an exclusive lock: it reads them,
+// drops records whose holder is proven gone (so a killed holder never
+// leaves a record behind for long), lets fn change the rest, and writes
+// the result atomically (temporary file, fsync, rename). It waits at most
+// LockWait for the lock, and no longer than ctx lasts.
+func update(ctx context.Context, dir string, fn func([]Record) ([]Record, error)) error {
+	if err := ensureDir(dir); err != nil {
 		return err
 	}
 	lock, err := filelock.Open(filepath.Join(dir, "holders.lock"))
@@ -110,13 +116,13 @@ func updateHolders(ctx context.Context, dir string, fn func([]holder) ([]holder,
 		return stick.Errorf(stick.CodeDataDir, "cannot lock the holder records: %v", err)
 	}
 	defer lock.Close()
-	if err := lock.LockWithin(ctx, holdersLockWait); err != nil {
-		return holdersLockErr(lock.Path(), err)
+	if err := lock.LockWithin(ctx, LockWait); err != nil {
+		return lockErr(lock.Path(), err)
 	}
 	defer lock.Unlock()
-	hs, err := readHolders(dir)
+	hs, err := Read(dir)
 	if err != nil {
-		hs = nil // a damaged file is replaced: its guardians are found gone or re-recorded
+		hs = nil // a damaged file is replaced: its holders are found gone or re-recorded
 	}
 	live := hs[:0]
 	for _, h := range hs {
@@ -128,7 +134,7 @@ func updateHolders(ctx context.Context, dir string, fn func([]holder) ([]holder,
 	if err != nil {
 		return err
 	}
-	data, err := json.MarshalIndent(holderFile{Version: 1, Holders: out}, "", "  ")
+	data, err := json.MarshalIndent(file{Version: 1, Holders: out}, "", "  ")
 	if err != nil {
 		return err
 	}
@@ -138,31 +144,31 @@ func updateHolders(ctx context.Context, dir string, fn func([]holder) ([]holder,
 	return nil
 }
 
-// findHolder returns the live record of agent in room, if any, preferring
-// one that holds the stick over one that waits.
-func findHolder(hs []holder, roomID, agent string) (holder, bool) {
-	var found *holder
-	for i, h := range hs {
+// Find returns the live record of agent in the room roomID among rs, if
+// any, preferring one that holds the stick over one that waits.
+func Find(rs []Record, roomID, agent string) (Record, bool) {
+	var found *Record
+	for i, h := range rs {
 		if h.RoomID == roomID && h.AgentID == agent && procid.Check(h.Guardian) != procid.Gone {
-			if found == nil || (found.State != holderHolding && h.State == holderHolding) {
-				found = &hs[i]
+			if found == nil || (found.State != Holding && h.State == Holding) {
+				found = &rs[i]
 			}
 		}
 	}
 	if found == nil {
-		return holder{}, false
+		return Record{}, false
 	}
 	return *found, true
 }
 
-// addHolder records a new guardian, unless another live guardian already
+// Add records a new holder in dir, unless another live holder already
 // waits or holds for the same identity in the same room: two would race
 // for one turn, and the loser would wait forever.
-func addHolder(ctx context.Context, dir string, h holder) error {
-	return updateHolders(ctx, dir, func(hs []holder) ([]holder, error) {
-		if o, ok := findHolder(hs, h.RoomID, h.AgentID); ok && !o.Guardian.Same(h.Guardian) {
+func Add(ctx context.Context, dir string, h Record) error {
+	return update(ctx, dir, func(hs []Record) ([]Record, error) {
+		if o, ok := Find(hs, h.RoomID, h.AgentID); ok && !o.Guardian.Same(h.Guardian) {
 			what := "waits for"
-			if o.State == holderHolding {
+			if o.State == Holding {
 				what = "holds"
 			}
 			return nil, stick.Errorf(stick.CodeInvalidArgument, "%s already %s the stick in %s through holder pid %d", h.AgentID, what, h.Path, o.Guardian.PID).
@@ -172,11 +178,11 @@ func addHolder(ctx context.Context, dir string, h holder) error {
 	})
 }
 
-// dropHolder removes the record of the guardian g.
-// It runs while a command ends, even one a signal ended, so only the
-// deadline bounds its wait.
-func dropHolder(dir string, g procid.Identity) error {
-	return updateHolders(context.Background(), dir, func(hs []holder) ([]holder, error) {
+// Drop removes the record of the holder process g from dir. It runs while
+// a command ends, even one a signal ended, so only the deadline bounds its
+// wait.
+func Drop(dir string, g procid.Identity) error {
+	return update(context.Background(), dir, func(hs []Record) ([]Record, error) {
 		out := hs[:0]
 		for _, h := range hs {
 			if !h.Guardian.Same(g) {
@@ -187,9 +193,9 @@ func dropHolder(dir string, g procid.Identity) error {
 	})
 }
 
-// putHolder records h, replacing the record of the same guardian.
-func putHolder(dir string, h holder) error {
-	return updateHolders(context.Background(), dir, func(hs []holder) ([]holder, error) {
+// Put records h in dir, replacing the record of the same holder process.
+func Put(dir string, h Record) error {
+	return update(context.Background(), dir, func(hs []Record) ([]Record, error) {
 		out := hs[:0]
 		for _, o := range hs {
 			if !o.Guardian.Same(h.Guardian) {
@@ -200,14 +206,20 @@ func putHolder(dir string, h holder) error {
 	})
 }
 
-// holdersLockWait is how long a command waits for another stick process
-// to finish changing the holder records. Each change takes milliseconds, so
-// a lock held longer belongs to a process that is stuck or stopped.
-var holdersLockWait = 5 * time.Second
+// Prune rewrites the records in dir: it drops those of holders proven
+// gone, and replaces a damaged file with the records of none.
+func Prune(dir string) error {
+	return update(context.Background(), dir, func(hs []Record) ([]Record, error) { return hs, nil })
+}
 
-// holdersLockErr is the error of a failed wait for the holder records'
-// lock: db_busy naming the process that holds it, when known.
-func holdersLockErr(path string, err error) error {
+// LockWait is how long a command waits for another stick process to finish
+// changing the holder records. Each change takes milliseconds, so a lock
+// held longer belongs to a process that is stuck or stopped.
+const LockWait = 5 * time.Second
+
+// lockErr is the error of a failed wait for the holder records' lock:
+// db_busy naming the process that holds it, when known.
+func lockErr(path string, err error) error {
 	if !errors.Is(err, filelock.ErrTimeout) {
 		if errors.Is(err, context.Canceled) || errors.Is(err, context.DeadlineExceeded) {
 			return err
@@ -218,6 +230,6 @@ func holdersLockErr(path string, err error) error {
 	if pid := filelock.Holder(path); pid > 0 {
 		by = "process " + strconv.Itoa(pid)
 	}
-	return stick.Errorf(stick.CodeDBBusy, "%s held the lock on the holder records %s for more than %s", by, path, human(holdersLockWait)).
+	return stick.Errorf(stick.CodeDBBusy, "%s held the lock on the holder records %s for more than %s", by, path, render.Duration(LockWait)).
 		With("path", path).WithHint("retry; if it persists, stop %s (a stuck or stopped stick command)", by)
 }

@@ -1,4 +1,4 @@
-package cli
+package linediff
 
 import (
 	"fmt"
@@ -22,11 +22,13 @@ type diffOp struct {
 	line string
 }
 
-// unifiedDiff returns the unified diff ("diff -u" format) that turns
-// oldText into newText, with the file headers oldName and newName, or ""
-// when the texts are equal. A last line without a newline is marked as
-// diff marks it.
-func unifiedDiff(oldName, newName, oldText, newText string) string {
+// Unified returns the unified diff ("diff -u" format) that turns oldText
+// into newText, with the file headers oldName and newName, or "" when the
+// texts are equal. A last line without a newline is marked as diff marks
+// it. The script is a shortest one up to maxDiffEdits changed lines; past that
+// the lines between the texts' common head and tail are shown removed and
+// added whole, so the time and memory stay bounded for any input.
+func Unified(oldName, newName, oldText, newText string) string {
 	if oldText == newText {
 		return ""
 	}

@@ -1,6 +1,6 @@
 //go:build unix
 
-package cli
+package holder
 
 import (
 	"os"
@@ -24,7 +24,7 @@ func TestHolderRecordsNeverFollowLinks(t *testing.T) {
 		if err := os.WriteFile(victim, []byte("export PATH=/usr/bin\n"), 0o600); err != nil {
 			t.Fatal(err)
 		}
-		dir, err := localDir()
+		dir, err := Dir()
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -44,10 +44,10 @@ func TestHolderRecordsNeverFollowLinks(t *testing.T) {
 		if err := os.Symlink(victim, filepath.Join(dir, "holders.json")); err != nil {
 			t.Fatal(err)
 		}
-		if _, err := readHolders(dir); stick.ErrorCode(err) != stick.CodeDataDir {
+		if _, err := Read(dir); stick.ErrorCode(err) != stick.CodeDataDir {
 			t.Errorf("reading through a link: %v, want data_dir_unusable", err)
 		}
-		if err := dropHolder(dir, procid.Identity{PID: 1}); err != nil {
+		if err := Drop(dir, procid.Identity{PID: 1}); err != nil {
 			t.Fatal(err)
 		}
 		untouched(t, victim)
@@ -64,7 +64,7 @@ func TestHolderRecordsNeverFollowLinks(t *testing.T) {
 		if err := os.Symlink(victim, filepath.Join(dir, "holders.lock")); err != nil {
 			t.Fatal(err)
 		}
-		if err := dropHolder(dir, procid.Identity{PID: 1}); err == nil {
+		if err := Drop(dir, procid.Identity{PID: 1}); err == nil {
 			t.Fatal("a lock file planted as a link was opened")
 		}
 		untouched(t, victim)
@@ -74,7 +74,7 @@ func TestHolderRecordsNeverFollowLinks(t *testing.T) {
 		if err := os.Symlink(filepath.Dir(victim), dir); err != nil {
 			t.Fatal(err)
 		}
-		if err := dropHolder(dir, procid.Identity{PID: 1}); stick.ErrorCode(err) != stick.CodeDataDir {
+		if err := Drop(dir, procid.Identity{PID: 1}); stick.ErrorCode(err) != stick.CodeDataDir {
 			t.Fatalf("a cli directory planted as a link: %v, want data_dir_unusable", err)
 		}
 		if entries, _ := os.ReadDir(filepath.Dir(victim)); len(entries) != 1 {
@@ -86,7 +86,7 @@ func TestHolderRecordsNeverFollowLinks(t *testing.T) {
 		if err := os.Chmod(filepath.Dir(dir), 0o777); err != nil {
 			t.Fatal(err)
 		}
-		err := dropHolder(dir, procid.Identity{PID: 1})
+		err := Drop(dir, procid.Identity{PID: 1})
 		if se, ok := err.(*stick.Error); !ok || se.Code != stick.CodeDataDir || se.Hint == "" {
 			t.Fatalf("%v, want data_dir_unusable with a hint", err)
 		}

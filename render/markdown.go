@@ -1,13 +1,13 @@
-package cli
+package render
 
 import (
+	"cmp"
 	"encoding/json"
 	"fmt"
 	"io"
 	"strings"
 	"time"
 
-	"github.com/stickhq/stick/render"
 	"github.com/stickhq/stick/stick"
 )
 
@@ -15,7 +15,7 @@ import (
 // as the event log does.
 func mdTime(t time.Time) string { return t.Local().Format("2006-01-02 15:04:05") }
 
-// writeMarkdown writes a room's transcript as a markdown document for a
+// Markdown writes a room's transcript as a markdown document for a
 // reader who was not there: the room's state, where things stand (the
 // latest handoff, open questions, decisions), the members, the document,
 // then every event in order with its handoff in full. The output depends
@@ -23,13 +23,13 @@ func mdTime(t time.Time) string { return t.Local().Format("2006-01-02 15:04:05")
 //
 // The export's own structure (its headings, lists, table and fences) is
 // the only text at the start of a line: what came from the room is made
-// safe to print (package render), a single-line field keeps its newlines
+// safe to print ([SafeTranscript]), a single-line field keeps its newlines
 // escaped, a text of several lines is quoted line by line ("> "), and the
 // document is fenced by a fence longer than any run of backticks in it, so
 // no note, reason, path or document can write a heading, a list item, a
 // table row or a fence that a reader would take for the export's.
-func writeMarkdown(w io.Writer, t stick.Transcript) {
-	t = safeTranscript(t)
+func Markdown(w io.Writer, t stick.Transcript) {
+	t = SafeTranscript(t)
 	st := t.Room
 	fmt.Fprintf(w, "# Room %s\n\n", st.CanonicalPath)
 	fmt.Fprintf(w, "Room `%s`, exported from stick at %s.", st.RoomID, mdTime(t.TakenAt))
@@ -57,7 +57,7 @@ func writeMarkdown(w io.Writer, t stick.Transcript) {
 		fmt.Fprintf(w, "- **Next:** %s\n", line)
 	}
 	if st.Takeover != "" {
-		fmt.Fprintf(w, "- **Takeover available:** %s\n", render.Line(string(st.Takeover)))
+		fmt.Fprintf(w, "- **Takeover available:** %s\n", Line(string(st.Takeover)))
 	}
 	fmt.Fprintf(w, "- **Created:** %s\n", mdTime(st.CreatedAt))
 	if st.ClosedAt != nil {
@@ -73,7 +73,7 @@ func writeMarkdown(w io.Writer, t stick.Transcript) {
 	} else {
 		fmt.Fprint(w, "| # | member | status | turn | joined | last seen |\n|---|---|---|---|---|---|\n")
 		for _, m := range st.Members {
-			fmt.Fprintf(w, "| %d | %s | %s | %s | %s | %s |\n", m.Ordinal, mdCell(m.AgentID), m.Status, orDash(m.TurnRole),
+			fmt.Fprintf(w, "| %d | %s | %s | %s | %s | %s |\n", m.Ordinal, mdCell(m.AgentID), m.Status, dash(m.TurnRole),
 				mdTime(m.JoinedAt), mdTime(m.LastSeenAt))
 		}
 	}
@@ -83,7 +83,7 @@ func writeMarkdown(w io.Writer, t stick.Transcript) {
 	if d.Version == 0 {
 		fmt.Fprint(w, "The document was never written.\n")
 	} else {
-		fmt.Fprintf(w, "Version %d, written by %s at %s (%s, %d bytes).\n\n", d.Version, orDash(d.Author), mdTime(d.CreatedAt), d.Op, d.Size)
+		fmt.Fprintf(w, "Version %d, written by %s at %s (%s, %d bytes).\n\n", d.Version, dash(d.Author), mdTime(d.CreatedAt), d.Op, d.Size)
 		if d.Content == "" {
 			fmt.Fprint(w, "This version is empty.\n")
 		} else {
@@ -121,7 +121,7 @@ func writeMarkdownDigest(w io.Writer, d stick.Digest) {
 	}
 	fmt.Fprint(w, "\n## Where things stand\n")
 	if h := d.Handoff; h != nil {
-		fmt.Fprintf(w, "\nLatest handoff: #%d, %s by %s", h.Seq, h.Type, orDash(h.From))
+		fmt.Fprintf(w, "\nLatest handoff: #%d, %s by %s", h.Seq, h.Type, dash(h.From))
 		if h.To != "" {
 			fmt.Fprintf(w, " to %s", h.To)
 		}
@@ -137,7 +137,7 @@ func writeMarkdownDigest(w io.Writer, d stick.Digest) {
 		}
 		fmt.Fprintf(w, "\n**%s:**\n\n", part.title)
 		for _, e := range part.evs {
-			fmt.Fprintf(w, "- #%d %s:%s\n", e.Seq, orDash(e.From), mdField(e.Text, "  "))
+			fmt.Fprintf(w, "- #%d %s:%s\n", e.Seq, dash(e.From), mdField(e.Text, "  "))
 		}
 	}
 }
@@ -183,7 +183,7 @@ func writeMarkdownEvent(w io.Writer, e stick.Event) {
 			TakeoverReason string `json:"takeover_reason"`
 		}
 		if json.Unmarshal(e.Data, &why) == nil && why.TakeoverReason != "" {
-			meta = append(meta, "takeover open: "+render.Line(why.TakeoverReason))
+			meta = append(meta, "takeover open: "+Line(why.TakeoverReason))
 		}
 		if e.To != "" {
 			meta = append(meta, "revoked "+e.To)
@@ -192,7 +192,7 @@ func writeMarkdownEvent(w io.Writer, e stick.Event) {
 			meta = append(meta, fmt.Sprintf("the pending handoff was #%d", e.Ref))
 		}
 	}
-	if note := eventNote(e); note != "" {
+	if note := DocNote(e); note != "" {
 		meta = append(meta, note)
 	}
 	fmt.Fprintf(w, "%s\n", strings.Join(meta, " · "))
@@ -208,14 +208,14 @@ func writeMarkdownEvent(w io.Writer, e stick.Event) {
 		var p stick.Policy
 		if json.Unmarshal(e.Data, &p) == nil {
 			fmt.Fprintf(w, "\n**Policy:** lease %s, heartbeat %s, claim %s, presence %s, wait %s\n",
-				human(p.OwnerLeaseTTL), human(p.HeartbeatInterval), human(p.ClaimTTL), human(p.PresenceTTL), human(p.WaitMaxWait))
+				Duration(p.OwnerLeaseTTL), Duration(p.HeartbeatInterval), Duration(p.ClaimTTL), Duration(p.PresenceTTL), Duration(p.WaitMaxWait))
 		}
 	case stick.EventReorder:
 		var r struct {
 			AgentIDs []string `json:"agent_ids"`
 		}
 		if json.Unmarshal(e.Data, &r) == nil && len(r.AgentIDs) > 0 {
-			fmt.Fprintf(w, "\n**New order:** %s\n", strings.Join(render.Lines(r.AgentIDs), ", "))
+			fmt.Fprintf(w, "\n**New order:** %s\n", strings.Join(Lines(r.AgentIDs), ", "))
 		}
 	case stick.EventNote:
 		if e.ClientMessageID != "" {
@@ -307,6 +307,9 @@ func mdCode(s string) string {
 
 // mdCell escapes the pipes of a table cell.
 func mdCell(s string) string { return strings.ReplaceAll(s, "|", `\|`) }
+
+// dash is s, or "-" when s is empty.
+func dash(s string) string { return cmp.Or(s, "-") }
 
 // longestRun is the length of the longest run of c in s.
 func longestRun(s string, c byte) int {
