@@ -53,6 +53,7 @@ func safeHandoff(h stick.Handoff) stick.Handoff {
 // safeStatus is st made safe to print as text.
 func safeStatus(st stick.RoomStatus) stick.RoomStatus {
 	st.RoomID, st.CanonicalPath = render.Line(st.RoomID), render.Line(st.CanonicalPath)
+	st.RoomKey, st.RoomName = render.Line(st.RoomKey), render.Line(st.RoomName)
 	st.Owner, st.ReservedFor = render.Line(st.Owner), render.Line(st.ReservedFor)
 	members := make([]stick.MemberStatus, len(st.Members))
 	for i, m := range st.Members {
@@ -73,6 +74,7 @@ func safeStatus(st stick.RoomStatus) stick.RoomStatus {
 // safeSummary is r made safe to print as text.
 func safeSummary(r stick.RoomSummary) stick.RoomSummary {
 	r.RoomID, r.CanonicalPath = render.Line(r.RoomID), render.Line(r.CanonicalPath)
+	r.RoomKey, r.RoomName = render.Line(r.RoomKey), render.Line(r.RoomName)
 	r.Owner, r.ReservedFor = render.Line(r.Owner), render.Line(r.ReservedFor)
 	return r
 }

@@ -91,6 +91,10 @@ func (t *tx) RoomsUnder(dir string, includeClosed bool) ([]stick.Room, error) {
 	if !includeClosed {
 		q += " AND closed_at IS NULL"
 	}
+	if dir == "" {
+		// Named rooms, whose path is '', after the rooms of paths.
+		return t.rooms(q+" ORDER BY canonical_path = '', canonical_path, created_at", args...)
+	}
 	return t.rooms(q+" ORDER BY canonical_path, created_at", args...)
 }
 
