@@ -57,6 +57,18 @@ func TestClonesShareAKey(t *testing.T) {
 	if err != nil || len(list) != 1 || list[0].RoomID != a.RoomID || list[0].RoomKey != a.RoomKey {
 		t.Fatalf("ListRooms(https clone) = %+v %v", list, err)
 	}
+	// A linked worktree of a clone is a room of its own, with the key of
+	// the repository it belongs to.
+	wt := filepath.Join(t.TempDir(), "wt")
+	testkit.Git(t, https, "worktree", "add", "-q", wt)
+	wt, _ = filepath.EvalSymlinks(wt)
+	w, err := e.svc.JoinPath(e.ctx, agent("dee"), stick.JoinRequest{Path: wt})
+	if err != nil || !w.Created || w.CanonicalPath != wt || w.RoomKey != "github.com/acme/api" {
+		t.Fatalf("join in a worktree: %+v %v", w, err)
+	}
+	if rooms, err := e.svc.RoomsByKey(e.ctx, "github.com/acme/api"); err != nil || len(rooms) != 3 {
+		t.Fatalf("RoomsByKey after the worktree joined: %+v %v", summaryIDs(rooms), err)
+	}
 }
 
 // A nested room's key carries its path inside the repository; a workspace
