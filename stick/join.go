@@ -220,12 +220,11 @@ func (s *Service) pathRoom(tx Tx, req JoinRequest, res workspace.Resolution, now
 // namedRoom finds the open room named name or creates it, and notes in out
 // whether it created it.
 func namedRoom(tx Tx, name string, now time.Time, out *JoinResult) (Room, error) {
-	rooms, err := tx.RoomsNamed(name, false)
-	if err != nil || len(rooms) > 0 {
-		if len(rooms) > 0 {
-			return rooms[0], nil
-		}
+	switch rooms, err := tx.RoomsNamed(name, false); {
+	case err != nil:
 		return Room{}, err
+	case len(rooms) > 0:
+		return rooms[0], nil
 	}
 	room := Room{ID: newID(roomIDPrefix, 8), Name: name, State: StateIdle, CreatedAt: now, UpdatedAt: now}
 	if err := tx.CreateRoom(room); err != nil {
