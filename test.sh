@@ -98,6 +98,7 @@ go test -run '^$' -fuzz '^FuzzHandoffValidate$' -fuzztime "$FUZZTIME" ./stick
 go test -run '^$' -fuzz '^FuzzParseQuery$' -fuzztime "$FUZZTIME" ./stick
 go test -run '^$' -fuzz '^FuzzCanonical$' -fuzztime "$FUZZTIME" ./workspace
 go test -run '^$' -fuzz '^FuzzAncestors$' -fuzztime "$FUZZTIME" ./workspace
+go test -run '^$' -fuzz '^FuzzRemoteKey$' -fuzztime "$FUZZTIME" ./workspace
 go test -run '^$' -fuzz '^FuzzToolArguments$' -fuzztime "$FUZZTIME" ./mcpserver
 go test -run '^$' -fuzz '^FuzzStdioLine$' -fuzztime "$FUZZTIME" ./mcpserver
 go test -run '^$' -fuzz '^FuzzRender$' -fuzztime "$FUZZTIME" ./render

@@ -236,15 +236,18 @@ func databaseChecks(ctx context.Context, dir string) []check {
 		}
 		if st.Takeover != "" { // only an open takeover needs someone to act
 			who := st.Owner + st.ReservedFor
-			out = append(out, check{"room", checkWarn, fmt.Sprintf("%s: %s, takeover open (turn %d, %s)", st.CanonicalPath, st.Takeover, st.TurnID, who),
-				fmt.Sprintf("an active member takes over: stick takeover %s --reason \"%s: %s\"", st.CanonicalPath, who, strings.ReplaceAll(string(st.Takeover), "_", " "))})
+			how := fmt.Sprintf("an active member takes over: stick takeover %s --reason \"%s: %s\"", st.CanonicalPath, who, strings.ReplaceAll(string(st.Takeover), "_", " "))
+			if st.RoomName != "" {
+				how = fmt.Sprintf("an active member takes over with takeover_stick (room_id %s, expected_turn_id %d)", st.RoomID, st.TurnID)
+			}
+			out = append(out, check{"room", checkWarn, fmt.Sprintf("%s: %s, takeover open (turn %d, %s)", pathCell(st.CanonicalPath, st.RoomName), st.Takeover, st.TurnID, who), how})
 		}
 	}
 	out = append(out, check{"rooms", checkOK, fmt.Sprintf("%d open, %d closed", open, len(rooms)-open), ""})
 	if len(abandoned) > 0 {
 		paths := make([]string, 0, 3)
 		for _, a := range abandoned[:min(3, len(abandoned))] {
-			paths = append(paths, a.CanonicalPath)
+			paths = append(paths, pathCell(a.CanonicalPath, a.RoomName))
 		}
 		if len(abandoned) > 3 {
 			paths = append(paths, "...")

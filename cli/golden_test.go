@@ -136,7 +136,7 @@ func (s *scene) roomID(path string) string {
 		s.t.Fatal(err)
 	}
 	for _, r := range rooms {
-		if r.State != stick.StateClosed && (r.CanonicalPath == path || strings.HasPrefix(path, r.CanonicalPath+"/")) {
+		if r.State != stick.StateClosed && r.RoomName == "" && (r.CanonicalPath == path || strings.HasPrefix(path, r.CanonicalPath+"/")) {
 			return r.RoomID
 		}
 	}

@@ -157,9 +157,9 @@ func newLeave(agent *string) *cobra.Command {
 
 func newClose(agent *string) *cobra.Command {
 	var asJSON, yes bool
-	var reason, conclusion string
+	var reason, conclusion, roomID string
 	cmd := &cobra.Command{
-		Use:   "close [path]",
+		Use:   "close [path | --room ROOM_ID]",
 		Short: "Close the room for good (its log and document stay readable; closing again revises the conclusion)",
 		Long: `Close the room for good: no more turns; its log and document stay readable, and
 the next join at its path starts a new room. On a terminal close asks first;
@@ -167,18 +167,20 @@ the next join at its path starts a new room. On a terminal close asks first;
 on (scripts, agents). --conclusion records a conclusion, also as the
 document's Conclusion section: the text itself, @FILE for a file's content,
 or - for standard input. Closing a closed room again revises its reason and
-conclusion, without asking.`,
+conclusion, without asking. --room closes a room by its id or its name (a
+named room has no path).`,
 		Example: "  stick close --reason \"v1 shipped\"\n  stick close --yes --reason done --conclusion \"We chose B: simpler.\"\n" +
-			"  stick close --yes --conclusion @NOTES.md\n  echo \"We chose B.\" | stick close --yes --conclusion -",
+			"  stick close --yes --conclusion @NOTES.md\n  echo \"We chose B.\" | stick close --yes --conclusion -\n" +
+			"  stick close --room release-1.4-review --yes --reason reviewed",
 		Args: cobra.MaximumNArgs(1),
 		RunE: func(cmd *cobra.Command, args []string) error {
 			text, err := conclusionArg(cmd, conclusion)
 			if err != nil {
 				return err
 			}
-			return inRoom(cmd.Context(), *agent, pathArg(args), true, func(s *session, r stick.RoomSummary) error {
+			return inNamedRoom(cmd, *agent, roomID, args, func(s *session, r stick.RoomSummary) error {
 				if r.State != stick.StateClosed && !yes {
-					if err := confirm(cmd, fmt.Sprintf("close room %s at %s for good?", r.RoomID, r.CanonicalPath)); err != nil {
+					if err := confirm(cmd, fmt.Sprintf("close room %s %s for good?", r.RoomID, stick.Where(r.CanonicalPath, r.RoomName))); err != nil {
 						return err
 					}
 				}
@@ -206,6 +208,7 @@ conclusion, without asking.`,
 	cmd.Flags().StringVar(&reason, "reason", "", "why the room closes")
 	cmd.Flags().StringVar(&conclusion, "conclusion", "", "a conclusion to record, also in the document's Conclusion section: TEXT, @FILE, or - for standard input")
 	cmd.Flags().BoolVarP(&yes, "yes", "y", false, "close without asking (needed without a terminal)")
+	addRoomFlag(cmd, &roomID)
 	return cmd
 }
 

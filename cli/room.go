@@ -6,6 +6,7 @@ import (
 	"errors"
 	"fmt"
 	"os"
+	"slices"
 	"strings"
 	"time"
 
@@ -83,8 +84,8 @@ func (s *session) findRoom(ctx context.Context, path string, closedToo bool) (st
 		return stick.RoomSummary{}, err
 	}
 	var closed *stick.RoomSummary
-	for i, r := range rooms { // deepest first along the chain
-		onChain := canon == r.CanonicalPath || strings.HasPrefix(canon, strings.TrimSuffix(r.CanonicalPath, "/")+"/")
+	for i, r := range rooms { // deepest first along the chain, then the named rooms
+		onChain := r.RoomName == "" && (canon == r.CanonicalPath || strings.HasPrefix(canon, strings.TrimSuffix(r.CanonicalPath, "/")+"/"))
 		switch {
 		case !onChain:
 		case r.State != stick.StateClosed:
@@ -121,11 +122,11 @@ func inRoom(ctx context.Context, agent, path string, closedToo bool, fn func(*se
 
 // roomFlagHelp is the help of the --room flag of the commands that read a
 // room.
-const roomFlagHelp = "the room with this id ('stick list' shows it) instead of the room of a path; reaches closed rooms too"
+const roomFlagHelp = "the room with this id or name ('stick list' shows them) instead of the room of a path; reaches closed rooms too"
 
 // addRoomFlag adds --room to a command that reads a room, so a user can
-// name a room by its id: the one way to reach a closed room once a new
-// room is open at its path.
+// name a room by its id, the one way to reach a closed room once a new
+// room is open at its path, or a named room by its name.
 func addRoomFlag(cmd *cobra.Command, roomID *string) {
 	cmd.Flags().StringVar(roomID, "room", "", roomFlagHelp)
 }
@@ -152,7 +153,8 @@ func inNamedRoom(cmd *cobra.Command, agent, roomID string, args []string, fn fun
 
 // resolveRoom finds the room a --room value names: a value that is an
 // existing path is the room of that path, as a path argument is (the open
-// room, else the most recently closed one); any other value is a room id,
+// room, else the most recently closed one); a room name is the named room
+// (the open one, else the one closed last); any other value is a room id,
 // of an open or a closed room. The summary of a room found by its id
 // leaves ActiveMembers zero.
 func (s *session) resolveRoom(ctx context.Context, value string) (stick.RoomSummary, error) {
@@ -162,12 +164,15 @@ func (s *session) resolveRoom(ctx context.Context, value string) (stick.RoomSumm
 	if _, err := os.Stat(value); err == nil {
 		return s.findRoom(ctx, value, true)
 	}
+	if stick.ValidRoomName(value) {
+		return s.svc.RoomNamed(ctx, value)
+	}
 	st, err := s.svc.RoomState(ctx, value)
 	if err != nil {
 		return stick.RoomSummary{}, err
 	}
-	return stick.RoomSummary{RoomID: st.RoomID, CanonicalPath: st.CanonicalPath, State: st.State, Owner: st.Owner,
-		ReservedFor: st.ReservedFor, TurnID: st.TurnID, Members: len(st.Members), UpdatedAt: st.UpdatedAt}, nil
+	return stick.RoomSummary{RoomID: st.RoomID, CanonicalPath: st.CanonicalPath, RoomKey: st.RoomKey, RoomName: st.RoomName,
+		State: st.State, Owner: st.Owner, ReservedFor: st.ReservedFor, TurnID: st.TurnID, Members: len(st.Members), UpdatedAt: st.UpdatedAt}, nil
 }
 
 // withSession opens a session for agent and runs fn, closing it afterwards.
@@ -187,8 +192,16 @@ func addJSON(cmd *cobra.Command, v *bool) {
 func newList(agent *string) *cobra.Command {
 	var asJSON, all bool
 	cmd := &cobra.Command{
-		Use:     "list [path]",
-		Short:   "List the rooms of a workspace (or all rooms) and when anything last happened in each",
+		Use:   "list [path]",
+		Short: "List the rooms of a workspace (or all rooms) and when anything last happened in each",
+		Long: `List the rooms of a workspace: those on the path's chain up to its workspace
+root and those nested below it, then the open named rooms, which anyone joins
+by name ('stick join --name'). --all lists every room, closed named ones too.
+PATH shows a room's path, or name:NAME for a named room. KEY, shown when a
+room is in a repository with an origin, names a room's workspace the same way
+on every host: the origin (and the room's path inside the repository), or
+"local" for a room keyed to this host only. --json shows every key in full
+(room_key) and every name (room_name).`,
 		Example: "  stick list\n  stick list ~/src/app --json\n  stick list --all",
 		Args:    cobra.MaximumNArgs(1),
 		RunE: func(cmd *cobra.Command, args []string) error {
@@ -211,12 +224,25 @@ func newList(agent *string) *cobra.Command {
 				}
 				now := time.Now()
 				rows := make([][]string, 0, len(rooms))
+				// A key local to this host says no more than the path, so
+				// the keys are shown when one of them names a repository.
+				keyed := slices.ContainsFunc(rooms, func(r stick.RoomSummary) bool {
+					return r.RoomKey != "" && !workspace.IsLocalKey(r.RoomKey)
+				})
 				for _, r := range rooms {
 					r = safeSummary(r)
-					rows = append(rows, []string{r.RoomID, r.CanonicalPath, p.state(string(r.State)), orDash(r.Owner), orDash(r.ReservedFor),
-						fmt.Sprint(r.TurnID), fmt.Sprintf("%d/%d", r.ActiveMembers, r.Members), ago(now, lastActivity(r))})
+					row := []string{r.RoomID, pathCell(r.CanonicalPath, r.RoomName)}
+					if keyed {
+						row = append(row, keyCell(r.RoomKey))
+					}
+					rows = append(rows, append(row, p.state(string(r.State)), orDash(r.Owner), orDash(r.ReservedFor),
+						fmt.Sprint(r.TurnID), fmt.Sprintf("%d/%d", r.ActiveMembers, r.Members), ago(now, lastActivity(r))))
 				}
-				p.table([]string{"ROOM", "PATH", "STATE", "HOLDER", "RESERVED", "TURN", "ACTIVE", "ACTIVITY"}, rows)
+				header := []string{"ROOM", "PATH", "STATE", "HOLDER", "RESERVED", "TURN", "ACTIVE", "ACTIVITY"}
+				if keyed {
+					header = slices.Insert(header, 2, "KEY")
+				}
+				p.table(header, rows)
 				return nil
 			})
 		},
@@ -224,6 +250,28 @@ func newList(agent *string) *cobra.Command {
 	addJSON(cmd, &asJSON)
 	cmd.Flags().BoolVar(&all, "all", false, "list every room in the database")
 	return cmd
+}
+
+// pathCell is what a table shows of where a room is: its path, or
+// name:NAME for a named room.
+func pathCell(path, name string) string {
+	if name != "" {
+		return "name:" + name
+	}
+	return path
+}
+
+// keyCell is what a table shows of a room's key: a repository's key in
+// full, "local" for a key local to this host (the path says the rest),
+// "-" for a named room, which has none.
+func keyCell(key string) string {
+	switch {
+	case key == "":
+		return "-"
+	case workspace.IsLocalKey(key):
+		return "local"
+	}
+	return key
 }
 
 // lastActivity is when anything last happened in a room: its newest event
@@ -237,14 +285,37 @@ func lastActivity(r stick.RoomSummary) time.Time {
 
 func newJoin(agent *string) *cobra.Command {
 	var asJSON, forceNew bool
+	var name string
 	cmd := &cobra.Command{
-		Use:     "join [path]",
-		Short:   "Join the room of a workspace (created at the workspace root if there is none)",
-		Example: "  stick join\n  stick join packages/api --force-new",
+		Use:   "join [path | --name NAME]",
+		Short: "Join the room of a workspace (created at the workspace root if there is none), or a room by its name",
+		Long: `Join the room of a workspace: the deepest open room on the path's chain up to
+its workspace root (the git top level, else the nearest directory with a
+marker file), created at the root if there is none. --force-new creates a
+room at the path itself, nested below the room above it.
+
+--name joins the open room of that name instead, created if there is none: a
+room for a team's session, which members join by its name from any directory
+(and, through a hub, from any host). A name is 1 to 64 lower-case letters,
+digits, '.', '-' and '_', starting with a letter or a digit. Once the room is
+closed, the next join by its name starts a new room. 'stick list' shows the
+open named rooms; --room NAME reads one ('stick state --room NAME').`,
+		Example: "  stick join\n  stick join packages/api --force-new\n  stick join --name release-1.4-review",
 		Args:    cobra.MaximumNArgs(1),
 		RunE: func(cmd *cobra.Command, args []string) error {
+			req := stick.JoinRequest{ForceNew: forceNew, Name: name}
+			switch {
+			case cmd.Flags().Changed("name") && len(args) > 0:
+				return fmt.Errorf("give a path or --name, not both (--name %s joins the room of that name, which has no path)", name)
+			case cmd.Flags().Changed("name") && forceNew:
+				return fmt.Errorf("--force-new nests a room below the room of a path; a named room has no path")
+			case cmd.Flags().Changed("name") && name == "":
+				return fmt.Errorf("--name needs a room name, for example --name release-1.4-review")
+			case !cmd.Flags().Changed("name"):
+				req.Path = pathArg(args)
+			}
 			return withSession(*agent, func(s *session) error {
-				res, err := s.svc.JoinPath(cmd.Context(), s.caller, stick.JoinRequest{Path: pathArg(args), ForceNew: forceNew})
+				res, err := s.svc.JoinPath(cmd.Context(), s.caller, req)
 				if err != nil {
 					return err
 				}
@@ -260,8 +331,11 @@ func newJoin(agent *string) *cobra.Command {
 				if len(res.Room.Members) == 1 {
 					members = "1 member"
 				}
-				fmt.Fprintf(p.w, "%s room %s at %s as %s (%s, turn %d, %s)\n", verb, p.bold(render.Line(res.RoomID)), render.Line(res.CanonicalPath),
+				fmt.Fprintf(p.w, "%s room %s %s as %s (%s, turn %d, %s)\n", verb, p.bold(render.Line(res.RoomID)), render.Line(stick.Where(res.CanonicalPath, res.RoomName)),
 					p.bold(render.Line(res.AgentID)), p.state(string(res.Room.State)), res.Room.TurnID, members)
+				if res.RoomKey != "" && !workspace.IsLocalKey(res.RoomKey) {
+					fmt.Fprintln(p.w, p.dim("key "+render.Line(res.RoomKey)+": clones of this repository share it"))
+				}
 				if res.Warning != "" {
 					fmt.Fprintln(p.w, p.yellow("warning: "+render.Text(res.Warning)))
 				}
@@ -271,6 +345,7 @@ func newJoin(agent *string) *cobra.Command {
 	}
 	addJSON(cmd, &asJSON)
 	cmd.Flags().BoolVar(&forceNew, "force-new", false, "create a nested room at the path even below an existing room")
+	cmd.Flags().StringVar(&name, "name", "", "join the room of this name instead of a path's, creating it if there is none")
 	return cmd
 }
 
@@ -281,7 +356,8 @@ func newState(agent *string) *cobra.Command {
 		Use:   "state [path | --room ROOM_ID]",
 		Short: "Show who holds the stick, the turn, the members and the pending handoff",
 		Example: "  stick state\n  stick state --json | jq .owner\n" +
-			"  stick state --room room_7b64e0c2a1f3d9b8   # a room by its id ('stick list' shows it), closed ones too",
+			"  stick state --room room_7b64e0c2a1f3d9b8   # a room by its id ('stick list' shows it), closed ones too\n" +
+			"  stick state --room release-1.4-review      # a named room",
 		Args: cobra.MaximumNArgs(1),
 		RunE: func(cmd *cobra.Command, args []string) error {
 			return inNamedRoom(cmd, *agent, roomID, args, func(s *session, r stick.RoomSummary) error {
@@ -305,7 +381,10 @@ func newState(agent *string) *cobra.Command {
 
 func printState(p *printer, st stick.RoomStatus, now time.Time) {
 	st = render.SafeStatus(st)
-	fmt.Fprintf(p.w, "room %s at %s\n", p.bold(st.RoomID), st.CanonicalPath)
+	fmt.Fprintf(p.w, "room %s %s\n", p.bold(st.RoomID), stick.Where(st.CanonicalPath, st.RoomName))
+	if st.RoomKey != "" && !workspace.IsLocalKey(st.RoomKey) {
+		fmt.Fprintf(p.w, "key    %s\n", st.RoomKey)
+	}
 	fmt.Fprintf(p.w, "state  %s, turn %d\n", p.state(string(st.State)), st.TurnID)
 	if st.Owner != "" {
 		line := "holder " + p.bold(st.Owner)

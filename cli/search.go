@@ -78,7 +78,7 @@ document; any other type is refused.`,
 	}
 	addJSON(cmd, &asJSON)
 	f := cmd.Flags()
-	f.StringVar(&q.RoomID, "room", "", "search only this room: its id, as 'stick list' shows it, or a path in its workspace")
+	f.StringVar(&q.RoomID, "room", "", "search only this room: its id or name, as 'stick list' shows them, or a path in its workspace")
 	f.StringVar(&q.Type, "type", "", "only hits of this kind: "+strings.Join(stick.SearchTypes, ", ")+", or a custom note type (x-...)")
 	f.StringVar(&q.From, "from", "", "only hits written by this member")
 	f.IntVar(&q.Limit, "limit", 0, fmt.Sprintf("show at most this many hits (default %d, at most %d)", stick.DefaultSearchLimit, stick.MaxSearchLimit))
@@ -88,7 +88,7 @@ document; any other type is refused.`,
 // printHit writes one search hit: where it is, what and whose it is, when,
 // and its snippet with the matches in bold on a terminal.
 func printHit(p *printer, h stick.SearchHit, now time.Time) {
-	h.RoomPath, h.Section, h.Type, h.From = render.Line(h.RoomPath), render.Line(h.Section), render.Line(h.Type), render.Line(h.From)
+	h.RoomPath, h.Section, h.Type, h.From = render.Line(pathCell(h.RoomPath, h.RoomName)), render.Line(h.Section), render.Line(h.Type), render.Line(h.From)
 	h.Snippet = render.Text(h.Snippet)
 	at := fmt.Sprintf("#%d", h.EventSeq)
 	if h.EventSeq == 0 {

@@ -10,18 +10,23 @@ import (
 )
 
 // recorded returns the reclaim tokens this host recorded for the
-// connection's harness in the workspace of path, the most recent first,
-// for a join to pass as stick.JoinRequest.ReclaimIfGone: package stick
-// takes one only when its member's process is proven gone.
-func (s *Server) recorded(c *conn, path string) []string {
+// connection's harness in the workspace of path, or in the room named name,
+// the most recent first, for a join to pass as
+// stick.JoinRequest.ReclaimIfGone: package stick takes one only when its
+// member's process is proven gone.
+func (s *Server) recorded(c *conn, path, name string) []string {
 	if s.records == nil {
 		return nil
 	}
-	res, err := workspace.Resolve(path)
-	if err != nil {
-		return nil
+	place := namedPlace(name)
+	if name == "" {
+		res, err := workspace.Resolve(path)
+		if err != nil {
+			return nil
+		}
+		place = res.Root
 	}
-	recs, err := s.records.Find(c.slug, res.Root)
+	recs, err := s.records.Find(c.slug, place)
 	if err != nil {
 		return nil
 	}
@@ -44,7 +49,7 @@ func (s *Server) record(ctx context.Context, c *conn, res stick.JoinResult) {
 	if token == "" {
 		return
 	}
-	_ = s.records.Put(identity.Record{Harness: c.slug, WorkspaceRoot: res.WorkspaceRoot, RoomID: res.RoomID, AgentID: res.AgentID, ReclaimToken: token})
+	_ = s.records.Put(identity.Record{Harness: c.slug, WorkspaceRoot: joinedPlace(res), RoomID: res.RoomID, AgentID: res.AgentID, ReclaimToken: token})
 	s.prune(ctx, c.slug, res)
 }
 
@@ -53,7 +58,7 @@ func (s *Server) record(ctx context.Context, c *conn, res stick.JoinResult) {
 // or in a room that is closed or no longer exists. Records stay few, and
 // no join passes tokens that cannot work.
 func (s *Server) prune(ctx context.Context, slug string, res stick.JoinResult) {
-	recs, err := s.records.Find(slug, res.WorkspaceRoot)
+	recs, err := s.records.Find(slug, joinedPlace(res))
 	if err != nil {
 		return
 	}
@@ -71,6 +76,19 @@ func (s *Server) prune(ctx context.Context, slug string, res stick.JoinResult) {
 			_ = s.records.Remove(r.RoomID, r.AgentID)
 		}
 	}
+}
+
+// namedPlace is where the records of the room named name are kept, in
+// place of a workspace root: a string no canonical path can be.
+func namedPlace(name string) string { return "name:" + name }
+
+// joinedPlace is where the records of the room a join joined are kept: its
+// workspace root, or for a named room its namedPlace.
+func joinedPlace(res stick.JoinResult) string {
+	if res.RoomName != "" {
+		return namedPlace(res.RoomName)
+	}
+	return res.WorkspaceRoot
 }
 
 // forget removes the records of a member that left its room.

@@ -90,7 +90,7 @@ func textListRooms(o listRoomsOut) string {
 	var b strings.Builder
 	fmt.Fprintf(&b, "%d room(s) around %s:", len(o.Rooms), o.ContextPath)
 	for _, r := range o.Rooms {
-		fmt.Fprintf(&b, "\n- room_id %s at %s: %s, turn %d, %d/%d members active", r.RoomID, r.CanonicalPath, r.State, r.TurnID, r.ActiveMembers, r.Members)
+		fmt.Fprintf(&b, "\n- room_id %s %s: %s, turn %d, %d/%d members active", r.RoomID, stick.Where(r.CanonicalPath, r.RoomName), r.State, r.TurnID, r.ActiveMembers, r.Members)
 		if r.AwayMembers > 0 {
 			fmt.Fprintf(&b, " (%d of them away)", r.AwayMembers)
 		}
@@ -106,8 +106,8 @@ func textListRooms(o listRoomsOut) string {
 
 func textJoin(o joinOut) string {
 	var b strings.Builder
-	fmt.Fprintf(&b, "joined room_id %s at %s as agent_id %s (room %s, turn %d, %s).",
-		o.RoomID, o.CanonicalPath, o.AgentID, o.Room.State, o.Room.TurnID, render.Count(len(o.Room.Members), "member"))
+	fmt.Fprintf(&b, "joined room_id %s %s as agent_id %s (room %s, turn %d, %s).",
+		o.RoomID, stick.Where(o.CanonicalPath, o.RoomName), o.AgentID, o.Room.State, o.Room.TurnID, render.Count(len(o.Room.Members), "member"))
 	switch {
 	case o.FoundAgain:
 		fmt.Fprintf(&b, "\nfound again: this host recorded member %s for your harness in this workspace, and its process has exited; you are that member again, with its place in the sequence, its sync cursor and any turn it held.", o.AgentID)
@@ -200,7 +200,7 @@ func textTakeover(o takeoverOut) string {
 
 func textState(r stick.RoomStatus) string {
 	var b strings.Builder
-	fmt.Fprintf(&b, "room_id %s at %s: %s, turn %d", r.RoomID, r.CanonicalPath, r.State, r.TurnID)
+	fmt.Fprintf(&b, "room_id %s %s: %s, turn %d", r.RoomID, stick.Where(r.CanonicalPath, r.RoomName), r.State, r.TurnID)
 	if r.Owner != "" {
 		fmt.Fprintf(&b, ", held by %s", r.Owner)
 		if r.LeaseExpires != nil {
@@ -336,7 +336,11 @@ func textSearch(o searchOut) string {
 		fmt.Fprintf(&b, "%s for %q, best first:", render.Count(len(o.Hits), "hit"), o.Query)
 	}
 	for i, h := range o.Hits {
-		fmt.Fprintf(&b, "\n%d. room_id %s (%s): ", i+1, h.RoomID, h.RoomPath)
+		where := h.RoomPath
+		if h.RoomName != "" {
+			where = "named " + h.RoomName
+		}
+		fmt.Fprintf(&b, "\n%d. room_id %s (%s): ", i+1, h.RoomID, where)
 		if h.EventSeq != 0 {
 			fmt.Fprintf(&b, "event %d, %s", h.EventSeq, h.Type)
 		} else {

@@ -20,7 +20,8 @@ type listRoomsIn struct {
 }
 
 type joinPathIn struct {
-	ContextPath     string `json:"context_path" jsonschema:"Your working directory."`
+	ContextPath     string `json:"context_path,omitempty" jsonschema:"Your working directory."`
+	Name            string `json:"name,omitempty" jsonschema:"Instead of context_path: a room's name (a-z0-9._-)."`
 	ForceNew        bool   `json:"force_new,omitempty" jsonschema:"Nest a new room under an existing one."`
 	AgentIDOverride string `json:"agent_id_override,omitempty" jsonschema:"Testing only."`
 	ReclaimToken    string `json:"reclaim_token,omitempty" jsonschema:"From an earlier join_path, after a restart."`
@@ -193,7 +194,7 @@ func (s *Server) register() error {
 		},
 		func() error {
 			return addTool(s, &mcp.Tool{Name: "join_path", Title: "Join the room of a path", Annotations: &mcp.ToolAnnotations{IdempotentHint: true, DestructiveHint: hint(false), OpenWorldHint: hint(false)},
-				Description: "Join your workspace's room (made if none). Keep the reclaim_token: after a restart, join_path with it to be the same member again. Next: wait_for_turn."},
+				Description: "Join your workspace's room, or a named one (made if none). Keep the reclaim_token: after a restart, join_path with it to be the same member again. Next: wait_for_turn."},
 				s.joinPath)
 		},
 		func() error {
@@ -395,7 +396,7 @@ func (l leaseIn) lease() stick.Lease {
 	return stick.Lease{RoomID: l.RoomID, LeaseID: l.LeaseID, TurnID: l.ExpectedTurnID}
 }
 
-// joinPath joins the room of a path as the connection's derived identity,
+// joinPath joins the room of a path (or a named room) as the connection's derived identity,
 // or as the member an agent_id_override or reclaim_token names; the
 // identity it joins as is the connection's in that room only. A join with
 // neither passes on the name of the connection's last override or reclaim
@@ -408,10 +409,10 @@ func (s *Server) joinPath(ctx context.Context, c stick.Caller, req *mcp.CallTool
 	if err != nil {
 		return joinOut{}, "", err
 	}
-	jr := stick.JoinRequest{Path: in.ContextPath, ForceNew: in.ForceNew, AgentIDOverride: in.AgentIDOverride, ReclaimToken: in.ReclaimToken}
+	jr := stick.JoinRequest{Path: in.ContextPath, Name: in.Name, ForceNew: in.ForceNew, AgentIDOverride: in.AgentIDOverride, ReclaimToken: in.ReclaimToken}
 	if jr.AgentIDOverride == "" && jr.ReclaimToken == "" {
 		jr.AgentIDOverride = conn.overridden()
-		jr.ReclaimIfGone = s.recorded(conn, in.ContextPath)
+		jr.ReclaimIfGone = s.recorded(conn, in.ContextPath, in.Name)
 	}
 	res, err := s.cfg.Service.JoinPath(ctx, c, jr)
 	if e := stick.AsError(err); e != nil && e.Code == stick.CodeAgentIDInUse && jr.ReclaimToken == "" {

@@ -31,7 +31,11 @@ func mdTime(t time.Time) string { return t.Local().Format("2006-01-02 15:04:05")
 func Markdown(w io.Writer, t stick.Transcript) {
 	t = SafeTranscript(t)
 	st := t.Room
-	fmt.Fprintf(w, "# Room %s\n\n", st.CanonicalPath)
+	title := st.CanonicalPath
+	if st.RoomName != "" {
+		title = st.RoomName
+	}
+	fmt.Fprintf(w, "# Room %s\n\n", title)
 	fmt.Fprintf(w, "Room `%s`, exported from stick at %s.", st.RoomID, mdTime(t.TakenAt))
 	if t.After > 0 {
 		fmt.Fprintf(w, " Only the events after #%d are included; earlier ones are left out (`--after %d`).", t.After, t.After)

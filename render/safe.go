@@ -52,6 +52,7 @@ func SafeHandoff(h stick.Handoff) stick.Handoff {
 // SafeStatus is st made safe to print as text.
 func SafeStatus(st stick.RoomStatus) stick.RoomStatus {
 	st.RoomID, st.CanonicalPath = Line(st.RoomID), Line(st.CanonicalPath)
+	st.RoomKey, st.RoomName = Line(st.RoomKey), Line(st.RoomName)
 	st.Owner, st.ReservedFor = Line(st.Owner), Line(st.ReservedFor)
 	members := make([]stick.MemberStatus, len(st.Members))
 	for i, m := range st.Members {

@@ -4,18 +4,22 @@ import (
 	"context"
 	"crypto/subtle"
 	"encoding/json"
-	"errors"
-	"io/fs"
 	"strings"
+	"time"
 
 	"github.com/stickhq/stick/procid"
 	"github.com/stickhq/stick/workspace"
 )
 
-// JoinRequest asks to join the room for a path.
+// JoinRequest asks to join the room for a path, or the room of a name.
 type JoinRequest struct {
 	// Path is the context path: any file or directory in the workspace.
 	Path string
+	// Name joins the open room people named so instead of the room of a
+	// path, and creates it when there is none: a team's session, found by
+	// its name from anywhere. It follows RoomNamePattern; give either Path
+	// or Name.
+	Name string
 	// ForceNew creates a nested room at Path itself even when an ancestor room exists.
 	ForceNew bool
 	// AgentIDOverride replaces the caller's derived identity (tests and debugging); it is flagged in the join event.
@@ -42,8 +46,14 @@ type JoinResult struct {
 	// AgentID is the identity the caller joined as; use it in logs and handoffs.
 	AgentID string `json:"agent_id"`
 	RoomID  string `json:"room_id"`
-	// CanonicalPath is the room's path, which may differ from the requested one.
+	// CanonicalPath is the room's path, which may differ from the
+	// requested one; "" for a named room.
 	CanonicalPath string `json:"canonical_path"`
+	// RoomKey names the room's workspace the same way on every host (see
+	// Room.Key); "" for a named room.
+	RoomKey string `json:"room_key,omitempty"`
+	// RoomName is the name of a named room; "" for a room of a path.
+	RoomName string `json:"room_name,omitempty"`
 	// RequestedPath is the canonical form of the path asked for.
 	RequestedPath string `json:"requested_path"`
 	WorkspaceRoot string `json:"workspace_root"`
@@ -78,7 +88,10 @@ type JoinResult struct {
 // deepest open room on the chain between them, else create one at the root.
 // With ForceNew and a room on the chain, create (or join) a room at the path
 // itself, nested below it; with no room on the chain ForceNew changes
-// nothing, the room is created at the root.
+// nothing, the room is created at the root. The Service's Workspaces does
+// the resolving, and keys a room it creates (Room.Key). With Name instead
+// of Path, the room is the open room of that name, created if there is
+// none (see RoomNamePattern).
 //
 // A join never changes the recorded process of the current holder or
 // reserved recipient: their liveness stays tied to the process that claimed.
@@ -101,8 +114,8 @@ type JoinResult struct {
 // a join is refused with invalid_argument on context_path; an open room
 // already there is still joined.
 //
-// Errors: invalid_argument (path, agent id, reclaim_token, a field over its
-// size limit), agent_id_in_use.
+// Errors: invalid_argument (path, name, both or neither of them, agent id,
+// reclaim_token, a field over its size limit), agent_id_in_use.
 func (s *Service) JoinPath(ctx context.Context, c Caller, req JoinRequest) (JoinResult, error) {
 	if err := req.checkSizes(); err != nil {
 		return JoinResult{}, err
@@ -117,43 +130,25 @@ func (s *Service) JoinPath(ctx context.Context, c Caller, req JoinRequest) (Join
 	if err := c.validate(); err != nil {
 		return JoinResult{}, err
 	}
-	res, err := resolvePath(req.Path)
-	if err != nil {
-		return JoinResult{}, err
+	var place func(tx Tx, now time.Time, out *JoinResult) (Room, error)
+	if req.Name != "" {
+		if err := req.checkNamed(); err != nil {
+			return JoinResult{}, err
+		}
+		place = func(tx Tx, now time.Time, out *JoinResult) (Room, error) { return namedRoom(tx, req.Name, now, out) }
+	} else {
+		res, err := s.resolve(req.Path)
+		if err != nil {
+			return JoinResult{}, err
+		}
+		place = func(tx Tx, now time.Time, out *JoinResult) (Room, error) { return s.pathRoom(tx, req, res, now, out) }
 	}
-	chain := workspace.Ancestors(res.Path, res.Root)
 	var out JoinResult
-	err = s.store.Update(ctx, func(tx Tx) error {
-		out = JoinResult{AgentID: c.AgentID, RequestedPath: res.Path, WorkspaceRoot: res.Root}
-		rooms, err := tx.RoomsAt(chain, false)
+	err := s.store.Update(ctx, func(tx Tx) error {
+		out = JoinResult{AgentID: c.AgentID}
+		room, err := place(tx, s.clock.Now(), &out)
 		if err != nil {
 			return err
-		}
-		var deepest *Room
-		for i := range rooms {
-			if deepest == nil || len(rooms[i].Path) > len(deepest.Path) {
-				deepest = &rooms[i]
-			}
-		}
-		now := s.clock.Now()
-		var room Room
-		switch {
-		case deepest != nil && (!req.ForceNew || deepest.Path == res.Path):
-			room = *deepest
-		default:
-			path, refused := res.Root, res.Refused
-			if req.ForceNew && deepest != nil {
-				path, refused = res.Path, workspace.Refusal(res.Path)
-				out.Warning = "an ancestor room exists at " + deepest.Path + " (" + deepest.ID + "); created a nested room at " + path
-			}
-			if refused != "" {
-				return notAProject(req.Path, path, refused)
-			}
-			room = Room{ID: newID("room_", 8), Path: path, State: StateIdle, CreatedAt: now, UpdatedAt: now}
-			if err := tx.CreateRoom(room); err != nil {
-				return err
-			}
-			out.Created = true
 		}
 		sn, err := s.load(tx, room.ID)
 		if err != nil {
@@ -181,11 +176,76 @@ func (s *Service) JoinPath(ctx context.Context, c Caller, req JoinRequest) (Join
 		if err := sn.attend(tx, c); err != nil {
 			return err
 		}
-		out.RoomID, out.CanonicalPath, out.Policy, out.HandoffTemplate = room.ID, room.Path, sn.policy, NewHandoffTemplate()
+		out.RoomID, out.CanonicalPath, out.RoomKey, out.RoomName = room.ID, room.Path, room.Key, room.Name
+		out.Policy, out.HandoffTemplate = sn.policy, NewHandoffTemplate()
 		out.Room, err = s.status(tx, sn)
 		return err
 	})
 	return out, err
+}
+
+// pathRoom finds or creates the room a join of the resolved path res
+// belongs to (see JoinPath), and notes in out what it found and did.
+func (s *Service) pathRoom(tx Tx, req JoinRequest, res workspace.Resolution, now time.Time, out *JoinResult) (Room, error) {
+	out.RequestedPath, out.WorkspaceRoot = res.Path, res.Root
+	rooms, err := tx.RoomsAt(workspace.Ancestors(res.Path, res.Root), false)
+	if err != nil {
+		return Room{}, err
+	}
+	var deepest *Room
+	for i := range rooms {
+		if deepest == nil || len(rooms[i].Path) > len(deepest.Path) {
+			deepest = &rooms[i]
+		}
+	}
+	if deepest != nil && (!req.ForceNew || deepest.Path == res.Path) {
+		return *deepest, nil
+	}
+	path, refused := res.Root, res.Refused
+	if req.ForceNew && deepest != nil {
+		path, refused = res.Path, s.workspaces.Refusal(res.Path)
+		out.Warning = "an ancestor room exists at " + deepest.Path + " (" + deepest.ID + "); created a nested room at " + path
+	}
+	if refused != "" {
+		return Room{}, notAProject(req.Path, path, refused)
+	}
+	room := Room{ID: newID(roomIDPrefix, 8), Path: path, Key: s.workspaces.Key(path), State: StateIdle, CreatedAt: now, UpdatedAt: now}
+	if err := tx.CreateRoom(room); err != nil {
+		return Room{}, err
+	}
+	out.Created = true
+	return room, nil
+}
+
+// namedRoom finds the open room named name or creates it, and notes in out
+// whether it created it.
+func namedRoom(tx Tx, name string, now time.Time, out *JoinResult) (Room, error) {
+	switch rooms, err := tx.RoomsNamed(name, false); {
+	case err != nil:
+		return Room{}, err
+	case len(rooms) > 0:
+		return rooms[0], nil
+	}
+	room := Room{ID: newID(roomIDPrefix, 8), Name: name, State: StateIdle, CreatedAt: now, UpdatedAt: now}
+	if err := tx.CreateRoom(room); err != nil {
+		return Room{}, err
+	}
+	out.Created = true
+	return room, nil
+}
+
+// checkNamed refuses a join by name that also gives a path or ForceNew, or
+// whose name breaks the rule.
+func (req JoinRequest) checkNamed() error {
+	if req.Path != "" {
+		return invalidArg("name", "give context_path or name, not both: a named room has no path").
+			WithHint("drop context_path to join the room named %s, or name to join the room of the path", Quote(req.Name))
+	}
+	if req.ForceNew {
+		return invalidArg("force_new", "force_new nests a room below a path's room; a named room has no path").
+			WithHint("drop force_new to join the room named %s", Quote(req.Name))
+	}
+	return checkRoomName("name", req.Name)
 }
 
 // enrolment says how a caller joins.
@@ -354,37 +414,13 @@ func notAProject(path, dir, why string) error {
 			strings.Join(workspace.Markers(), ", "))
 }
 
-// ResolvePath resolves a context path as JoinPath and ListRooms do: its
-// canonical form, its workspace root and how that root was chosen
-// (Resolution.Explain), including whether a join may create a room there
-// (Resolution.Refused).
-//
-// Errors: invalid_argument (context_path).
-func ResolvePath(path string) (workspace.Resolution, error) { return resolvePath(path) }
-
-func resolvePath(path string) (workspace.Resolution, error) {
-	if err := checkLen("context_path", path, MaxPathLen); err != nil {
-		return workspace.Resolution{}, err
-	}
-	res, err := workspace.Resolve(path)
-	if err == nil {
-		return res, nil
-	}
-	switch {
-	case path == "":
-		return res, invalidArg("context_path", "context_path must be non-empty").
-			WithHint("pass a file or directory inside the workspace, for example the current directory")
-	case errors.Is(err, fs.ErrNotExist):
-		return res, invalidArg("context_path", "context_path %s does not exist", Quote(path)).
-			WithHint("pass an existing file or directory inside the workspace")
-	}
-	return res, invalidArg("context_path", "cannot resolve context_path %s: %v", Quote(path), err).Wrap(err)
-}
-
 // checkSizes refuses a request with a field over its size limit, before
 // any other work.
 func (req JoinRequest) checkSizes() error {
 	if err := checkLen("context_path", req.Path, MaxPathLen); err != nil {
+		return err
+	}
+	if err := checkLen("name", req.Name, MaxRoomNameLen); err != nil {
 		return err
 	}
 	if err := checkLen("agent_id_override", req.AgentIDOverride, MaxAgentIDLen); err != nil {

@@ -14,7 +14,7 @@ import (
 
 // DefaultAbandonAfter is how long an open room must have gone without a
 // call from any member before it counts as abandoned, when its path still
-// exists.
+// exists or it is a named room.
 const DefaultAbandonAfter = 30 * 24 * time.Hour
 
 // AbandonReason says why a room counts as abandoned.
@@ -30,12 +30,14 @@ const (
 
 // AbandonedRoom is an open room nobody can act in any more.
 type AbandonedRoom struct {
-	RoomID        string        `json:"room_id"`
-	CanonicalPath string        `json:"canonical_path"`
-	State         RoomState     `json:"state"`
-	Reason        AbandonReason `json:"reason"`
-	Members       int           `json:"members"`
-	TurnID        int64         `json:"turn_id"`
+	RoomID        string `json:"room_id"`
+	CanonicalPath string `json:"canonical_path"`
+	// RoomName is the name of a named room, which has no path.
+	RoomName string        `json:"room_name,omitempty"`
+	State    RoomState     `json:"state"`
+	Reason   AbandonReason `json:"reason"`
+	Members  int           `json:"members"`
+	TurnID   int64         `json:"turn_id"`
 	// LastActivity is the latest of the room's last change and its
 	// members' last calls.
 	LastActivity time.Time `json:"last_activity"`
@@ -135,7 +137,7 @@ func (s *Service) AbandonedRooms(ctx context.Context, idleFor time.Duration) ([]
 				return err
 			}
 			if why, last := s.abandoned(sn, idleFor); why != "" {
-				out = append(out, AbandonedRoom{RoomID: r.ID, CanonicalPath: r.Path, State: sn.state(), Reason: why,
+				out = append(out, AbandonedRoom{RoomID: r.ID, CanonicalPath: r.Path, RoomName: r.Name, State: sn.state(), Reason: why,
 					Members: len(sn.members), TurnID: r.TurnID, LastActivity: last})
 			}
 		}

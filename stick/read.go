@@ -10,9 +10,15 @@ import (
 // RoomStatus is the authoritative view of one room: stored projection plus
 // derived state, members with their activity, and the pending handoff.
 type RoomStatus struct {
-	RoomID        string    `json:"room_id"`
-	CanonicalPath string    `json:"canonical_path"`
-	State         RoomState `json:"state"`
+	RoomID string `json:"room_id"`
+	// CanonicalPath is the room's path; "" for a named room.
+	CanonicalPath string `json:"canonical_path"`
+	// RoomKey names the room's workspace the same way on every host (see
+	// Room.Key); "" for a named room.
+	RoomKey string `json:"room_key,omitempty"`
+	// RoomName is the name of a named room; "" for a room of a path.
+	RoomName string    `json:"room_name,omitempty"`
+	State    RoomState `json:"state"`
 	// StoredState is the projection's own state (idle, owned, reserved, closed).
 	StoredState   RoomState  `json:"stored_state"`
 	Owner         string     `json:"owner,omitempty"`
@@ -54,13 +60,19 @@ type MemberStatus struct {
 // ownership fields, presence, and processes judged by cached verdicts (at
 // most one liveness poll old), so listing many rooms stays cheap.
 type RoomSummary struct {
-	RoomID        string    `json:"room_id"`
-	CanonicalPath string    `json:"canonical_path"`
-	State         RoomState `json:"state"`
-	Owner         string    `json:"owner,omitempty"`
-	ReservedFor   string    `json:"reserved_for,omitempty"`
-	TurnID        int64     `json:"turn_id"`
-	Members       int       `json:"members"`
+	RoomID string `json:"room_id"`
+	// CanonicalPath is the room's path; "" for a named room.
+	CanonicalPath string `json:"canonical_path"`
+	// RoomKey names the room's workspace the same way on every host (see
+	// Room.Key); "" for a named room.
+	RoomKey string `json:"room_key,omitempty"`
+	// RoomName is the name of a named room; "" for a room of a path.
+	RoomName    string    `json:"room_name,omitempty"`
+	State       RoomState `json:"state"`
+	Owner       string    `json:"owner,omitempty"`
+	ReservedFor string    `json:"reserved_for,omitempty"`
+	TurnID      int64     `json:"turn_id"`
+	Members     int       `json:"members"`
 	// ActiveMembers counts the members that take turns: those whose
 	// status is active or away (see MemberStatus); AwayMembers counts
 	// the away ones among them.
@@ -110,7 +122,7 @@ func (s *Service) RoomState(ctx context.Context, roomID string) (RoomStatus, err
 func (s *Service) status(tx Tx, sn *snapshot) (RoomStatus, error) {
 	r := sn.room
 	st := RoomStatus{
-		RoomID: r.ID, CanonicalPath: r.Path, State: sn.state(), StoredState: r.State,
+		RoomID: r.ID, CanonicalPath: r.Path, RoomKey: r.Key, RoomName: r.Name, State: sn.state(), StoredState: r.State,
 		Owner: r.Owner, ReservedFor: r.ReservedFor, TurnID: r.TurnID, SequenceIndex: r.SequenceIndex,
 		Takeover: sn.takeoverReason(), PendingHandoff: sn.pending, Policy: sn.policy,
 		CreatedAt: r.CreatedAt, UpdatedAt: r.UpdatedAt, Members: make([]MemberStatus, 0, len(sn.members)),
@@ -146,16 +158,18 @@ func (s *Service) status(tx Tx, sn *snapshot) (RoomStatus, error) {
 
 // ListRooms returns the rooms on the ancestor chain from path up to its
 // workspace root and the rooms nested below that root, deepest-first along
-// the chain; with path "" it returns every room. Closed rooms are included so
-// their logs stay discoverable. Processes are judged by cached verdicts,
-// as in RoomSummary.
+// the chain, then the open named rooms, which are joined by name from
+// anywhere; with path "" it returns every room, named ones too. Closed
+// rooms are included so their logs stay discoverable (closed named rooms
+// only with path ""). Processes are judged by cached verdicts, as in
+// RoomSummary. The Service's Workspaces resolves path.
 //
 // Errors: invalid_argument (path).
 func (s *Service) ListRooms(ctx context.Context, path string) ([]RoomSummary, error) {
 	var chain []string
 	var root string
 	if path != "" {
-		res, err := resolvePath(path)
+		res, err := s.resolve(path)
 		if err != nil {
 			return nil, err
 		}
@@ -182,6 +196,13 @@ func (s *Service) ListRooms(ctx context.Context, path string) ([]RoomSummary, er
 		if err != nil {
 			return err
 		}
+		if path != "" {
+			named, err := tx.RoomsNamed("", false)
+			if err != nil {
+				return err
+			}
+			below = append(below, named...)
+		}
 		seen := make(map[string]bool, len(rooms))
 		for _, r := range rooms {
 			seen[r.ID] = true
@@ -191,40 +212,111 @@ func (s *Service) ListRooms(ctx context.Context, path string) ([]RoomSummary, er
 				rooms = append(rooms, r)
 			}
 		}
-		now := s.clock.Now()
-		out = make([]RoomSummary, 0, len(rooms))
-		for _, r := range rooms {
-			ms, err := tx.Members(r.ID)
-			if err != nil {
-				return err
-			}
-			sn := s.snapshotOf(r, ms, now)
-			sn.probe = sn.verdict
-			if r.State == StateOwned {
-				sn.ownerStatus = sn.probeAgent(r.Owner)
-			}
-			if r.State == StateReserved {
-				sn.recipientStatus = sn.probeAgent(r.ReservedFor)
-			}
-			sum := RoomSummary{
-				RoomID: r.ID, CanonicalPath: r.Path, State: sn.state(), Owner: r.Owner, ReservedFor: r.ReservedFor,
-				TurnID: r.TurnID, Members: len(ms), UpdatedAt: r.UpdatedAt,
-			}
-			for i := range ms {
-				switch sn.memberStatus(&ms[i]) {
-				case MemberActive:
-					sum.ActiveMembers++
-				case MemberAway:
-					sum.ActiveMembers++
-					sum.AwayMembers++
-				}
-			}
-			if sum.LastEventAt, err = tx.LastEventAt(r.ID); err != nil {
-				return err
-			}
-			out = append(out, sum)
+		out, err = s.summaries(tx, rooms)
+		return err
+	})
+	return out, err
+}
+
+// summaries sums rooms up for a list, their processes judged by cached
+// verdicts (see RoomSummary).
+func (s *Service) summaries(tx Tx, rooms []Room) ([]RoomSummary, error) {
+	now := s.clock.Now()
+	out := make([]RoomSummary, 0, len(rooms))
+	for _, r := range rooms {
+		ms, err := tx.Members(r.ID)
+		if err != nil {
+			return nil, err
 		}
-		return nil
+		sn := s.snapshotOf(r, ms, now)
+		sn.probe = sn.verdict
+		if r.State == StateOwned {
+			sn.ownerStatus = sn.probeAgent(r.Owner)
+		}
+		if r.State == StateReserved {
+			sn.recipientStatus = sn.probeAgent(r.ReservedFor)
+		}
+		sum := RoomSummary{
+			RoomID: r.ID, CanonicalPath: r.Path, RoomKey: r.Key, RoomName: r.Name, State: sn.state(), Owner: r.Owner,
+			ReservedFor: r.ReservedFor, TurnID: r.TurnID, Members: len(ms), UpdatedAt: r.UpdatedAt,
+		}
+		for i := range ms {
+			switch sn.memberStatus(&ms[i]) {
+			case MemberActive:
+				sum.ActiveMembers++
+			case MemberAway:
+				sum.ActiveMembers++
+				sum.AwayMembers++
+			}
+		}
+		if sum.LastEventAt, err = tx.LastEventAt(r.ID); err != nil {
+			return nil, err
+		}
+		out = append(out, sum)
+	}
+	return out, nil
+}
+
+// RoomsByKey returns the rooms whose key is key (see Room.Key), open and
+// closed, oldest first: the rooms of one workspace, whichever host or path
+// each was made at. Clones of one repository at two paths of one host are
+// two rooms with one key; a hub matches the rooms of clients on different
+// hosts by it. Processes are judged by cached verdicts, as in RoomSummary.
+//
+// Errors: invalid_argument (room_key empty or too long).
+func (s *Service) RoomsByKey(ctx context.Context, key string) ([]RoomSummary, error) {
+	if err := checkLen("room_key", key, workspace.MaxKeyLen); err != nil {
+		return nil, err
+	}
+	if key == "" {
+		return nil, invalidArg("room_key", "room_key must be non-empty").
+			WithHint("use the room_key a join or a list returned, such as github.com/acme/api")
+	}
+	var out []RoomSummary
+	err := s.store.View(ctx, func(tx Tx) error {
+		rooms, err := tx.RoomsByKey(key, true)
+		if err != nil {
+			return err
+		}
+		out, err = s.summaries(tx, rooms)
+		return err
+	})
+	return out, err
+}
+
+// RoomNamed returns the room named name: the open one, else the one of
+// that name closed last, whose log and document stay readable.
+//
+// Errors: invalid_argument (name), room_not_found.
+func (s *Service) RoomNamed(ctx context.Context, name string) (RoomSummary, error) {
+	if err := checkRoomName("name", name); err != nil {
+		return RoomSummary{}, err
+	}
+	var out RoomSummary
+	err := s.store.View(ctx, func(tx Tx) error {
+		rooms, err := tx.RoomsNamed(name, true)
+		if err != nil {
+			return err
+		}
+		if len(rooms) == 0 {
+			return Errorf(CodeRoomNotFound, "no room is named %s", name).With("name", name).
+				WithHint("join by the name to create the room; a list of rooms shows the open named ones")
+		}
+		pick := rooms[len(rooms)-1]
+		for _, r := range rooms {
+			if r.State != StateClosed {
+				pick = r
+				break
+			}
+			if r.ClosedAt.After(pick.ClosedAt) {
+				pick = r
+			}
+		}
+		sums, err := s.summaries(tx, []Room{pick})
+		if err == nil {
+			out = sums[0]
+		}
+		return err
 	})
 	return out, err
 }

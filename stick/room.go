@@ -23,8 +23,17 @@ const (
 // for whom it is reserved, and the fencing values of the current epoch. It is
 // what a Store reads and writes; callers see RoomStatus instead.
 type Room struct {
-	ID   string
-	Path string // canonical path the room is keyed by
+	ID string
+	// Path is the canonical path of the directory the room is for, which
+	// finds it on this host; "" for a named room.
+	Path string
+	// Key names the room's workspace the same way on every host (see
+	// Workspaces.Key): clones of one repository on several hosts, or at
+	// several paths of one host, share it. "" for a named room.
+	Key string
+	// Name is the name people gave the room when they created it by name
+	// (see JoinRequest.Name); "" for a room of a path.
+	Name string
 	// Topic distinguishes several rooms at one path; "" is the default room.
 	Topic string
 	// State is one of the stored states: idle, owned, reserved or closed.
@@ -88,4 +97,13 @@ type Member struct {
 	// ReclaimToken lets a restarted process of this member join as it again
 	// (see JoinRequest.ReclaimToken); secret, never shown to other members.
 	ReclaimToken string `json:"-"`
+}
+
+// Where says where a room is, for text: "at" and its path, or "named" and
+// its name for a named room.
+func Where(path, name string) string {
+	if name != "" {
+		return "named " + name
+	}
+	return "at " + path
 }

@@ -52,6 +52,8 @@ type SearchQuery struct {
 type SearchHit struct {
 	RoomID   string `json:"room_id"`
 	RoomPath string `json:"room_path"`
+	// RoomName is the name of a named room, whose RoomPath is "".
+	RoomName string `json:"room_name,omitempty"`
 	// Type is the hit's kind, as SearchQuery.Type filters it.
 	Type string `json:"type"`
 	// EventSeq is the matching event; 0 for a document hit.

@@ -18,7 +18,9 @@ type Service struct {
 	store    Store
 	clock    Clock
 	liveness Liveness
-	defaults Policy
+	// workspaces resolves context paths and keys rooms (WithWorkspaces).
+	workspaces Workspaces
+	defaults   Policy
 	// livenessPoll is how often a waiter re-checks the holder's process when
 	// the Liveness cannot report exits as they happen.
 	livenessPoll time.Duration
@@ -56,6 +58,7 @@ func New(st Store, opts ...Option) (*Service, error) {
 		store:        st,
 		clock:        SystemClock{},
 		liveness:     procid.Checker{},
+		workspaces:   LocalWorkspaces(),
 		defaults:     DefaultPolicy,
 		livenessPoll: time.Second,
 		done:         make(chan struct{}),

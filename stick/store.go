@@ -109,8 +109,14 @@ type Tx interface {
 	Room(id string) (r Room, ok bool, err error)
 	// RoomsAt returns the rooms whose path is one of paths, closed rooms only if includeClosed.
 	RoomsAt(paths []string, includeClosed bool) ([]Room, error)
-	// RoomsUnder returns the rooms whose path is strictly below dir, or every room when dir is "".
+	// RoomsUnder returns the rooms whose path is strictly below dir, or every room when dir is ""
+	// (named rooms after the rooms of paths).
 	RoomsUnder(dir string, includeClosed bool) ([]Room, error)
+	// RoomsByKey returns the rooms whose Key is key, oldest first, closed rooms only if includeClosed.
+	RoomsByKey(key string, includeClosed bool) ([]Room, error)
+	// RoomsNamed returns the rooms whose Name is name, or every named room when name is "",
+	// oldest first, closed rooms only if includeClosed.
+	RoomsNamed(name string, includeClosed bool) ([]Room, error)
 	// CreateRoom inserts a new room.
 	CreateRoom(r Room) error
 	// SaveRoom overwrites the stored projection of an existing room.

@@ -49,10 +49,15 @@ const floorSchema = `CREATE TABLE IF NOT EXISTS rooms (
 	wait_max_wait_ms          INTEGER,
 	created_at                INTEGER NOT NULL,
 	updated_at                INTEGER NOT NULL,
-	closed_at                 INTEGER
+	closed_at                 INTEGER,
+	room_key                  TEXT NOT NULL DEFAULT '',
+	room_name                 TEXT
 ) STRICT;
-CREATE UNIQUE INDEX IF NOT EXISTS rooms_open_path_idx ON rooms (canonical_path, topic) WHERE closed_at IS NULL;
+CREATE UNIQUE INDEX IF NOT EXISTS rooms_open_path_idx ON rooms (canonical_path, topic) WHERE closed_at IS NULL AND canonical_path <> '';
 CREATE INDEX IF NOT EXISTS rooms_path_idx ON rooms (canonical_path);
+CREATE UNIQUE INDEX IF NOT EXISTS rooms_open_name_idx ON rooms (room_name) WHERE closed_at IS NULL AND room_name IS NOT NULL;
+CREATE INDEX IF NOT EXISTS rooms_name_idx ON rooms (room_name, created_at) WHERE room_name IS NOT NULL;
+CREATE INDEX IF NOT EXISTS rooms_key_idx ON rooms (room_key, created_at);
 CREATE TABLE IF NOT EXISTS events (
 	event_seq         INTEGER PRIMARY KEY,
 	event_id          TEXT NOT NULL,
@@ -73,9 +78,9 @@ CREATE TABLE IF NOT EXISTS events (
 CREATE INDEX IF NOT EXISTS events_room_seq_idx ON events (room_id, event_seq);
 CREATE UNIQUE INDEX IF NOT EXISTS events_client_message_idx ON events (room_id, from_agent_id, client_message_id)
 	WHERE client_message_id IS NOT NULL;
-INSERT OR IGNORE INTO rooms (room_id, canonical_path, state, owner_lease_ttl_ms, claim_ttl_ms, heartbeat_interval_ms,
+INSERT OR IGNORE INTO rooms (room_id, canonical_path, room_key, state, owner_lease_ttl_ms, claim_ttl_ms, heartbeat_interval_ms,
 	presence_ttl_ms, wait_max_wait_ms, created_at, updated_at)
-	VALUES ('room_floor', '/floor/workspace', 'idle', 120000, 30000, 20000, 90000, 60000, 0, 0);
+	VALUES ('room_floor', '/floor/workspace', 'github.com/acme/floor', 'idle', 120000, 30000, 20000, 90000, 60000, 0, 0);
 `
 
 // The floor's statements: the store's room read, room update (SaveRoom's

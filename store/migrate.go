@@ -94,6 +94,11 @@ func (s *Store) migrate() (err error) {
 		if err := sqlitex.ExecuteScript(conn, migrations[v], nil); err != nil {
 			return s.mapErr(fmt.Errorf("migration %d: %w", v+1, err))
 		}
+		if v+1 == keysVersion {
+			if err := s.fillRoomKeys(conn); err != nil {
+				return s.mapErr(fmt.Errorf("migration %d: %w", v+1, err))
+			}
+		}
 	}
 	if version < SchemaVersion {
 		broken, err := pragmaInt(conn, "SELECT count(*) FROM pragma_foreign_key_check")
@@ -122,6 +127,40 @@ func (s *Store) migrate() (err error) {
 			&sqlitex.ExecOptions{Args: []any{strconv.Itoa(SchemaVersion)}})
 		if err != nil {
 			return s.mapErr(err)
+		}
+	}
+	return nil
+}
+
+// fillRoomKeys gives every room of a path that has no key yet the key
+// Options.Workspaces makes of its path: the repository's key when the
+// directory is still a clone with an origin, else the local key (a path
+// that no longer exists gets one too).
+func (s *Store) fillRoomKeys(conn *sqlite.Conn) error {
+	type room struct{ id, path string }
+	var rooms []room
+	err := sqlitex.Execute(conn, "SELECT room_id, canonical_path FROM rooms WHERE room_key = '' AND room_name IS NULL AND canonical_path <> ''",
+		&sqlitex.ExecOptions{ResultFunc: func(st *sqlite.Stmt) error {
+			rooms = append(rooms, room{st.ColumnText(0), st.ColumnText(1)})
+			return nil
+		}})
+	if err != nil {
+		return err
+	}
+	ws := s.opts.Workspaces
+	if ws == nil {
+		ws = stick.LocalWorkspaces()
+	}
+	keys := map[string]string{}
+	for _, r := range rooms {
+		key, ok := keys[r.path]
+		if !ok {
+			key = ws.Key(r.path)
+			keys[r.path] = key
+		}
+		err := sqlitex.Execute(conn, "UPDATE rooms SET room_key = ? WHERE room_id = ?", &sqlitex.ExecOptions{Args: []any{key, r.id}})
+		if err != nil {
+			return err
 		}
 	}
 	return nil

@@ -201,7 +201,24 @@ DROP TRIGGER IF EXISTS doc_chunks_search_insert;
 DROP TRIGGER IF EXISTS doc_chunks_search_delete;
 UPDATE meta SET value = 'stale' WHERE key = 'search_index';
 `,
+	// 7: rooms with a key that names their workspace the same way on every
+	// host (filled for the rooms from before by fillRoomKeys), and rooms
+	// named by people, which have no path: one open room per path among
+	// the rooms of a path, one per name among the named ones.
+	`
+ALTER TABLE rooms ADD COLUMN room_key TEXT NOT NULL DEFAULT '';
+ALTER TABLE rooms ADD COLUMN room_name TEXT;
+DROP INDEX rooms_open_path_idx;
+CREATE UNIQUE INDEX rooms_open_path_idx ON rooms (canonical_path, topic) WHERE closed_at IS NULL AND canonical_path <> '';
+CREATE UNIQUE INDEX rooms_open_name_idx ON rooms (room_name) WHERE closed_at IS NULL AND room_name IS NOT NULL;
+CREATE INDEX rooms_name_idx ON rooms (room_name, created_at) WHERE room_name IS NOT NULL;
+CREATE INDEX rooms_key_idx ON rooms (room_key, created_at);
+`,
 }
+
+// keysVersion is the schema version that gave rooms their keys; a
+// migration to it runs fillRoomKeys after its script.
+const keysVersion = 7
 
 // SchemaVersion is the schema version this build writes.
 var SchemaVersion = len(migrations)

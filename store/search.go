@@ -431,6 +431,7 @@ func (t *tx) Search(m stick.SearchMatch, q stick.SearchQuery) ([]stick.SearchHit
 			ResultFunc: func(st *sqlite.Stmt) error {
 				h := stick.SearchHit{RoomID: st.ColumnText(0), Type: st.ColumnText(1), From: st.ColumnText(2),
 					Snippet: highlight.Replace(st.ColumnText(3)), RoomPath: st.ColumnText(4), CreatedAt: colTime(st, 5), Score: b.score}
+				h.RoomName = st.ColumnText(8)
 				if b.id > 0 {
 					h.EventSeq = b.id
 				} else {

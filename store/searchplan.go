@@ -124,7 +124,7 @@ func (p searchPlan) rankQuery(q stick.SearchQuery) (string, []any) {
 // arguments, the first of which is for the hit's rowid.
 func (p searchPlan) detailQuery() (string, []any) {
 	const cols = `s.room_id, s.type, s.from_agent_id, %s, r.canonical_path,
-			coalesce(e.created_at, d.updated_at), d.version, c.section
+			coalesce(e.created_at, d.updated_at), d.version, c.section, r.room_name
 		FROM %s s
 		JOIN rooms r ON r.room_id = s.room_id
 		LEFT JOIN events e ON ?1 > 0 AND e.event_seq = ?1

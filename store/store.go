@@ -30,6 +30,9 @@ type Options struct {
 	PoolSize int
 	// FallbackPoll is the slow poll that backs up file notifications (default 1 s).
 	FallbackPoll time.Duration
+	// Workspaces keys the rooms a migration finds without a key, from
+	// their stored paths (default stick.LocalWorkspaces()).
+	Workspaces stick.Workspaces
 	// noFTS makes the store behave as with a SQLite without FTS5 (tests).
 	noFTS bool
 }

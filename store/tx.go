@@ -42,7 +42,7 @@ func (t *tx) Ring(room, agent string) {
 const roomCols = `room_id, canonical_path, topic, state, sequence_index, owner, reserved_for,
 	pending_handoff_event_seq, grant_event_seq, turn_id, lease_id, lease_expires_at, claim_expires_at,
 	owner_lease_ttl_ms, claim_ttl_ms, heartbeat_interval_ms, presence_ttl_ms, wait_max_wait_ms,
-	created_at, updated_at, closed_at`
+	created_at, updated_at, closed_at, room_key, room_name`
 
 // Room implements stick.Tx.Room.
 func (t *tx) Room(id string) (stick.Room, bool, error) {
@@ -58,7 +58,9 @@ func (t *tx) RoomsAt(paths []string, includeClosed bool) ([]stick.Room, error) {
 	if len(paths) == 0 {
 		return nil, nil
 	}
-	q := "SELECT " + roomCols + " FROM rooms WHERE canonical_path IN (" + strings.Repeat("?,", len(paths)-1) + "?)"
+	// Named rooms have the path ''; saying so lets the open-path index,
+	// which leaves them out, serve the query.
+	q := "SELECT " + roomCols + " FROM rooms WHERE canonical_path IN (" + strings.Repeat("?,", len(paths)-1) + "?) AND canonical_path <> ''"
 	if !includeClosed {
 		q += " AND closed_at IS NULL"
 	}
@@ -89,7 +91,34 @@ func (t *tx) RoomsUnder(dir string, includeClosed bool) ([]stick.Room, error) {
 	if !includeClosed {
 		q += " AND closed_at IS NULL"
 	}
+	if dir == "" {
+		// Named rooms, whose path is '', after the rooms of paths.
+		return t.rooms(q+" ORDER BY canonical_path = '', canonical_path, created_at", args...)
+	}
 	return t.rooms(q+" ORDER BY canonical_path, created_at", args...)
+}
+
+// RoomsByKey implements stick.Tx.RoomsByKey.
+func (t *tx) RoomsByKey(key string, includeClosed bool) ([]stick.Room, error) {
+	q := "SELECT " + roomCols + " FROM rooms WHERE room_key = ?"
+	if !includeClosed {
+		q += " AND closed_at IS NULL"
+	}
+	return t.rooms(q+" ORDER BY created_at, rowid", key)
+}
+
+// RoomsNamed implements stick.Tx.RoomsNamed.
+func (t *tx) RoomsNamed(name string, includeClosed bool) ([]stick.Room, error) {
+	q := "SELECT " + roomCols + " FROM rooms WHERE room_name IS NOT NULL"
+	var args []any
+	if name != "" {
+		q += " AND room_name = ?"
+		args = append(args, name)
+	}
+	if !includeClosed {
+		q += " AND closed_at IS NULL"
+	}
+	return t.rooms(q+" ORDER BY created_at, rowid", args...)
 }
 
 func (t *tx) rooms(q string, args ...any) ([]stick.Room, error) {
@@ -105,6 +134,7 @@ func (t *tx) rooms(q string, args ...any) ([]stick.Room, error) {
 				PresenceTTL: colMS(st, 16), WaitMaxWait: colMS(st, 17),
 			},
 			CreatedAt: colTime(st, 18), UpdatedAt: colTime(st, 19), ClosedAt: colTime(st, 20),
+			Key: st.ColumnText(21), Name: st.ColumnText(22),
 		})
 		return nil
 	}})
@@ -118,7 +148,7 @@ func roomArgs(r stick.Room) []any {
 		nullTime(r.LeaseExpiresAt), nullTime(r.ClaimExpiresAt),
 		nullMS(r.Policy.OwnerLeaseTTL), nullMS(r.Policy.ClaimTTL), nullMS(r.Policy.HeartbeatInterval),
 		nullMS(r.Policy.PresenceTTL), nullMS(r.Policy.WaitMaxWait),
-		ms(r.CreatedAt), ms(r.UpdatedAt), nullTime(r.ClosedAt),
+		ms(r.CreatedAt), ms(r.UpdatedAt), nullTime(r.ClosedAt), r.Key, nullText(r.Name),
 	}
 }
 
@@ -127,7 +157,7 @@ func (t *tx) CreateRoom(r stick.Room) error {
 	if err := t.mustWrite(); err != nil {
 		return err
 	}
-	return sqlitex.Execute(t.conn, "INSERT INTO rooms ("+roomCols+") VALUES ("+strings.Repeat("?,", 20)+"?)",
+	return sqlitex.Execute(t.conn, "INSERT INTO rooms ("+roomCols+") VALUES ("+strings.Repeat("?,", 22)+"?)",
 		&sqlitex.ExecOptions{Args: roomArgs(r)})
 }
 
@@ -136,9 +166,10 @@ func (t *tx) SaveRoom(r stick.Room) error {
 	if err := t.mustWrite(); err != nil {
 		return err
 	}
-	// A room's id, path, topic and creation time never change, so they are
-	// not rewritten (and their indexes not touched); closed_at, the key of
-	// the open-path index, is written only by a close.
+	// A room's id, path, topic, key, name and creation time never change,
+	// so they are not rewritten (and their indexes not touched); closed_at,
+	// the key of the open-path and open-name indexes, is written only by a
+	// close.
 	q := `UPDATE rooms SET state = ?4, sequence_index = ?5,
 		owner = ?6, reserved_for = ?7, pending_handoff_event_seq = ?8, grant_event_seq = ?9, turn_id = ?10,
 		lease_id = ?11, lease_expires_at = ?12, claim_expires_at = ?13, owner_lease_ttl_ms = ?14, claim_ttl_ms = ?15,
@@ -146,7 +177,7 @@ func (t *tx) SaveRoom(r stick.Room) error {
 	if r.State == stick.StateClosed {
 		q += ", closed_at = ?21"
 	}
-	args := roomArgs(r)
+	args := roomArgs(r)[:21]
 	if r.State != stick.StateClosed {
 		args = args[:len(args)-1]
 	}

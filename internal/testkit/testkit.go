@@ -1,6 +1,6 @@
 // Package testkit holds small helpers the test suites share: a temporary
-// workspace, latency percentiles for benchmarks, and whether permission
-// bits bind this process.
+// workspace, real git repositories and clones, latency percentiles for
+// benchmarks, and whether permission bits bind this process.
 package testkit
 
 import (
