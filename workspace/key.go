@@ -120,11 +120,26 @@ func RemoteKey(rawURL string) (string, error) {
 			return "", noRemoteKey(`its path has a "-" segment, which separates a room's path in a key`)
 		}
 	}
+	if caseFoldingHosts[host] {
+		p = strings.ToLower(p)
+	}
 	key := host + "/" + p
 	if len(key) > MaxKeyLen {
 		return "", noRemoteKey(fmt.Sprintf("its key would be longer than %d bytes", MaxKeyLen))
 	}
 	return key, nil
+}
+
+// caseFoldingHosts are hosting services whose repository paths ignore
+// case (github.com/Acme/API is github.com/acme/api): their keys take the
+// path in lower case, so that clones made from URLs typed differently
+// still share a key. Other hosts keep the path as written, since a
+// server of one's own may tell the two apart.
+var caseFoldingHosts = map[string]bool{
+	"github.com":    true,
+	"gitlab.com":    true,
+	"bitbucket.org": true,
+	"codeberg.org":  true,
 }
 
 func noRemoteKey(why string) error {

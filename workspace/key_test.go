@@ -52,8 +52,13 @@ func TestRemoteKeyOthers(t *testing.T) {
 		// Nested groups keep every segment.
 		{"https://gitlab.com/acme/platform/api.git", "gitlab.com/acme/platform/api"},
 		{"git@gitlab.com:acme/platform/api.git", "gitlab.com/acme/platform/api"},
-		// The path keeps its letter case; the host does not.
-		{"https://GitHub.com/Acme/API.git", "github.com/Acme/API"},
+		// Hosting services that ignore a path's letter case fold it, so
+		// URLs typed differently give one key; other hosts keep it.
+		{"https://GitHub.com/Acme/API.git", "github.com/acme/api"},
+		{"git@gitlab.com:Acme/Platform/API.git", "gitlab.com/acme/platform/api"},
+		{"https://bitbucket.org/Acme/API", "bitbucket.org/acme/api"},
+		{"https://codeberg.org/Acme/API", "codeberg.org/acme/api"},
+		{"https://git.example.org/Acme/API.git", "git.example.org/Acme/API"},
 		// A self-hosted server with a port, and a home-relative path.
 		{"ssh://git@git.example.org:2222/srv/repos/api.git", "git.example.org/srv/repos/api"},
 		{"ana@git.example.org:~ana/api.git", "git.example.org/~ana/api"},
