@@ -62,9 +62,10 @@ type Invocation struct {
 func NameInvocation(flag string, f Facts) Invocation {
 	f = f.local()
 	inv := Invocation{facts: f}
+	marker := ""
 	for _, m := range harnessMarkers {
 		if f.Getenv(m.env) != "" {
-			inv.Harness = m.slug
+			inv.Harness, marker = m.slug, m.env
 			break
 		}
 	}
@@ -78,19 +79,15 @@ func NameInvocation(flag string, f Facts) Invocation {
 	case f.Getenv(AgentEnv) != "":
 		inv.AgentID, inv.Why = f.Getenv(AgentEnv), "from $"+AgentEnv
 		return inv
-	}
-	for _, m := range harnessMarkers {
-		if f.Getenv(m.env) == "" {
-			continue
-		}
+	case inv.Harness != "":
 		inv.walk()
 		harness := inv.harness
 		session := SessionID(f.Getenv)
-		inv.AgentID = AgentID(m.slug, harness.Identity, session)
+		inv.AgentID = AgentID(inv.Harness, harness.Identity, session)
 		if session != "" {
-			inv.Why = fmt.Sprintf("run by %s ($%s is set), hashed with the harness process (%s, pid %d) and session %s, like its 'stick mcp'", m.slug, m.env, harness.Name, harness.PID, session)
+			inv.Why = fmt.Sprintf("run by %s ($%s is set), hashed with the harness process (%s, pid %d) and session %s, like its 'stick mcp'", inv.Harness, marker, harness.Name, harness.PID, session)
 		} else {
-			inv.Why = fmt.Sprintf("run by %s ($%s is set), hashed with the harness process (%s, pid %d), like its 'stick mcp'", m.slug, m.env, harness.Name, harness.PID)
+			inv.Why = fmt.Sprintf("run by %s ($%s is set), hashed with the harness process (%s, pid %d), like its 'stick mcp'", inv.Harness, marker, harness.Name, harness.PID)
 		}
 		return inv
 	}
