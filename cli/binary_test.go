@@ -12,6 +12,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/stickhq/stick/identity"
 	"github.com/stickhq/stick/internal/testkit"
 	"github.com/stickhq/stick/stick"
 )
@@ -27,7 +28,7 @@ func newBinRoom(t *testing.T) binRoom {
 	t.Helper()
 	data := t.TempDir()
 	return binRoom{repo: testkit.Repo(t), data: data, env: []string{
-		"TALKING_STICK_DATA_DIR=" + data, AgentEnv + "=human:ana",
+		"TALKING_STICK_DATA_DIR=" + data, identity.AgentEnv + "=human:ana",
 	}}
 }
 
@@ -234,7 +235,7 @@ func TestBinaryCommands(t *testing.T) {
 	if out := b.ok(t, "where"); out != filepath.Join(b.data, "rooms.sqlite")+"\n" {
 		t.Errorf("where: %q", out)
 	}
-	if out := b.ok(t, "whoami", "--explain"); out != "human:ana\nfrom $"+AgentEnv+"\n" {
+	if out := b.ok(t, "whoami", "--explain"); out != "human:ana\nfrom $"+identity.AgentEnv+"\n" {
 		t.Errorf("whoami --explain: %q", out)
 	}
 	var who map[string]string

@@ -1,6 +1,8 @@
 // Package cli is the stick command line: cobra commands that turn flags and
 // arguments into calls of package stick (or start a frontend such as the MCP
 // server) and print the results. Rules live in package stick, not here;
-// the holder process that keeps a turn for a terminal command lives in
-// package holder, and how a room's text reads in package render.
+// who an invocation acts as, and the process it belongs to, is package
+// identity's to say; the holder process that keeps a turn for a terminal
+// command lives in package holder, and how a room's text reads in package
+// render.
 package cli

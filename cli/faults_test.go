@@ -14,6 +14,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/stickhq/stick/identity"
 	"github.com/stickhq/stick/internal/testkit"
 	"github.com/stickhq/stick/stick"
 	"github.com/stickhq/stick/store"
@@ -133,7 +134,7 @@ func TestBinaryFaultsAtOpen(t *testing.T) {
 			repo := testkit.Repo(t)
 			data := filepath.Join(t.TempDir(), "data")
 			envFor := func(dir string) []string {
-				return []string{"TALKING_STICK_DATA_DIR=" + dir, AgentEnv + "=human:ana"}
+				return []string{"TALKING_STICK_DATA_DIR=" + dir, identity.AgentEnv + "=human:ana"}
 			}
 			for _, args := range [][]string{{"join"}, {"note", faultNote}} {
 				if r := runBin(t, repo, envFor(data), args...); r.code != 0 {

@@ -14,6 +14,7 @@ import (
 	"text/tabwriter"
 	"time"
 
+	"github.com/stickhq/stick/identity"
 	"github.com/stickhq/stick/internal/testclock"
 	"github.com/stickhq/stick/stick"
 	"github.com/stickhq/stick/store"
@@ -91,7 +92,7 @@ func (s *scene) run(stdin string, args ...string) (int, string, string) {
 		if tok := s.tokens[args[i]]; args[i-1] == "--agent" && tok != "" {
 			old := getenv
 			getenv = func(k string) string {
-				if k == ReclaimTokenEnv {
+				if k == identity.ReclaimTokenEnv {
 					return tok
 				}
 				return old(k)

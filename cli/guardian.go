@@ -8,6 +8,7 @@ import (
 
 	"github.com/spf13/cobra"
 	"github.com/stickhq/stick/holder"
+	"github.com/stickhq/stick/identity"
 	"github.com/stickhq/stick/stick"
 )
 
@@ -28,7 +29,7 @@ func newGuardian() *cobra.Command {
 			signal.Ignore(syscall.SIGPIPE)
 			a.Mode = holder.Mode(mode)
 			if a.Chosen {
-				a.Token = getenv(ReclaimTokenEnv)
+				a.Token = getenv(identity.ReclaimTokenEnv)
 			}
 			return holder.Run(cmd.Context(), a, openService, cmd.InOrStdin(), os.Stdout)
 		},
@@ -43,7 +44,7 @@ func newGuardian() *cobra.Command {
 	f.IntVar(&a.AnchorPID, "anchor-pid", 0, "the process the guardian must not outlive")
 	f.Int64Var(&a.AnchorStart, "anchor-start", 0, "that process's start time (ms)")
 	f.BoolVar(&a.Harness, "harness", false, "the anchor is an agent's harness")
-	f.BoolVar(&a.Chosen, "chosen", false, "--agent or $"+AgentEnv+" chose the agent id")
+	f.BoolVar(&a.Chosen, "chosen", false, "--agent or $"+identity.AgentEnv+" chose the agent id")
 	return cmd
 }
 

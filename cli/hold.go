@@ -52,7 +52,8 @@ func runHold(cmd *cobra.Command, agentFlag, path string, hf handoffFlags) error 
 	defer cancel(nil)
 	p := newPrinter(cmd.OutOrStdout(), false)
 
-	id, _ := whoami(agentFlag, getenv)
+	inv := invocation(agentFlag)
+	id := inv.AgentID
 	if held, err := alreadyHeld(ctx, id, path); err != nil || held != nil {
 		if err != nil {
 			return err
@@ -69,7 +70,7 @@ func runHold(cmd *cobra.Command, agentFlag, path string, hf handoffFlags) error 
 	if err != nil {
 		return stick.Errorf(stick.CodeInternal, "cannot identify this process: %v", err)
 	}
-	anc, err := invocationAnchor(harnessMarker(getenv) != "")
+	anc, err := inv.Anchor()
 	if err != nil {
 		return err
 	}
@@ -84,7 +85,7 @@ func runHold(cmd *cobra.Command, agentFlag, path string, hf handoffFlags) error 
 	}
 	defer closeSvc()
 	g := &holder.Holder{Service: svc, Caller: stick.Caller{AgentID: id, Kind: stick.KindGuardian, Process: self, DisplayName: "stick hold"}}
-	g.Caller.Chosen, g.Caller.ReclaimToken = chosenID(agentFlag, getenv)
+	g.Caller.Chosen, g.Caller.ReclaimToken = inv.Chosen, inv.ReclaimToken
 	join, err := svc.JoinPath(ctx, g.Caller, stick.JoinRequest{Path: path})
 	if err != nil {
 		return err

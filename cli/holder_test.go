@@ -26,7 +26,7 @@ const safety = 15 * time.Second
 
 // plainEnv clears what would change a binary's identity: the tests act as a
 // person unless they say otherwise, whatever harness runs them.
-var plainEnv = []string{"CLAUDECODE=", "CODEX_THREAD_ID=", "GEMINI_CLI=", "OPENCODE=", AgentEnv + "=",
+var plainEnv = []string{"CLAUDECODE=", "CODEX_THREAD_ID=", "GEMINI_CLI=", "OPENCODE=", identity.AgentEnv + "=",
 	"CLAUDE_CODE_SESSION_ID=", "GEMINI_SESSION_ID=", "OPENCODE_SESSION_ID=", "NO_COLOR=1"}
 
 func init() {

@@ -7,6 +7,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/stickhq/stick/identity"
 	"github.com/stickhq/stick/internal/testproc"
 	"github.com/stickhq/stick/procid"
 	"github.com/stickhq/stick/stick"
@@ -56,8 +57,8 @@ func TestAgentFlagCannotActAsAHarnessMember(t *testing.T) {
 
 	refused := func(what string, r binResult) {
 		t.Helper()
-		if r.code != 1 || !strings.HasPrefix(r.stderr, "stick: agent_id_in_use: ") || !strings.Contains(r.stderr, "reclaim token (set $"+ReclaimTokenEnv+")") {
-			t.Errorf("%s: exit %d, stderr:\n%s\nwant agent_id_in_use with a hint naming $%s", what, r.code, r.stderr, ReclaimTokenEnv)
+		if r.code != 1 || !strings.HasPrefix(r.stderr, "stick: agent_id_in_use: ") || !strings.Contains(r.stderr, "reclaim token (set $"+identity.ReclaimTokenEnv+")") {
+			t.Errorf("%s: exit %d, stderr:\n%s\nwant agent_id_in_use with a hint naming $%s", what, r.code, r.stderr, identity.ReclaimTokenEnv)
 		}
 		if strings.Contains(r.stdout+r.stderr, "secret handoff") {
 			t.Errorf("%s printed the member's handoff:\n%s%s", what, r.stdout, r.stderr)
@@ -70,8 +71,8 @@ func TestAgentFlagCannotActAsAHarnessMember(t *testing.T) {
 	} {
 		refused(strings.Join(args, " "), runBin(t, repo, nil, append([]string{"--agent", codex}, args...)...))
 	}
-	refused("$"+AgentEnv+" note", runBin(t, repo, []string{AgentEnv + "=" + codex}, "note", "posted in codex's name"))
-	refused("note with another token", runBin(t, repo, []string{ReclaimTokenEnv + "=rt_not_its_token"}, "--agent", codex, "note", "x"))
+	refused("$"+identity.AgentEnv+" note", runBin(t, repo, []string{identity.AgentEnv + "=" + codex}, "note", "posted in codex's name"))
+	refused("note with another token", runBin(t, repo, []string{identity.ReclaimTokenEnv + "=rt_not_its_token"}, "--agent", codex, "note", "x"))
 	if st := roomState(t, repo); st.State != stick.StateReserved || st.ReservedFor != codex || len(st.Members) != 2 {
 		t.Fatalf("refused commands changed the room: %+v", st)
 	}
@@ -80,7 +81,7 @@ func TestAgentFlagCannotActAsAHarnessMember(t *testing.T) {
 	}
 
 	// With the member's token, the command acts as it.
-	withToken := []string{ReclaimTokenEnv + "=" + token}
+	withToken := []string{identity.ReclaimTokenEnv + "=" + token}
 	r := runBin(t, repo, withToken, "--agent", codex, "try", "--json")
 	var got struct{ Wait stick.WaitResult }
 	w := &got.Wait

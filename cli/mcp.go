@@ -10,8 +10,8 @@ import (
 	"sync"
 
 	"github.com/spf13/cobra"
+	"github.com/stickhq/stick/identity"
 	"github.com/stickhq/stick/mcpserver"
-	"github.com/stickhq/stick/procid"
 	"github.com/stickhq/stick/stick"
 	"github.com/stickhq/stick/store"
 )
@@ -57,7 +57,7 @@ core' registers it):
 			if err != nil {
 				return err
 			}
-			harness, err := harnessProcess()
+			harness, err := identity.ServerHarness(identity.Facts{})
 			if err != nil {
 				fmt.Fprintf(cmd.ErrOrStderr(), "stick mcp: %v; this server's own process stands for the harness\n", err)
 			}
@@ -107,22 +107,3 @@ const mcpRegistrations = `  stick install --all                                 
   codex mcp add stick -- stick mcp                     # Codex
   gemini mcp add --scope user stick stick mcp          # Gemini CLI
   stick install opencode                               # OpenCode (merges into ~/.config/opencode/opencode.json)`
-
-// harnessProcess identifies the harness that started this server: its
-// parent. When the parent cannot be read, or is init (the harness is already
-// gone, or the server runs as a container's first process), the server's own
-// process stands in, so identities stay distinct and liveness stays exact.
-func harnessProcess() (procid.Identity, error) {
-	parent, err := procid.Parent()
-	if err == nil && parent.PID > 1 {
-		return parent, nil
-	}
-	self, serr := procid.Self()
-	if serr != nil {
-		return procid.Identity{}, fmt.Errorf("cannot identify the harness process (%v) nor this one (%v)", err, serr)
-	}
-	if err == nil {
-		err = fmt.Errorf("the parent process is init (pid %d)", parent.PID)
-	}
-	return self, fmt.Errorf("cannot use the harness process: %v", err)
-}

@@ -53,7 +53,7 @@ func openSession(agentFlag string) (*session, error) {
 	if err != nil {
 		return nil, err
 	}
-	s := &session{svc: svc, caller: oneShot(agentFlag), close: closeFn}
+	s := &session{svc: svc, caller: invocation(agentFlag).Caller(), close: closeFn}
 	if agentFlag != "" {
 		s.agentArg = " --agent " + shellQuote(agentFlag)
 	}
@@ -604,7 +604,8 @@ func newWhoami(agent *string) *cobra.Command {
 		Example: "  stick whoami --explain\n  TALKING_STICK_AGENT_ID=reviewer stick whoami",
 		Args:    cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
-			id, why := whoami(*agent, getenv)
+			inv := invocation(*agent)
+			id, why := inv.AgentID, inv.Why
 			p := newPrinter(cmd.OutOrStdout(), asJSON)
 			if asJSON {
 				return p.JSON(map[string]string{"agent_id": id, "why": why})

@@ -11,6 +11,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/stickhq/stick/identity"
 	"github.com/stickhq/stick/stick"
 	"github.com/stickhq/stick/store"
 )
@@ -44,8 +45,8 @@ func TestWhoamiPrecedence(t *testing.T) {
 		prefix     string
 		why        string
 	}{
-		{"flag wins", "reviewer", map[string]string{AgentEnv: "env-id", "CLAUDECODE": "1"}, "reviewer", "--agent"},
-		{"env next", "", map[string]string{AgentEnv: "env-id", "CLAUDECODE": "1"}, "env-id", AgentEnv},
+		{"flag wins", "reviewer", map[string]string{identity.AgentEnv: "env-id", "CLAUDECODE": "1"}, "reviewer", "--agent"},
+		{"env next", "", map[string]string{identity.AgentEnv: "env-id", "CLAUDECODE": "1"}, "env-id", identity.AgentEnv},
 		{"claude code", "", map[string]string{"CLAUDECODE": "1", "USER": "ana"}, "claude-code:", "CLAUDECODE"},
 		{"codex thread", "", map[string]string{"CODEX_THREAD_ID": "t-1"}, "codex:", "CODEX_THREAD_ID"},
 		{"gemini", "", map[string]string{"GEMINI_CLI": "1"}, "gemini:", "GEMINI_CLI"},

@@ -14,6 +14,7 @@ import (
 	"time"
 
 	"github.com/spf13/cobra"
+	"github.com/stickhq/stick/identity"
 	"github.com/stickhq/stick/render"
 	"github.com/stickhq/stick/stick"
 	"github.com/stickhq/stick/store"
@@ -157,7 +158,7 @@ var toolWords = map[string]string{
 	"max_items": "--max", "wait_seconds": "--wait", "ack_through": "--ack",
 	"read_room_doc": "'stick doc'", "update_room_doc": "'stick doc edit'", "append_room_doc": "'stick doc append'",
 	"room_doc_history": "'stick doc history'", "search_events": "'stick search'",
-	"reclaim_token": "reclaim token (set $" + ReclaimTokenEnv + ")",
+	"reclaim_token": "reclaim token (set $" + identity.ReclaimTokenEnv + ")",
 }
 
 // toolWord matches a run of lower-case letters and underscores; cliWords

@@ -107,7 +107,7 @@ func readRoom(ctx context.Context, id, path string, fn func(*session, stick.Room
 // stand reads where the identity stands. No database or no open room at
 // the path is an empty standing, not an error.
 func stand(ctx context.Context, agentFlag, path string) (standing, error) {
-	id, _ := whoami(agentFlag, getenv)
+	id := invocation(agentFlag).AgentID
 	out := standing{AgentID: id}
 	err := readRoom(ctx, id, path, func(_ *session, st stick.RoomStatus) error {
 		out.RoomID, out.Path, out.State, out.TurnID = st.RoomID, st.CanonicalPath, string(st.State), st.TurnID

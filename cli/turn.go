@@ -96,8 +96,8 @@ running, as with 'stick wait'; read the log to see what the failed holder did.`,
 
 // acquire gets the stick through a guardian and prints the outcome.
 func acquire(cmd *cobra.Command, agent string, a holder.Request, asJSON bool) error {
-	a.Agent, _ = whoami(agent, getenv)
-	a.Chosen, a.Token = chosenID(agent, getenv)
+	inv := invocation(agent)
+	a.Agent, a.Chosen, a.Token = inv.AgentID, inv.Chosen, inv.ReclaimToken
 	if held, err := alreadyHeld(cmd.Context(), a.Agent, a.Path); err != nil || held != nil {
 		if err != nil {
 			return err
@@ -110,7 +110,7 @@ func acquire(cmd *cobra.Command, agent string, a holder.Request, asJSON bool) er
 			p.green("✓"), render.Line(held.Path), held.Lease.TurnID, held.Guardian.PID)
 		return nil
 	}
-	rep, err := startGuardian(cmd.Context(), a)
+	rep, err := startGuardian(cmd.Context(), inv, a)
 	if err != nil {
 		return err
 	}
@@ -384,7 +384,7 @@ func describeHolder(st stick.RoomStatus) string {
 // room of the current directory, read without writing anything.
 func memberNames(ctx context.Context, agent string) []cobra.Completion {
 	var out []cobra.Completion
-	id, _ := whoami(agent, getenv)
+	id := invocation(agent).AgentID
 	_ = readRoom(ctx, id, pathArg(nil), func(s *session, st stick.RoomStatus) error {
 		for _, m := range st.Members {
 			if m.AgentID != s.caller.AgentID && m.Status != "gone" {

@@ -28,9 +28,10 @@ const maxInstances = 256
 // two connections of one process exclude each other too. Without a data
 // directory, claims exclude each other within this process only.
 type Claims struct {
-	// dir holds the lock files, "" for claims within this process only.
-	dir string
-	mu  sync.Mutex
+	// dataDir is the data directory, and dir holds the lock files in it;
+	// both are "" for claims within this process only.
+	dataDir, dir string
+	mu           sync.Mutex
 	// held is the ids claimed through this Claims and not yet released.
 	held map[string]bool
 }
@@ -38,7 +39,7 @@ type Claims struct {
 // NewClaims returns the claims of the data directory dataDir ("" for
 // claims that exclude each other within this process only).
 func NewClaims(dataDir string) *Claims {
-	c := &Claims{held: map[string]bool{}}
+	c := &Claims{dataDir: dataDir, held: map[string]bool{}}
 	if dataDir != "" {
 		c.dir = filepath.Join(dataDir, "instances")
 	}

@@ -1,10 +1,26 @@
-// Package identity names the callers of stick on one host: the agent id a
-// harness connection derives from its client name, harness process and
-// session, the claim that keeps two live connections from deriving the
-// same one, and the owner-only record that lets a harness restarted in the
-// same workspace find its member again without its reclaim token.
+// Package identity names every caller of stick, for every frontend, so no
+// frontend derives an identity of its own:
 //
-// It decides nothing about rooms: package stick judges whether a recorded
-// member may be taken back. Frontends (the MCP server, the CLI) call it to
-// name their caller and pass what it found on to stick.
+//   - a harness's connection to 'stick mcp' ([Claims.NameConnection]): the
+//     client's slug ([Slug]) and a short hash over the harness process
+//     ([ServerHarness]) and the harness's session id ([SessionID]), with
+//     the claim ([Claims]) that keeps two live connections from acting as
+//     one member;
+//   - a command run on this host ([NameInvocation]): an identity chosen
+//     with --agent or $TALKING_STICK_AGENT_ID (an override, proved by
+//     $TALKING_STICK_RECLAIM_TOKEN), else the identity of the harness whose
+//     marker is in the environment (the same id its 'stick mcp' derives),
+//     else the person, human:<user>; with the process the command belongs
+//     to (its anchor: the harness, or the person's terminal shell);
+//   - a connection authenticated by a token ([Claims.NameCredential]): the
+//     token's name and role and the client's slug, never a request field;
+//   - and the owner-only record ([Records]) that lets a harness restarted
+//     in the same workspace find its member again without its reclaim
+//     token.
+//
+// What it reads of the host (the environment, the user, the process tree)
+// comes through [Facts], so tests name callers without a real harness. It
+// returns a [stick.Caller] for package stick and decides nothing about
+// rooms: stick judges whether a chosen id may act as a member, and whether
+// a recorded member may be taken back.
 package identity

@@ -26,7 +26,7 @@ func (s *Server) recorded(c *conn, path, name string) []string {
 		}
 		place = res.Root
 	}
-	recs, err := s.records.Find(c.slug, place)
+	recs, err := s.records.Find(c.id.Harness, place)
 	if err != nil {
 		return nil
 	}
@@ -49,8 +49,8 @@ func (s *Server) record(ctx context.Context, c *conn, res stick.JoinResult) {
 	if token == "" {
 		return
 	}
-	_ = s.records.Put(identity.Record{Harness: c.slug, WorkspaceRoot: joinedPlace(res), RoomID: res.RoomID, AgentID: res.AgentID, ReclaimToken: token})
-	s.prune(ctx, c.slug, res)
+	_ = s.records.Put(identity.Record{Harness: c.id.Harness, WorkspaceRoot: joinedPlace(res), RoomID: res.RoomID, AgentID: res.AgentID, ReclaimToken: token})
+	s.prune(ctx, c.id.Harness, res)
 }
 
 // prune removes the records of c's harness in the join's workspace whose

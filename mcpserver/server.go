@@ -10,8 +10,6 @@ import (
 	"strings"
 	"sync"
 	"time"
-	"unicode"
-	"unicode/utf8"
 
 	"github.com/google/jsonschema-go/jsonschema"
 	"github.com/modelcontextprotocol/go-sdk/mcp"
@@ -26,9 +24,10 @@ type Config struct {
 	Service *stick.Service
 	// Tools is the set of tools offered; default AllTools.
 	Tools ToolSet
-	// Harness is the process that spawned the server (its parent). Its facts
-	// become the members' liveness facts, so a member is gone when its
-	// harness dies, and it feeds the identity hash.
+	// Harness is the process that spawned the server (its parent, see
+	// identity.ServerHarness). Its facts become the members' liveness
+	// facts, so a member is gone when its harness dies, and it feeds the
+	// identity hash.
 	Harness procid.Identity
 	// DataDir is the host's data directory (store.DataDir). When set, each
 	// connection claims its derived agent id there, so no two live servers
@@ -86,9 +85,9 @@ type Server struct {
 	buildSchemas bool
 }
 
-// conn is one client connection's identity. It is derived once from the
-// client's name at the connection's first call, so later requests cannot
-// change it. A join_path with an agent_id_override or a reclaim_token
+// conn is one client connection's identity. It is named once (see
+// identity.Claims.NameConnection) at the connection's first call, so later
+// requests cannot change it. A join_path with an agent_id_override or a reclaim_token
 // replaces it only in the room that join approved it for: package stick
 // checks such a name against that room's members alone, so acting under it
 // in any other room would let a connection take over a member's name
@@ -96,13 +95,11 @@ type Server struct {
 type conn struct {
 	// mu guards name and rooms.
 	mu sync.Mutex
-	// claim holds the derived agent id for the connection's life.
-	claim *identity.Claim
-	// slug is the client's harness slug, which records are kept under.
-	slug string
-	// caller is the derived identity, used in every room no join of this
-	// connection established another one for; it never changes.
-	caller stick.Caller
+	// id is the derived identity, claimed for the connection's life; its
+	// caller acts in every room no join of this connection established
+	// another one for, and never changes. Records are kept under its
+	// harness slug.
+	id *identity.Connection
 	// name is the agent id the last join with an agent_id_override or a
 	// reclaim_token established, "" while the connection is known by its
 	// derived id. A later join_path without either passes it on as its
@@ -176,7 +173,7 @@ func (s *Server) Run(ctx context.Context, t mcp.Transport) error {
 	stop := context.AfterFunc(ctx, s.cfg.Service.Shutdown)
 	defer stop()
 	defer s.conns.Range(func(_, c any) bool {
-		c.(*conn).claim.Release()
+		c.(*conn).id.Release()
 		return true
 	})
 	defer s.keepWG.Wait() // after Shutdown, which ends every kept lease's renewal
@@ -188,10 +185,11 @@ func (s *Server) Run(ctx context.Context, t mcp.Transport) error {
 	return err
 }
 
-// conn returns the identity of the connection req arrived on, deriving it
-// at the connection's first call: the first instance of the derived agent
-// id that no other live connection on this host holds (see
-// identity.Claims), held until the connection ends.
+// conn returns the identity of the connection req arrived on, naming it
+// at the connection's first call from the client's name, the harness and
+// its session: the first instance of the derived agent id that no other
+// live connection on this host holds (see identity.Claims), held until
+// the connection ends.
 func (s *Server) conn(req *mcp.CallToolRequest) (*conn, error) {
 	if c, ok := s.conns.Load(req.Session); ok {
 		return c.(*conn), nil
@@ -201,31 +199,21 @@ func (s *Server) conn(req *mcp.CallToolRequest) (*conn, error) {
 	if c, ok := s.conns.Load(req.Session); ok {
 		return c.(*conn), nil
 	}
-	name, display := "mcp", ""
-	if ci := req.ClientInfo(); ci != nil && ci.Name != "" {
-		name, display = ci.Name, strings.TrimSpace(ci.Name+" "+ci.Version)
+	var client identity.Client
+	if ci := req.ClientInfo(); ci != nil {
+		client = identity.Client{Name: ci.Name, Version: ci.Version}
 	}
-	session := identity.SessionID(s.cfg.Getenv)
-	claim, err := s.claims.Claim(func(n int) string { return identity.InstanceID(name, s.cfg.Harness, session, n) })
+	id, err := s.claims.NameConnection(client, s.cfg.Harness, identity.SessionID(s.cfg.Getenv))
 	if err != nil {
-		return nil, stick.Errorf(stick.CodeDataDir, "cannot claim this connection's agent id: %v", err).Wrap(err).
-			WithHint("make the data directory %s writable by you", s.cfg.DataDir)
+		return nil, err
 	}
-	if claim.Instance > 1 && display != "" {
-		display = fmt.Sprintf("%s #%d", display, claim.Instance)
-	}
-	c := &conn{claim: claim, slug: identity.Slug(name), caller: stick.Caller{
-		AgentID:     claim.ID,
-		Kind:        stick.KindHarness,
-		Process:     s.cfg.Harness,
-		DisplayName: printable(display, stick.MaxDisplayName),
-	}}
+	c := &conn{id: id}
 	s.conns.Store(req.Session, c)
 	if req.Session != nil {
 		go func() {
 			req.Session.Wait()
 			s.conns.Delete(req.Session)
-			claim.Release()
+			id.Release()
 		}()
 	}
 	return c, nil
@@ -237,7 +225,7 @@ func (s *Server) conn(req *mcp.CallToolRequest) (*conn, error) {
 func (c *conn) in(room string) stick.Caller {
 	c.mu.Lock()
 	defer c.mu.Unlock()
-	caller := c.caller
+	caller := c.id.Caller
 	if m, ok := c.rooms[room]; ok {
 		caller.AgentID = m.agentID
 	}
@@ -284,7 +272,7 @@ func (c *conn) joined(res stick.JoinResult, override bool) (before membership) {
 	switch {
 	case override:
 		c.name = res.AgentID
-	case res.Reclaimed && res.AgentID == c.caller.AgentID:
+	case res.Reclaimed && res.AgentID == c.id.Caller.AgentID:
 		c.name = ""
 	case res.Reclaimed:
 		c.name = res.AgentID
@@ -390,20 +378,6 @@ func addTool[In, Out any](s *Server, t *mcp.Tool, h func(context.Context, stick.
 		return &mcp.CallToolResult{Content: []mcp.Content{&mcp.TextContent{Text: text}}, StructuredContent: o}, nil
 	})
 	return nil
-}
-
-// printable keeps the printable runes of s (valid UTF-8, no control
-// characters), at most max bytes, so a client's odd name cannot make its
-// calls fail.
-func printable(s string, max int) string {
-	var b strings.Builder
-	for _, r := range s {
-		if r == utf8.RuneError || unicode.IsControl(r) || b.Len()+utf8.RuneLen(r) > max {
-			continue
-		}
-		b.WriteRune(r)
-	}
-	return b.String()
 }
 
 // toolError is the structured form of a failed call.

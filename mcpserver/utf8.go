@@ -4,6 +4,7 @@ import (
 	"strconv"
 	"unicode/utf8"
 
+	"github.com/stickhq/stick/internal/printable"
 	"github.com/stickhq/stick/stick"
 )
 
@@ -67,7 +68,7 @@ func invalidUTF8Field(raw []byte) (field string, bad bool) {
 					// what is printable of it.
 					stack = stack[:n-1]
 					p := path("")
-					if name := printable(s, stick.MaxQuoted); name != "" {
+					if name := printable.Keep(s, stick.MaxQuoted); name != "" {
 						p = join(p, name)
 					}
 					if p == "" {

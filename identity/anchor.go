@@ -1,4 +1,4 @@
-package cli
+package identity
 
 import (
 	"fmt"
@@ -33,12 +33,13 @@ var shells = map[string]bool{
 // A holder started by the invocation lives as long as its anchor, and a
 // harness-run invocation shares the harness's identity with the harness's
 // own 'stick mcp'.
-func anchor(byHarness bool) (procid.Ancestor, error) {
-	chain, err := procid.Ancestors()
+func anchor(f Facts, byHarness bool) (procid.Ancestor, error) {
+	f = f.local()
+	chain, err := f.Ancestors()
 	if err != nil {
 		return procid.Ancestor{}, err
 	}
-	if sid, ok := sessionLeader(); ok && !byHarness {
+	if sid, ok := f.SessionLeader(); ok && !byHarness {
 		for _, a := range chain {
 			if a.PID == sid {
 				return a, nil

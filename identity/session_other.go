@@ -1,6 +1,6 @@
 //go:build !unix
 
-package cli
+package identity
 
 // sessionLeader reports that there are no sessions to anchor to here.
 func sessionLeader() (int, bool) { return 0, false }

@@ -1,0 +1,5 @@
+// Package printable keeps what a client names itself or sends as a key
+// fit to use as a name: the printable runes alone, within a byte budget.
+// The MCP server names the bad key of a tool call with it, and package
+// identity the display name of a client.
+package printable

@@ -1,0 +1,21 @@
+package printable
+
+import (
+	"strings"
+	"unicode"
+	"unicode/utf8"
+)
+
+// Keep keeps the printable runes of s (valid UTF-8, no control
+// characters), at most max bytes, so a client's odd name cannot make its
+// calls fail.
+func Keep(s string, max int) string {
+	var b strings.Builder
+	for _, r := range s {
+		if r == utf8.RuneError || unicode.IsControl(r) || b.Len()+utf8.RuneLen(r) > max {
+			continue
+		}
+		b.WriteRune(r)
+	}
+	return b.String()
+}
