@@ -37,7 +37,7 @@
 //     or claim TTL plus a margin) without a live holder; in particular,
 //     after every kill, and after the final one (always the holder), some
 //     live process holds the stick again within it.
-//   - Health: PRAGMA integrity_check is ok, and no agent or driver call
+//   - Health: the database's integrity check finds it ok, and no agent or driver call
 //     ever returned db_busy or another unexpected error code.
 //
 // A failure reports the seed, the command that reproduces the soak and the

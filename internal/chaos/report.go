@@ -68,7 +68,7 @@ type Report struct {
 	HistoryChecks int
 	// Events is the length of the room's event log.
 	Events int
-	// Integrity is the result of PRAGMA integrity_check.
+	// Integrity is the findings of the database's integrity check (store.Reader.Integrity).
 	Integrity string
 
 	// Violations lists every invariant the soak found broken; Dir is the

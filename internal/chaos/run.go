@@ -271,7 +271,7 @@ func (d *driver) verify(ctx context.Context) {
 	d.logf("checked %d check-file lines and %d events", d.sec.lines, len(d.events))
 }
 
-// integrity runs PRAGMA integrity_check through a read-only connection.
+// integrity runs the database's integrity check through a read-only store.Reader.
 func (d *driver) integrity(ctx context.Context) {
 	r, err := store.OpenReader(d.data)
 	if err != nil {
@@ -282,7 +282,7 @@ func (d *driver) integrity(ctx context.Context) {
 	res, err := r.Integrity(ctx)
 	d.rep.Integrity = strings.Join(res, "; ")
 	if err != nil || len(res) != 1 || res[0] != "ok" {
-		d.fail("PRAGMA integrity_check: %q %v", res, err)
+		d.fail("integrity check: %q %v", res, err)
 	}
 }
 
