@@ -23,10 +23,11 @@ import (
 // Update returns it: a coded *Error as it is, so that it reaches the
 // caller unchanged, and any other error (which may be the store's own
 // failure that a Tx method returned) as it is or wrapped in the store's
-// coded error, where errors.Is finds it. Otherwise the writes are committed, and durable
-// against a crash of the process, before Update returns nil. A store may
-// run fn again after a transient failure (a lock it lost before the
-// first write, say), so fn must act only through its Tx.
+// coded error, where errors.Is finds it. Otherwise the writes are
+// committed, and durable against a crash of the process, before Update
+// returns nil. A store may run fn again after a transient failure (a
+// lock it lost before the first write, say), so fn must act only
+// through its Tx.
 //
 // View runs fn in a read transaction: a consistent snapshot of committed
 // data that sees every commit made before View was called. Write methods
