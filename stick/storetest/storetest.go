@@ -18,7 +18,8 @@ import (
 // it. open is called from t's goroutine only, and may end the test with
 // t.Fatal when the store cannot be opened. The suite closes every handle
 // it opened before t ends, and before the cleanups the Opener registered
-// with t (such as removing t.TempDir) run; it never closes a handle twice.
+// with t (such as removing t.TempDir) run; it never closes a handle
+// twice, so open need not register a Close of its own.
 type Opener func(t *testing.T) (open func() stick.Store)
 
 // DefaultWakeWithin is Harness.WakeWithin's default.
@@ -30,9 +31,10 @@ type Harness struct {
 	Open Opener
 	// WakeWithin is how soon after a commit a Changed channel taken before
 	// it, or a Rung channel of a bell it rang, must be closed (the store's
-	// fallback poll interval, with room to spare for a loaded machine);
-	// DefaultWakeWithin when zero. Only a broken store makes a test wait
-	// that long.
+	// fallback poll interval, with room to spare for a loaded machine),
+	// and how long a read or a write of one handle may take while a
+	// transaction of another is open; DefaultWakeWithin when zero. Only a
+	// broken store makes a test wait that long.
 	WakeWithin time.Duration
 	// NoSearch says the store has no full-text search: the suite then
 	// checks only that Tx.Search answers search_unavailable, as the
