@@ -3,6 +3,10 @@ package stick_test
 import (
 	"context"
 	"errors"
+	"fmt"
+	"maps"
+	"os"
+	"slices"
 	"strconv"
 	"testing"
 	"time"
@@ -16,6 +20,10 @@ import (
 )
 
 func TestMain(m *testing.M) {
+	if _, err := testStore(); err != nil {
+		fmt.Fprintln(os.Stderr, err)
+		os.Exit(2)
+	}
 	testproc.Register("sleep", func([]string) int {
 		time.Sleep(time.Hour)
 		return 0
@@ -26,13 +34,55 @@ func TestMain(m *testing.M) {
 
 var epoch = time.Date(2026, 11, 1, 9, 0, 0, 0, time.UTC)
 
-// env is one test's world: a real SQLite file, a manual clock, a workspace
-// directory that is a git top level, and a Service over them.
+// storeEnv names the store the behaviour tests run on, one of testStores;
+// unset, they run on SQLite.
+const storeEnv = "STICK_TEST_STORE"
+
+// testStores open a fresh, empty store of each kind for one test, closed
+// when the test ends. The behaviour tests run on the one storeEnv names:
+// adding a store to them is one line here.
+var testStores = map[string]func(t *testing.T) (stick.Store, error){
+	"sqlite": func(t *testing.T) (stick.Store, error) { return store.OpenDir(t.TempDir(), store.Options{}) },
+}
+
+// testStore returns the opener of the store storeEnv names, or an error
+// that lists the known ones: an unknown name fails the whole run rather
+// than skip a store silently.
+func testStore() (func(t *testing.T) (stick.Store, error), error) {
+	name := os.Getenv(storeEnv)
+	if name == "" {
+		name = "sqlite"
+	}
+	open, ok := testStores[name]
+	if !ok {
+		return nil, fmt.Errorf("%s=%q names no store the tests know; use one of %v", storeEnv, name, slices.Sorted(maps.Keys(testStores)))
+	}
+	return open, nil
+}
+
+// openStore opens a fresh store of the kind storeEnv names for t.
+func openStore(t *testing.T) stick.Store {
+	t.Helper()
+	open, err := testStore()
+	if err != nil {
+		t.Fatal(err)
+	}
+	st, err := open(t)
+	if err != nil {
+		t.Fatalf("open store: %v", err)
+	}
+	t.Cleanup(func() { st.Close() })
+	return st
+}
+
+// env is one test's world: a fresh store (SQLite unless storeEnv names
+// another), a manual clock, a workspace directory that is a git top level,
+// and a Service over them.
 type env struct {
 	t     *testing.T
 	ctx   context.Context
 	clock *testclock.Clock
-	store *store.Store
+	store stick.Store
 	svc   *stick.Service
 	repo  string
 	// probes counts liveness checks, to assert reads stay cheap.
@@ -55,11 +105,7 @@ func (c *countingLiveness) Watch(ctx context.Context, p stick.Process) (<-chan s
 
 func newEnv(t *testing.T, opts ...stick.Option) *env {
 	t.Helper()
-	st, err := store.OpenDir(t.TempDir(), store.Options{})
-	if err != nil {
-		t.Fatalf("open store: %v", err)
-	}
-	t.Cleanup(func() { st.Close() })
+	st := openStore(t)
 	e := &env{t: t, ctx: context.Background(), clock: testclock.New(epoch), store: st, probes: &countingLiveness{inner: procid.Checker{}}}
 	e.repo = mkRepo(t)
 	opts = append([]stick.Option{stick.WithClock(e.clock), stick.WithLiveness(e.probes)}, opts...)

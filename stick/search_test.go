@@ -152,6 +152,9 @@ type catchUpCounter struct {
 
 func (c *catchUpCounter) CatchUpSearch(ctx context.Context) error {
 	c.catchUps.Add(1)
+	if c.ix == nil { // the store under it indexes as it writes
+		return nil
+	}
 	return c.ix.CatchUpSearch(ctx)
 }
 
@@ -166,7 +169,8 @@ func TestSearchReadsOnly(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	lazy := &catchUpCounter{writeCounter: &writeCounter{Store: e.store}, ix: e.store}
+	ix, _ := e.store.(stick.SearchIndexer)
+	lazy := &catchUpCounter{writeCounter: &writeCounter{Store: e.store}, ix: ix}
 	hits, err := newService(t, lazy).Search(e.ctx, stick.SearchQuery{Query: "wombat"})
 	if err != nil || len(hits) != 1 || hits[0].EventSeq != note.Event.Seq {
 		t.Fatalf("the note committed before the search must be found: %+v %v", hits, err)

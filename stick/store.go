@@ -11,7 +11,8 @@ import (
 // implements it on a local database file; another store (a database
 // server shared by several hosts) must give every guarantee below, since
 // the Service's rules rely on them and on nothing else, and every
-// implementation must pass the same behaviour tests.
+// implementation must pass the same behaviour tests: the conformance
+// suite in package stick/storetest, which a store runs from its own tests.
 //
 // Update runs fn in one serializable write transaction that takes the
 // store's write lock before its first read. No other write transaction,
@@ -19,11 +20,14 @@ import (
 // between fn's reads and its writes, so every read-check-write in fn is
 // atomic: write transactions take effect one at a time, in the order they
 // got the lock. If fn returns an error, nothing fn wrote is kept and
-// Update returns that very error, so that a coded *Error reaches the
-// caller unchanged. Otherwise the writes are committed, and durable
-// against a crash of the process, before Update returns nil. A store may
-// run fn again after a transient failure (a lock it lost before the
-// first write, say), so fn must act only through its Tx.
+// Update returns it: a coded *Error as it is, so that it reaches the
+// caller unchanged, and any other error (which may be the store's own
+// failure that a Tx method returned) as it is or wrapped in the store's
+// coded error, where errors.Is finds it. Otherwise the writes are
+// committed, and durable against a crash of the process, before Update
+// returns nil. A store may run fn again after a transient failure (a
+// lock it lost before the first write, say), so fn must act only
+// through its Tx.
 //
 // View runs fn in a read transaction: a consistent snapshot of committed
 // data that sees every commit made before View was called. Write methods
