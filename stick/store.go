@@ -123,7 +123,9 @@ type Tx interface {
 	RoomsNamed(name string, includeClosed bool) ([]Room, error)
 	// CreateRoom inserts a new room.
 	CreateRoom(r Room) error
-	// SaveRoom overwrites the stored projection of an existing room.
+	// SaveRoom overwrites the stored projection of an existing room: its
+	// turn, lease, policy, state and times. A room's id, path, topic, key,
+	// name and creation time never change; SaveRoom keeps them as created.
 	SaveRoom(r Room) error
 
 	// Members returns a room's members in sequence (ordinal) order.

@@ -13,12 +13,15 @@ var roomCases = []testCase{
 	{"SaveOverwritesTheProjection", testRoomSave},
 	{"RoomsAt", testRoomsAt},
 	{"RoomsUnder", testRoomsUnder},
+	{"RoomsByKey", testRoomsByKey},
+	{"RoomsNamed", testRoomsNamed},
+	{"NamedRoomsHaveNoPath", testNamedRoomsHaveNoPath},
 }
 
 // fullRoom is a room with every field set.
 func fullRoom(id, path string) stick.Room {
 	return stick.Room{
-		ID: id, Path: path, Topic: "review", State: stick.StateOwned, SequenceIndex: 2,
+		ID: id, Path: path, Key: "github.com/acme/api/-/w/full", Topic: "review", State: stick.StateOwned, SequenceIndex: 2,
 		Owner: "codex:1", ReservedFor: "claude-code:2", PendingHandoffSeq: 7, GrantSeq: 9, TurnID: 4,
 		LeaseID: "lease_1", LeaseExpiresAt: at(600).Add(250 * time.Millisecond), ClaimExpiresAt: at(1200),
 		Policy: stick.Policy{
@@ -33,11 +36,13 @@ func fullRoom(id, path string) stick.Room {
 // in later ones; a room that does not exist is not found, without error.
 func testRoomCreateAndRead(e *env) {
 	full := fullRoom("room_full", "/w/full")
+	named := fullRoom("room_named", "")
+	named.Key, named.Name = "", "release-1.4-review"
 	plain := newRoom("room_plain", "/w/plain")
 	closed := newRoom("room_closed", "/w/closed")
 	closed.State, closed.ClosedAt = stick.StateClosed, at(30)
 	e.update(e.s, func(tx stick.Tx) error {
-		for _, r := range []stick.Room{full, plain, closed} {
+		for _, r := range []stick.Room{full, named, plain, closed} {
 			if err := tx.CreateRoom(r); err != nil {
 				return err
 			}
@@ -49,7 +54,7 @@ func testRoomCreateAndRead(e *env) {
 		mustEqual(e, "the room read in the transaction that created it", got, full, normRoom)
 		return nil
 	})
-	for _, want := range []stick.Room{full, plain, closed} {
+	for _, want := range []stick.Room{full, named, plain, closed} {
 		got, ok, err := roomOf(e, e.s, want.ID)
 		if err != nil || !ok {
 			e.t.Fatalf("room %s: ok %v, err %v", want.ID, ok, err)
@@ -76,7 +81,7 @@ func testRoomSave(e *env) {
 	r := newRoom("room_1", "/w/one")
 	createRooms(e, r)
 	steps := []stick.Room{fullRoom(r.ID, r.Path), r}
-	steps[0].Topic = r.Topic // a room's topic never changes
+	steps[0].Topic, steps[0].Key = r.Topic, r.Key // a room's topic and key never change
 	closed := r
 	closed.State, closed.UpdatedAt, closed.ClosedAt = stick.StateClosed, at(900), at(900)
 	steps = append(steps, closed)
