@@ -71,38 +71,15 @@ func pathArg(args []string) string {
 	return "."
 }
 
-// findRoom finds the open room a path belongs to: the deepest room on its
-// chain up to the workspace root; with closedToo, a path whose rooms are all
-// closed yields the most recently closed one.
+// findRoom finds the room a path belongs to (stick.Service.RoomFor): the
+// open one, or with closedToo the one closed last. A path with no room
+// gets the CLI's hint: the join command that makes one, as typed here.
 func (s *session) findRoom(ctx context.Context, path string, closedToo bool) (stick.RoomSummary, error) {
-	rooms, err := s.svc.ListRooms(ctx, path)
-	if err != nil {
-		return stick.RoomSummary{}, err
+	r, err := s.svc.RoomFor(ctx, path, closedToo)
+	if e := stick.AsError(err); e != nil && e.Code == stick.CodeRoomNotFound {
+		e.WithHint("run 'stick join%s %s' to create or join the room of this workspace", s.agentArg, path)
 	}
-	canon, err := workspace.Canonical(path)
-	if err != nil {
-		return stick.RoomSummary{}, err
-	}
-	var closed *stick.RoomSummary
-	for i, r := range rooms { // deepest first along the chain, then the named rooms
-		onChain := r.RoomName == "" && (canon == r.CanonicalPath || strings.HasPrefix(canon, strings.TrimSuffix(r.CanonicalPath, "/")+"/"))
-		switch {
-		case !onChain:
-		case r.State != stick.StateClosed:
-			return r, nil
-		case closed == nil || r.UpdatedAt.After(closed.UpdatedAt):
-			closed = &rooms[i]
-		}
-	}
-	if closedToo && closed != nil {
-		return *closed, nil
-	}
-	if closed != nil {
-		return stick.RoomSummary{}, stick.Errorf(stick.CodeRoomClosed, "the room at %s is closed", closed.CanonicalPath).
-			With("room_id", closed.RoomID).WithHint("'stick events', 'stick state' and 'stick doc' still read it; 'stick join' starts a new room here")
-	}
-	return stick.RoomSummary{}, stick.Errorf(stick.CodeRoomNotFound, "no room for %s", canon).With("path", canon).
-		WithHint("run 'stick join%s %s' to create or join the room of this workspace", s.agentArg, path)
+	return r, err
 }
 
 // inRoom opens a session for agent and runs fn with the room of path (with
