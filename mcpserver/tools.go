@@ -401,40 +401,28 @@ func (l leaseIn) lease() stick.Lease {
 // identity it joins as is the connection's in that room only. A join with
 // neither passes on the name of the connection's last override or reclaim
 // as its agent_id_override, so it stays flagged as overridden and package
-// stick checks that name in the room it lands in. Should the service
-// refuse a name in a room (another process joined as it since), the
-// reclaim token this connection holds for that name in that room proves it.
+// stick checks that name in the room it lands in. Every join passes the
+// memberships the connection holds (stick.JoinRequest.Held): package stick
+// proves a name by the token held for it, and makes the member this
+// connection was before it reclaimed another leave.
 func (s *Server) joinPath(ctx context.Context, c stick.Caller, req *mcp.CallToolRequest, in joinPathIn) (joinOut, string, error) {
 	conn, err := s.conn(req)
 	if err != nil {
 		return joinOut{}, "", err
 	}
-	jr := stick.JoinRequest{Path: in.ContextPath, Name: in.Name, ForceNew: in.ForceNew, AgentIDOverride: in.AgentIDOverride, ReclaimToken: in.ReclaimToken}
+	jr := stick.JoinRequest{Path: in.ContextPath, Name: in.Name, ForceNew: in.ForceNew, AgentIDOverride: in.AgentIDOverride, ReclaimToken: in.ReclaimToken,
+		Held: conn.held()}
 	if jr.AgentIDOverride == "" && jr.ReclaimToken == "" {
 		jr.AgentIDOverride = conn.overridden()
 		jr.ReclaimIfGone = s.recorded(conn, in.ContextPath, in.Name)
 	}
 	res, err := s.cfg.Service.JoinPath(ctx, c, jr)
-	if e := stick.AsError(err); e != nil && e.Code == stick.CodeAgentIDInUse && jr.ReclaimToken == "" {
-		room, _ := e.Details["room_id"].(string)
-		if jr.ReclaimToken = conn.token(room, jr.AgentIDOverride); jr.ReclaimToken != "" {
-			res, err = s.cfg.Service.JoinPath(ctx, c, jr)
-		}
-	}
 	if err != nil {
 		return joinOut{}, "", err
 	}
-	before := conn.joined(res, jr.AgentIDOverride != "")
-	if res.Reclaimed && before.agentID == c.AgentID && before.agentID != res.AgentID {
-		// This connection had joined the room under its derived identity
-		// before it reclaimed its old one: that member would get turns
-		// nobody takes. It leaves, unless it holds the stick.
-		if err := s.cfg.Service.Leave(ctx, c, res.RoomID); err == nil {
-			s.forget(res.RoomID, c.AgentID)
-			if st, err := s.cfg.Service.RoomState(ctx, res.RoomID); err == nil {
-				res.Room = st
-			}
-		}
+	conn.joined(res, jr.AgentIDOverride != "")
+	if res.Left != "" {
+		s.forget(res.RoomID, res.Left)
 	}
 	s.record(ctx, conn, res)
 	out := joinOut{JoinResult: res, NextStep: nextAfterJoin(res)}
