@@ -315,11 +315,11 @@ func (s *Server) register() error {
 			return addTool(s, &mcp.Tool{Name: "sync", Title: "Catch up with the room's log, and post", Annotations: write,
 				Description: "Post the outbox, then get the events not yet given to you, oldest first; repeat until has_more is false to catch up. Can wait for a new event."},
 				func(ctx context.Context, c stick.Caller, _ *mcp.CallToolRequest, in syncIn) (stick.SyncResult, string, error) {
-					if in.WaitSeconds < 0 || in.WaitSeconds > int(stick.MaxWaitLimit/time.Second) {
-						return stick.SyncResult{}, "", stick.Errorf(stick.CodeInvalidArgument, "wait_seconds must be between 0 and %d seconds (%v), got %d seconds",
-							int(stick.MaxWaitLimit/time.Second), stick.MaxWaitLimit, in.WaitSeconds).With("field", "wait_seconds")
+					wait, err := stick.WaitSeconds(int64(in.WaitSeconds))
+					if err != nil {
+						return stick.SyncResult{}, "", err
 					}
-					req := stick.SyncRequest{MaxItems: in.MaxItems, IncludeSelf: in.IncludeSelf, Wait: time.Duration(in.WaitSeconds) * time.Second,
+					req := stick.SyncRequest{MaxItems: in.MaxItems, IncludeSelf: in.IncludeSelf, Wait: wait,
 						ManualAck: in.AutoAdvance != nil && !*in.AutoAdvance, AckThrough: in.AckThrough, CursorReset: in.CursorReset}
 					for _, n := range in.Outbox {
 						req.Outbox = append(req.Outbox, n.note())

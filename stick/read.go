@@ -94,12 +94,6 @@ type EventPage struct {
 	HasMore bool  `json:"has_more"`
 }
 
-// Event page sizes.
-const (
-	DefaultEventLimit = 50
-	MaxEventLimit     = 1000
-)
-
 // RoomState returns the authoritative state of a room. It probes the
 // holder's and the reserved recipient's processes; the other present
 // members' processes are judged by verdicts at most one liveness poll old.
