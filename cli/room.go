@@ -266,17 +266,17 @@ func newJoin(agent *string) *cobra.Command {
 	cmd := &cobra.Command{
 		Use:   "join [path | --name NAME]",
 		Short: "Join the room of a workspace (created at the workspace root if there is none), or a room by its name",
-		Long: `Join the room of a workspace: the deepest open room on the path's chain up to
+		Long: fmt.Sprintf(`Join the room of a workspace: the deepest open room on the path's chain up to
 its workspace root (the git top level, else the nearest directory with a
 marker file), created at the root if there is none. --force-new creates a
 room at the path itself, nested below the room above it.
 
 --name joins the open room of that name instead, created if there is none: a
 room for a team's session, which members join by its name from any directory
-(and, through a hub, from any host). A name is 1 to 64 lower-case letters,
+(and, through a hub, from any host). A name is 1 to %d lower-case letters,
 digits, '.', '-' and '_', starting with a letter or a digit. Once the room is
 closed, the next join by its name starts a new room. 'stick list' shows the
-open named rooms; --room NAME reads one ('stick state --room NAME').`,
+open named rooms; --room NAME reads one ('stick state --room NAME').`, stick.MaxRoomNameLen),
 		Example: "  stick join\n  stick join packages/api --force-new\n  stick join --name release-1.4-review",
 		Args:    cobra.MaximumNArgs(1),
 		RunE: func(cmd *cobra.Command, args []string) error {
@@ -425,11 +425,11 @@ func newEvents(agent *string) *cobra.Command {
 	cmd := &cobra.Command{
 		Use:   "events [path | --room ROOM_ID]",
 		Short: "Show a room's event log (claims, handoffs, takeovers, notes, ...), newest last",
-		Long: `Show the newest events of a room's log, oldest of them first: the last 50, or
+		Long: fmt.Sprintf(`Show the newest events of a room's log, oldest of them first: the last %d, or
 the last N with --tail N. --after N pages through the log from event N instead
 (--after 0 from the start), --limit events at a time. --follow keeps printing
-events as they commit, until interrupted.`,
-		Example: "  stick events                   # the newest 50\n  stick events -n 10\n  stick events --after 0 --limit 20   # from the start, 20 at a time\n" +
+events as they commit, until interrupted.`, stick.DefaultEventLimit),
+		Example: fmt.Sprintf("  stick events                   # the newest %d\n", stick.DefaultEventLimit) + "  stick events -n 10\n  stick events --after 0 --limit 20   # from the start, 20 at a time\n" +
 			"  stick events --follow          # the newest, then events as they commit, until Ctrl-C\n" +
 			"  stick events --follow --json   # one JSON object per line\n" +
 			"  stick events --room room_7b64e0c2a1f3d9b8   # a room by its id ('stick list' shows it), closed ones too",
@@ -514,9 +514,9 @@ events as they commit, until interrupted.`,
 	}
 	addJSON(cmd, &asJSON)
 	cmd.Flags().BoolVar(&follow, "follow", false, "keep printing new events as they commit, until interrupted")
-	cmd.Flags().IntVarP(&tail, "tail", "n", 0, "show the newest this many events (default 50, at most 1000)")
+	cmd.Flags().IntVarP(&tail, "tail", "n", 0, "show the newest this many events "+pageRange(stick.DefaultEventLimit, stick.MaxEventLimit))
 	cmd.Flags().Int64Var(&after, "after", 0, "show the events after this event number, oldest first (0: from the start)")
-	cmd.Flags().IntVar(&limit, "limit", 0, "with --after, show at most this many events (default 50, at most 1000); without, as --tail")
+	cmd.Flags().IntVar(&limit, "limit", 0, "with --after, show at most this many events "+pageRange(stick.DefaultEventLimit, stick.MaxEventLimit)+"; without, as --tail")
 	addRoomFlag(cmd, &roomID)
 	return cmd
 }

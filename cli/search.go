@@ -81,7 +81,7 @@ document; any other type is refused.`,
 	f.StringVar(&q.RoomID, "room", "", "search only this room: its id or name, as 'stick list' shows them, or a path in its workspace")
 	f.StringVar(&q.Type, "type", "", "only hits of this kind: "+strings.Join(stick.SearchTypes, ", ")+", or a custom note type (x-...)")
 	f.StringVar(&q.From, "from", "", "only hits written by this member")
-	f.IntVar(&q.Limit, "limit", 0, fmt.Sprintf("show at most this many hits (default %d, at most %d)", stick.DefaultSearchLimit, stick.MaxSearchLimit))
+	f.IntVar(&q.Limit, "limit", 0, "show at most this many hits "+pageRange(stick.DefaultSearchLimit, stick.MaxSearchLimit))
 	return cmd
 }
 
