@@ -2,7 +2,6 @@ package cli
 
 import (
 	"context"
-	"encoding/json"
 	"errors"
 	"fmt"
 	"os"
@@ -540,11 +539,8 @@ func printEvent(p *printer, e stick.Event) {
 		line += " -> " + e.To
 	}
 	reason := e.Reason
-	var why struct {
-		TakeoverReason string `json:"takeover_reason"`
-	}
-	if e.Type == stick.EventTakeover && json.Unmarshal(e.Data, &why) == nil && why.TakeoverReason != "" {
-		reason = render.Line(why.TakeoverReason) + ": " + reason
+	if why, ok := e.TakeoverData(); ok && why.TakeoverReason != "" {
+		reason = render.Line(string(why.TakeoverReason)) + ": " + reason
 	}
 	if reason != "" {
 		line += p.dim(" (" + reason + ")")

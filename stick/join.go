@@ -3,7 +3,6 @@ package stick
 import (
 	"context"
 	"crypto/subtle"
-	"encoding/json"
 	"strings"
 	"time"
 
@@ -381,11 +380,7 @@ func (s *Service) enrol(tx Tx, sn *snapshot, c Caller, how enrolment, added *boo
 	if !*added && !moved {
 		return token, nil
 	}
-	fields := map[string]any{"override": how.override, "force_new": how.forceNew, "session_kind": m.Kind, "ordinal": m.Ordinal}
-	if moved {
-		fields["reclaimed"] = true
-	}
-	data, _ := json.Marshal(fields)
+	data := encodeData(JoinData{Override: how.override, ForceNew: how.forceNew, SessionKind: m.Kind, Ordinal: m.Ordinal, Reclaimed: moved})
 	_, err := tx.AppendEvent(Event{RoomID: sn.room.ID, TurnID: sn.room.TurnID, Type: EventJoin, From: c.AgentID, Data: data, CreatedAt: sn.now})
 	return token, err
 }

@@ -246,7 +246,7 @@ func (s *Service) Close(ctx context.Context, c Caller, roomID, reason, conclusio
 			if content != cur.Content {
 				doc = &Document{DocVersion: DocVersion{RoomID: r.ID, Version: cur.Version + 1, Author: c.AgentID,
 					Op: DocConclusion, Size: len(content), CreatedAt: sn.now}, Content: content}
-				ev.Data, _ = json.Marshal(map[string]any{"doc_version": doc.Version})
+				ev.Data = encodeData(CloseData{DocVersion: doc.Version})
 			}
 		}
 		ev, err := tx.AppendEvent(ev)
@@ -302,7 +302,7 @@ func (s *Service) SetPolicy(ctx context.Context, c Caller, roomID string, u Poli
 			return err
 		}
 		tx.Ring(roomID, "")
-		data, _ := json.Marshal(eff)
+		data := encodeData(eff)
 		_, err = tx.AppendEvent(Event{RoomID: roomID, TurnID: sn.room.TurnID, Type: EventPolicy, From: c.AgentID, Data: data, CreatedAt: sn.now})
 		out = eff
 		return err
@@ -395,7 +395,7 @@ func (s *Service) ReorderMembers(ctx context.Context, c Caller, roomID string, o
 			return err
 		}
 		tx.Ring(roomID, "")
-		data, _ := json.Marshal(map[string]any{"agent_ids": ids})
+		data := encodeData(ReorderData{AgentIDs: ids})
 		if _, err := tx.AppendEvent(Event{RoomID: roomID, TurnID: sn.room.TurnID, Type: EventReorder, From: c.AgentID, Data: data, CreatedAt: sn.now}); err != nil {
 			return err
 		}
