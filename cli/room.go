@@ -211,8 +211,8 @@ on every host: the origin (and the room's path inside the repository), or
 					if keyed {
 						row = append(row, keyCell(r.RoomKey))
 					}
-					rows = append(rows, append(row, p.state(string(r.State)), orDash(r.Owner), orDash(r.ReservedFor),
-						fmt.Sprint(r.TurnID), fmt.Sprintf("%d/%d", r.ActiveMembers, r.Members), ago(now, lastActivity(r))))
+					rows = append(rows, append(row, p.State(string(r.State)), render.Dash(r.Owner), render.Dash(r.ReservedFor),
+						fmt.Sprint(r.TurnID), fmt.Sprintf("%d/%d", r.ActiveMembers, r.Members), render.Ago(now, lastActivity(r))))
 				}
 				header := []string{"ROOM", "PATH", "STATE", "HOLDER", "RESERVED", "TURN", "ACTIVE", "ACTIVITY"}
 				if keyed {
@@ -307,13 +307,13 @@ open named rooms; --room NAME reads one ('stick state --room NAME').`, stick.Max
 				if len(res.Room.Members) == 1 {
 					members = "1 member"
 				}
-				fmt.Fprintf(p.w, "%s room %s %s as %s (%s, turn %d, %s)\n", verb, p.bold(render.Line(res.RoomID)), render.Line(stick.Where(res.CanonicalPath, res.RoomName)),
-					p.bold(render.Line(res.AgentID)), p.state(string(res.Room.State)), res.Room.TurnID, members)
+				fmt.Fprintf(p.w, "%s room %s %s as %s (%s, turn %d, %s)\n", verb, p.Bold(render.Line(res.RoomID)), render.Line(stick.Where(res.CanonicalPath, res.RoomName)),
+					p.Bold(render.Line(res.AgentID)), p.State(string(res.Room.State)), res.Room.TurnID, members)
 				if res.RoomKey != "" && !workspace.IsLocalKey(res.RoomKey) {
-					fmt.Fprintln(p.w, p.dim("key "+render.Line(res.RoomKey)+": clones of this repository share it"))
+					fmt.Fprintln(p.w, p.Dim("key "+render.Line(res.RoomKey)+": clones of this repository share it"))
 				}
 				if res.Warning != "" {
-					fmt.Fprintln(p.w, p.yellow("warning: "+render.Text(res.Warning)))
+					fmt.Fprintln(p.w, p.Warn("warning: "+render.Text(res.Warning)))
 				}
 				return nil
 			})
@@ -345,7 +345,7 @@ func newState(agent *string) *cobra.Command {
 				if asJSON {
 					return p.JSON(st)
 				}
-				printState(p, st, time.Now())
+				render.WriteState(p.w, p, st, time.Now())
 				return nil
 			})
 		},
@@ -354,67 +354,6 @@ func newState(agent *string) *cobra.Command {
 	addRoomFlag(cmd, &roomID)
 	return cmd
 }
-
-func printState(p *printer, st stick.RoomStatus, now time.Time) {
-	st = render.SafeStatus(st)
-	fmt.Fprintf(p.w, "room %s %s\n", p.bold(st.RoomID), stick.Where(st.CanonicalPath, st.RoomName))
-	if st.RoomKey != "" && !workspace.IsLocalKey(st.RoomKey) {
-		fmt.Fprintf(p.w, "key    %s\n", st.RoomKey)
-	}
-	fmt.Fprintf(p.w, "state  %s, turn %d\n", p.state(string(st.State)), st.TurnID)
-	if st.Owner != "" {
-		line := "holder " + p.bold(st.Owner)
-		if st.LeaseExpires != nil {
-			line += ", lease until " + st.LeaseExpires.Local().Format("15:04:05")
-		}
-		fmt.Fprintln(p.w, line)
-	}
-	if st.ReservedFor != "" {
-		line := "next   " + p.bold(st.ReservedFor)
-		if st.ClaimExpires != nil {
-			line += ", may claim until " + st.ClaimExpires.Local().Format("15:04:05")
-		}
-		fmt.Fprintln(p.w, line)
-	}
-	if st.Takeover != "" {
-		fmt.Fprintln(p.w, p.yellow("takeover available: "+render.Line(string(st.Takeover))))
-	}
-	fmt.Fprintln(p.w)
-	rows := make([][]string, 0, len(st.Members))
-	for _, m := range st.Members {
-		rows = append(rows, []string{fmt.Sprint(m.Ordinal), m.AgentID, p.state(m.Status), orDash(m.TurnRole), ago(now, m.LastSeenAt)})
-	}
-	p.table([]string{"#", "MEMBER", "STATUS", "TURN", "LAST SEEN"}, rows)
-	if h := st.PendingHandoff; h != nil && h.Handoff != nil {
-		fmt.Fprintf(p.w, "\npending handoff from %s (event %d):\n", h.From, h.Seq)
-		printHandoff(p, *h.Handoff)
-	}
-}
-
-func printHandoff(p *printer, h stick.Handoff) {
-	h = render.SafeHandoff(h)
-	fmt.Fprintf(p.w, "  %s %s\n", p.bold("status:"), indent(h.Status))
-	fmt.Fprintf(p.w, "  %s %s\n", p.bold("next:  "), indent(h.NextAction))
-	for _, a := range h.Artifacts {
-		loc := a.Path
-		if len(a.Lines) == 2 {
-			loc = fmt.Sprintf("%s:%d-%d", a.Path, a.Lines[0], a.Lines[1])
-		}
-		line := fmt.Sprintf("  %-8s %s", a.Role, loc)
-		if a.Note != "" {
-			line += p.dim("  " + indent(a.Note))
-		}
-		fmt.Fprintln(p.w, line)
-	}
-	for _, q := range h.OpenQuestions {
-		fmt.Fprintf(p.w, "  question: %s\n", indent(q))
-	}
-	for _, d := range h.DoNot {
-		fmt.Fprintf(p.w, "  do not:   %s\n", indent(d))
-	}
-}
-
-func indent(s string) string { return strings.ReplaceAll(s, "\n", "\n    ") }
 
 func newEvents(agent *string) *cobra.Command {
 	var asJSON, follow bool
@@ -463,7 +402,7 @@ events as they commit, until interrupted.`, stick.DefaultEventLimit),
 						return p.JSON(t)
 					}
 					if t.Earlier && !asJSON {
-						fmt.Fprintln(p.w, p.dim(fmt.Sprintf("earlier: stick events%s %s --after 0", agentArg(cmd), which)))
+						fmt.Fprintln(p.w, p.Dim(fmt.Sprintf("earlier: stick events%s %s --after 0", agentArg(cmd), which)))
 					}
 					page = t.EventPage
 				case !follow:
@@ -477,14 +416,14 @@ events as they commit, until interrupted.`, stick.DefaultEventLimit),
 				}
 				if !follow {
 					for _, e := range page.Events {
-						printEvent(p, e)
+						render.WriteEvent(p.w, p, e)
 					}
 					if page.HasMore {
 						more := fmt.Sprintf("more: stick events%s %s --after %d", agentArg(cmd), which, page.Cursor)
 						if limit > 0 {
 							more += fmt.Sprintf(" --limit %d", limit)
 						}
-						fmt.Fprintln(p.w, p.dim(more))
+						fmt.Fprintln(p.w, p.Dim(more))
 					}
 					return nil
 				}
@@ -525,48 +464,8 @@ func printStreamed(p *printer, e stick.Event, asJSON bool) error {
 	if asJSON {
 		return p.JSONLine(e)
 	}
-	printEvent(p, e)
+	render.WriteEvent(p.w, p, e)
 	return nil
-}
-
-func printEvent(p *printer, e stick.Event) {
-	e = render.SafeEvent(e)
-	line := fmt.Sprintf("#%-5d %s  turn %-4d %s", e.Seq, e.CreatedAt.Local().Format("2006-01-02 15:04:05"), e.TurnID, p.bold(fmt.Sprintf("%-8s", e.Type)))
-	if e.From != "" {
-		line += " " + e.From
-	}
-	if e.To != "" {
-		line += " -> " + e.To
-	}
-	reason := e.Reason
-	if why, ok := e.TakeoverData(); ok && why.TakeoverReason != "" {
-		reason = render.Line(string(why.TakeoverReason)) + ": " + reason
-	}
-	if reason != "" {
-		line += p.dim(" (" + reason + ")")
-	}
-	if e.Type == stick.EventNote {
-		var kind []string
-		if e.MessageType != "" && e.MessageType != stick.DefaultNoteType {
-			kind = append(kind, string(e.MessageType))
-		}
-		if e.Ref != 0 {
-			kind = append(kind, fmt.Sprintf("re #%d", e.Ref))
-		}
-		if len(kind) > 0 {
-			line += p.dim(" (" + strings.Join(kind, ", ") + ")")
-		}
-	}
-	if note := render.DocNote(e); note != "" {
-		line += p.dim(" (" + note + ")")
-	}
-	if e.Text != "" {
-		line += ": " + indent(e.Text)
-	}
-	fmt.Fprintln(p.w, line)
-	if e.Handoff != nil {
-		printHandoff(p, *e.Handoff)
-	}
 }
 
 func newWhoami(agent *string) *cobra.Command {
@@ -584,7 +483,7 @@ func newWhoami(agent *string) *cobra.Command {
 			}
 			fmt.Fprintln(p.w, render.Line(id))
 			if explain {
-				fmt.Fprintln(p.w, p.dim(render.Text(why)))
+				fmt.Fprintln(p.w, p.Dim(render.Text(why)))
 			}
 			return nil
 		},

@@ -97,7 +97,7 @@ func printHit(p *printer, h stick.SearchHit, now time.Time) {
 			at += ", " + h.Section
 		}
 	}
-	fmt.Fprintf(p.w, "%s  %s  %s  %s  %s\n", h.RoomPath, p.bold(at), h.Type, orDash(h.From), ago(now, h.CreatedAt))
+	fmt.Fprintf(p.w, "%s  %s  %s  %s  %s\n", h.RoomPath, p.Bold(at), h.Type, render.Dash(h.From), render.Ago(now, h.CreatedAt))
 	for _, l := range strings.Split(strings.TrimRight(highlight(p, h.Snippet), "\n"), "\n") {
 		fmt.Fprintln(p.w, strings.TrimRight("  "+l, " "))
 	}
@@ -132,7 +132,7 @@ func highlight(p *printer, snippet string) string {
 			open = true
 			i += len(stick.HighlightStart)
 		case open && strings.HasPrefix(rest, stick.HighlightEnd):
-			out.WriteString(p.bold(match.String()))
+			out.WriteString(p.Bold(match.String()))
 			match.Reset()
 			open = false
 			i += len(stick.HighlightEnd)

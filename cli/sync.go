@@ -47,11 +47,11 @@ A page holds at most --max events; run it again while it says there is more.`,
 					return p.JSON(res)
 				}
 				for _, e := range res.Received {
-					printEvent(p, e)
+					render.WriteEvent(p.w, p, e)
 				}
 				switch {
 				case res.HasMore:
-					fmt.Fprintf(p.w, "%s\n", p.dim(fmt.Sprintf("more: run 'stick sync%s' again (cursor %d)", agentArg(cmd), res.Cursor)))
+					fmt.Fprintf(p.w, "%s\n", p.Dim(fmt.Sprintf("more: run 'stick sync%s' again (cursor %d)", agentArg(cmd), res.Cursor)))
 				case len(res.Received) == 0 && res.Status == "timeout":
 					fmt.Fprintf(p.w, "nothing new in %s (cursor %d)\n", render.Duration(wait), res.Cursor)
 				case len(res.Received) == 0:
