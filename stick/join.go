@@ -234,6 +234,13 @@ func (s *Service) JoinPath(ctx context.Context, c Caller, req JoinRequest) (Join
 		if out.Left, err = sn.leaveReplaced(tx, self, out, req); err != nil {
 			return err
 		}
+		if out.Left != "" {
+			// The leave may have moved the reservation: read the room as
+			// it is now, liveness and all.
+			if sn, err = s.load(tx, room.ID); err != nil {
+				return err
+			}
+		}
 		out.RoomID, out.CanonicalPath, out.RoomKey, out.RoomName = room.ID, room.Path, room.Key, room.Name
 		out.Policy, out.HandoffTemplate = sn.policy, NewHandoffTemplate()
 		out.Room, err = s.status(tx, sn)
