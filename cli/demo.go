@@ -6,6 +6,7 @@ import (
 
 	"github.com/spf13/cobra"
 	"github.com/stickhq/stick/cli/demo"
+	"github.com/stickhq/stick/render"
 	"github.com/stickhq/stick/stick"
 )
 
@@ -29,7 +30,7 @@ It never touches your own database.`,
 		Args:    cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
 			o.Out, o.Log = cmd.OutOrStdout(), cmd.ErrOrStderr()
-			o.PrintRoom = func(w io.Writer, st stick.RoomStatus) { printState(newPrinter(w, false), st, time.Now()) }
+			o.PrintRoom = func(w io.Writer, st stick.RoomStatus) { render.WriteState(w, newPrinter(w, false), st, time.Now()) }
 			_, err := demo.Run(cmd.Context(), o)
 			return err
 		},

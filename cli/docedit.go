@@ -295,7 +295,7 @@ func docConflict(cmd *cobra.Command, s *session, r stick.RoomSummary, base stick
 	fmt.Fprintf(w, "your text is kept in %s\n", file)
 	fmt.Fprintln(w, "saved meanwhile:")
 	for _, v := range meanwhile {
-		fmt.Fprintf(w, "  version %d by %s at %s (%s, %d bytes)\n", v.Version, orDash(render.Line(v.Author)), v.CreatedAt.Local().Format("2006-01-02 15:04:05"), render.Line(string(v.Op)), v.Size)
+		fmt.Fprintf(w, "  version %d by %s at %s (%s, %d bytes)\n", v.Version, render.Dash(render.Line(v.Author)), v.CreatedAt.Local().Format("2006-01-02 15:04:05"), render.Line(string(v.Op)), v.Size)
 	}
 	if diff == "" {
 		fmt.Fprintf(w, "their change: none (version %d has the same text as version %d)\n", cur.Version, base.Version)
@@ -314,9 +314,9 @@ func printDiff(p *printer, diff string) {
 		l = render.Text(strings.TrimSuffix(l, "\n"))
 		switch {
 		case strings.HasPrefix(l, "---"), strings.HasPrefix(l, "+++"):
-			l = p.bold(l)
+			l = p.Bold(l)
 		case strings.HasPrefix(l, "@@"):
-			l = p.dim(l)
+			l = p.Dim(l)
 		case strings.HasPrefix(l, "-"):
 			l = p.red(l)
 		case strings.HasPrefix(l, "+"):

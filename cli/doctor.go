@@ -78,11 +78,11 @@ status 1 when a check fails; warnings do not change it.`,
 					case checkOK:
 						status = p.green(status)
 					case checkWarn:
-						status = p.yellow(status)
+						status = p.Warn(status)
 					case checkFail:
 						status = p.red(status)
 					case checkSkip:
-						status = p.dim(status)
+						status = p.Dim(status)
 					}
 					fmt.Fprintf(p.w, "%s  %-12s %s\n", status, c.Name, render.Line(c.Message))
 					if c.Fix != "" {

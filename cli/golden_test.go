@@ -552,26 +552,6 @@ func TestGoldenPolicy(t *testing.T) {
 	tr.check("policy")
 }
 
-// The relative times of the tables, which the golden files normalise.
-func TestAgo(t *testing.T) {
-	now := goldenStart
-	for _, tc := range []struct {
-		d    time.Duration
-		want string
-	}{
-		{0, "just now"}, {999 * time.Millisecond, "just now"}, {time.Second, "1s ago"}, {59 * time.Second, "59s ago"},
-		{time.Minute, "1m ago"}, {59 * time.Minute, "59m ago"}, {time.Hour, "1h ago"}, {47 * time.Hour, "47h ago"},
-		{48 * time.Hour, "2d ago"}, {400 * 24 * time.Hour, "400d ago"},
-	} {
-		if got := ago(now, now.Add(-tc.d)); got != tc.want {
-			t.Errorf("ago(%v) = %q, want %q", tc.d, got, tc.want)
-		}
-	}
-	if got := ago(now, time.Time{}); got != "never" {
-		t.Errorf("ago(zero) = %q, want never", got)
-	}
-}
-
 // terminal makes the commands of the test take their standard input for a
 // terminal a person answers questions on.
 func terminal(t *testing.T) {

@@ -108,7 +108,7 @@ func runHold(cmd *cobra.Command, agentFlag, path string, hf handoffFlags) error 
 		defer close(followed)
 		followRoom(follow, svc, p, join.RoomID, join.Room.LastEventSeq)
 	}()
-	fmt.Fprintf(p.w, "waiting for the stick in %s as %s (Ctrl-C stops waiting)\n", render.Line(join.CanonicalPath), p.bold(render.Line(join.AgentID)))
+	fmt.Fprintf(p.w, "waiting for the stick in %s as %s (Ctrl-C stops waiting)\n", render.Line(join.CanonicalPath), p.Bold(render.Line(join.AgentID)))
 
 	res, interrupted, err := holdWait(ctx, g, join.RoomID, sigs)
 	switch {
@@ -129,8 +129,8 @@ func runHold(cmd *cobra.Command, agentFlag, path string, hf handoffFlags) error 
 	}
 	fmt.Fprintf(p.w, "%s your turn: turn %d (%s); holding until Ctrl-C\n", p.green("✓"), res.TurnID, render.Line(string(res.Reason)))
 	if res.Handoff != nil {
-		fmt.Fprintf(p.w, "handoff from %s (event %d):\n", orDash(render.Line(res.FromAgentID)), res.HandoffSeq)
-		printHandoff(p, *res.Handoff)
+		fmt.Fprintf(p.w, "handoff from %s (event %d):\n", render.Dash(render.Line(res.FromAgentID)), res.HandoffSeq)
+		render.WriteHandoff(p.w, p, *res.Handoff)
 	} else {
 		fmt.Fprintln(p.w, "no handoff: this is the room's first turn")
 	}
@@ -180,7 +180,7 @@ func runHold(cmd *cobra.Command, agentFlag, path string, hf handoffFlags) error 
 	stopBeat()
 	fmt.Fprintf(p.w, "%s released turn %d (event %d); ", p.green("✓"), rel.TurnID, rel.EventSeq)
 	if rel.ReservedFor != "" {
-		fmt.Fprintf(p.w, "the stick is reserved for %s\n", p.bold(render.Line(rel.ReservedFor)))
+		fmt.Fprintf(p.w, "the stick is reserved for %s\n", p.Bold(render.Line(rel.ReservedFor)))
 	} else {
 		fmt.Fprintln(p.w, "the room is idle")
 	}
@@ -235,7 +235,7 @@ func followRoom(ctx context.Context, svc *stick.Service, p *printer, roomID stri
 			return
 		}
 		for _, e := range page.Events {
-			printEvent(p, e)
+			render.WriteEvent(p.w, p, e)
 		}
 		after = page.Cursor
 	}
@@ -270,7 +270,7 @@ func askHandoff(cmd *cobra.Command, p *printer, hf handoffFlags, root string, si
 			out = append(out, l)
 		}
 	}
-	fmt.Fprintln(p.w, "\n"+p.bold("hand the stick on")+" (Ctrl-C again leaves without a release)")
+	fmt.Fprintln(p.w, "\n"+p.Bold("hand the stick on")+" (Ctrl-C again leaves without a release)")
 	for hf.status == "" {
 		s, err := ask("what did you do, what is unfinished? › ")
 		if err != nil {

@@ -207,9 +207,9 @@ func resultLine(p *printer, r harness.Result) string {
 	case harness.StatusFailed:
 		words = p.red(words)
 	case harness.StatusSkipped, harness.StatusUnsupported, harness.StatusNotInstalled:
-		words = p.dim(words)
+		words = p.Dim(words)
 	default:
-		words = p.yellow(words)
+		words = p.Warn(words)
 	}
 	line := r.Harness + ": " + words
 	if r.Previous != "" && (r.Status == harness.StatusReplaced || r.Status == harness.StatusWouldReplace) {

@@ -278,13 +278,18 @@ release, and never end a lease or a claim earlier than already granted.`,
 	addJSON(cmd, &asJSON)
 	f := cmd.Flags()
 	ttl := "; " + bounds(stick.MinTTL, stick.MaxTTL) + ", 0 resets it to the default"
-	f.DurationVar(&lease, "lease", 0, "owner lease TTL, e.g. 45m"+ttl)
-	f.DurationVar(&claim, "claim", 0, "claim TTL, e.g. 20m"+ttl)
-	f.DurationVar(&heartbeat, "heartbeat", 0, "heartbeat interval, e.g. 5m, shorter than the lease"+ttl)
-	f.DurationVar(&presence, "presence", 0, "presence TTL, e.g. 4h, at least the heartbeat"+ttl)
-	f.DurationVar(&wait, "wait", 0, "default wait_for_turn block time, e.g. 30s; "+bounds(stick.MinTTL, stick.MaxWaitLimit)+", 0 resets it to the default")
+	def := stick.DefaultPolicy
+	f.DurationVar(&lease, "lease", 0, "owner lease TTL, e.g. "+render.Duration(def.OwnerLeaseTTL)+ttl)
+	f.DurationVar(&claim, "claim", 0, "claim TTL, e.g. "+render.Duration(def.ClaimTTL)+ttl)
+	f.DurationVar(&heartbeat, "heartbeat", 0, "heartbeat interval, e.g. "+render.Duration(def.HeartbeatInterval)+", shorter than the lease"+ttl)
+	f.DurationVar(&presence, "presence", 0, "presence TTL, e.g. "+render.Duration(def.PresenceTTL)+", at least the heartbeat"+ttl)
+	f.DurationVar(&wait, "wait", 0, "default wait_for_turn block time, e.g. "+render.Duration(def.WaitMaxWait)+"; "+bounds(stick.MinTTL, stick.MaxWaitLimit)+", 0 resets it to the default")
 	return cmd
 }
 
 // bounds writes a policy value's range for a flag's help: "100ms to 720h".
 func bounds(lo, hi time.Duration) string { return render.Duration(lo) + " to " + render.Duration(hi) }
+
+// pageRange writes the default and the cap of a page size for a flag's
+// help, from the library's constants: "(default 50, at most 1000)".
+func pageRange(def, max int) string { return fmt.Sprintf("(default %d, at most %d)", def, max) }

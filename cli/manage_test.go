@@ -83,4 +83,9 @@ func TestNotePolicyLeaveClose(t *testing.T) {
 	if code, _, errOut := run(t, "note", "--path", repo, "late"); code != 1 || !strings.Contains(errOut, "room_closed: the room at") || !strings.Contains(errOut, "'stick join' starts a new room") {
 		t.Fatalf("note after close: %d %q", code, errOut)
 	}
+	want := "stick: room_closed: the room at " + repo + " is closed\n" +
+		"hint: 'stick events', 'stick state' and 'stick doc' still read it; 'stick join' starts a new room here\n"
+	if _, _, errOut := run(t, "note", "--path", repo, "late"); errOut != want {
+		t.Fatalf("note after close:\n got %q\nwant %q", errOut, want)
+	}
 }

@@ -2,7 +2,6 @@ package cli
 
 import (
 	"context"
-	"encoding/json"
 	"errors"
 	"fmt"
 	"os"
@@ -71,38 +70,15 @@ func pathArg(args []string) string {
 	return "."
 }
 
-// findRoom finds the open room a path belongs to: the deepest room on its
-// chain up to the workspace root; with closedToo, a path whose rooms are all
-// closed yields the most recently closed one.
+// findRoom finds the room a path belongs to (stick.Service.RoomFor): the
+// open one, or with closedToo the one closed last. A path with no room
+// gets the CLI's hint: the join command that makes one, as typed here.
 func (s *session) findRoom(ctx context.Context, path string, closedToo bool) (stick.RoomSummary, error) {
-	rooms, err := s.svc.ListRooms(ctx, path)
-	if err != nil {
-		return stick.RoomSummary{}, err
+	r, err := s.svc.RoomFor(ctx, path, closedToo)
+	if e := stick.AsError(err); e != nil && e.Code == stick.CodeRoomNotFound {
+		e.WithHint("run 'stick join%s %s' to create or join the room of this workspace", s.agentArg, path)
 	}
-	canon, err := workspace.Canonical(path)
-	if err != nil {
-		return stick.RoomSummary{}, err
-	}
-	var closed *stick.RoomSummary
-	for i, r := range rooms { // deepest first along the chain, then the named rooms
-		onChain := r.RoomName == "" && (canon == r.CanonicalPath || strings.HasPrefix(canon, strings.TrimSuffix(r.CanonicalPath, "/")+"/"))
-		switch {
-		case !onChain:
-		case r.State != stick.StateClosed:
-			return r, nil
-		case closed == nil || r.UpdatedAt.After(closed.UpdatedAt):
-			closed = &rooms[i]
-		}
-	}
-	if closedToo && closed != nil {
-		return *closed, nil
-	}
-	if closed != nil {
-		return stick.RoomSummary{}, stick.Errorf(stick.CodeRoomClosed, "the room at %s is closed", closed.CanonicalPath).
-			With("room_id", closed.RoomID).WithHint("'stick events', 'stick state' and 'stick doc' still read it; 'stick join' starts a new room here")
-	}
-	return stick.RoomSummary{}, stick.Errorf(stick.CodeRoomNotFound, "no room for %s", canon).With("path", canon).
-		WithHint("run 'stick join%s %s' to create or join the room of this workspace", s.agentArg, path)
+	return r, err
 }
 
 // inRoom opens a session for agent and runs fn with the room of path (with
@@ -235,8 +211,8 @@ on every host: the origin (and the room's path inside the repository), or
 					if keyed {
 						row = append(row, keyCell(r.RoomKey))
 					}
-					rows = append(rows, append(row, p.state(string(r.State)), orDash(r.Owner), orDash(r.ReservedFor),
-						fmt.Sprint(r.TurnID), fmt.Sprintf("%d/%d", r.ActiveMembers, r.Members), ago(now, lastActivity(r))))
+					rows = append(rows, append(row, p.State(string(r.State)), render.Dash(r.Owner), render.Dash(r.ReservedFor),
+						fmt.Sprint(r.TurnID), fmt.Sprintf("%d/%d", r.ActiveMembers, r.Members), render.Ago(now, lastActivity(r))))
 				}
 				header := []string{"ROOM", "PATH", "STATE", "HOLDER", "RESERVED", "TURN", "ACTIVE", "ACTIVITY"}
 				if keyed {
@@ -289,17 +265,17 @@ func newJoin(agent *string) *cobra.Command {
 	cmd := &cobra.Command{
 		Use:   "join [path | --name NAME]",
 		Short: "Join the room of a workspace (created at the workspace root if there is none), or a room by its name",
-		Long: `Join the room of a workspace: the deepest open room on the path's chain up to
+		Long: fmt.Sprintf(`Join the room of a workspace: the deepest open room on the path's chain up to
 its workspace root (the git top level, else the nearest directory with a
 marker file), created at the root if there is none. --force-new creates a
 room at the path itself, nested below the room above it.
 
 --name joins the open room of that name instead, created if there is none: a
 room for a team's session, which members join by its name from any directory
-(and, through a hub, from any host). A name is 1 to 64 lower-case letters,
+(and, through a hub, from any host). A name is 1 to %d lower-case letters,
 digits, '.', '-' and '_', starting with a letter or a digit. Once the room is
 closed, the next join by its name starts a new room. 'stick list' shows the
-open named rooms; --room NAME reads one ('stick state --room NAME').`,
+open named rooms; --room NAME reads one ('stick state --room NAME').`, stick.MaxRoomNameLen),
 		Example: "  stick join\n  stick join packages/api --force-new\n  stick join --name release-1.4-review",
 		Args:    cobra.MaximumNArgs(1),
 		RunE: func(cmd *cobra.Command, args []string) error {
@@ -331,13 +307,13 @@ open named rooms; --room NAME reads one ('stick state --room NAME').`,
 				if len(res.Room.Members) == 1 {
 					members = "1 member"
 				}
-				fmt.Fprintf(p.w, "%s room %s %s as %s (%s, turn %d, %s)\n", verb, p.bold(render.Line(res.RoomID)), render.Line(stick.Where(res.CanonicalPath, res.RoomName)),
-					p.bold(render.Line(res.AgentID)), p.state(string(res.Room.State)), res.Room.TurnID, members)
+				fmt.Fprintf(p.w, "%s room %s %s as %s (%s, turn %d, %s)\n", verb, p.Bold(render.Line(res.RoomID)), render.Line(stick.Where(res.CanonicalPath, res.RoomName)),
+					p.Bold(render.Line(res.AgentID)), p.State(string(res.Room.State)), res.Room.TurnID, members)
 				if res.RoomKey != "" && !workspace.IsLocalKey(res.RoomKey) {
-					fmt.Fprintln(p.w, p.dim("key "+render.Line(res.RoomKey)+": clones of this repository share it"))
+					fmt.Fprintln(p.w, p.Dim("key "+render.Line(res.RoomKey)+": clones of this repository share it"))
 				}
 				if res.Warning != "" {
-					fmt.Fprintln(p.w, p.yellow("warning: "+render.Text(res.Warning)))
+					fmt.Fprintln(p.w, p.Warn("warning: "+render.Text(res.Warning)))
 				}
 				return nil
 			})
@@ -369,7 +345,7 @@ func newState(agent *string) *cobra.Command {
 				if asJSON {
 					return p.JSON(st)
 				}
-				printState(p, st, time.Now())
+				render.WriteState(p.w, p, st, time.Now())
 				return nil
 			})
 		},
@@ -379,67 +355,6 @@ func newState(agent *string) *cobra.Command {
 	return cmd
 }
 
-func printState(p *printer, st stick.RoomStatus, now time.Time) {
-	st = render.SafeStatus(st)
-	fmt.Fprintf(p.w, "room %s %s\n", p.bold(st.RoomID), stick.Where(st.CanonicalPath, st.RoomName))
-	if st.RoomKey != "" && !workspace.IsLocalKey(st.RoomKey) {
-		fmt.Fprintf(p.w, "key    %s\n", st.RoomKey)
-	}
-	fmt.Fprintf(p.w, "state  %s, turn %d\n", p.state(string(st.State)), st.TurnID)
-	if st.Owner != "" {
-		line := "holder " + p.bold(st.Owner)
-		if st.LeaseExpires != nil {
-			line += ", lease until " + st.LeaseExpires.Local().Format("15:04:05")
-		}
-		fmt.Fprintln(p.w, line)
-	}
-	if st.ReservedFor != "" {
-		line := "next   " + p.bold(st.ReservedFor)
-		if st.ClaimExpires != nil {
-			line += ", may claim until " + st.ClaimExpires.Local().Format("15:04:05")
-		}
-		fmt.Fprintln(p.w, line)
-	}
-	if st.Takeover != "" {
-		fmt.Fprintln(p.w, p.yellow("takeover available: "+render.Line(string(st.Takeover))))
-	}
-	fmt.Fprintln(p.w)
-	rows := make([][]string, 0, len(st.Members))
-	for _, m := range st.Members {
-		rows = append(rows, []string{fmt.Sprint(m.Ordinal), m.AgentID, p.state(m.Status), orDash(m.TurnRole), ago(now, m.LastSeenAt)})
-	}
-	p.table([]string{"#", "MEMBER", "STATUS", "TURN", "LAST SEEN"}, rows)
-	if h := st.PendingHandoff; h != nil && h.Handoff != nil {
-		fmt.Fprintf(p.w, "\npending handoff from %s (event %d):\n", h.From, h.Seq)
-		printHandoff(p, *h.Handoff)
-	}
-}
-
-func printHandoff(p *printer, h stick.Handoff) {
-	h = render.SafeHandoff(h)
-	fmt.Fprintf(p.w, "  %s %s\n", p.bold("status:"), indent(h.Status))
-	fmt.Fprintf(p.w, "  %s %s\n", p.bold("next:  "), indent(h.NextAction))
-	for _, a := range h.Artifacts {
-		loc := a.Path
-		if len(a.Lines) == 2 {
-			loc = fmt.Sprintf("%s:%d-%d", a.Path, a.Lines[0], a.Lines[1])
-		}
-		line := fmt.Sprintf("  %-8s %s", a.Role, loc)
-		if a.Note != "" {
-			line += p.dim("  " + indent(a.Note))
-		}
-		fmt.Fprintln(p.w, line)
-	}
-	for _, q := range h.OpenQuestions {
-		fmt.Fprintf(p.w, "  question: %s\n", indent(q))
-	}
-	for _, d := range h.DoNot {
-		fmt.Fprintf(p.w, "  do not:   %s\n", indent(d))
-	}
-}
-
-func indent(s string) string { return strings.ReplaceAll(s, "\n", "\n    ") }
-
 func newEvents(agent *string) *cobra.Command {
 	var asJSON, follow bool
 	var after int64
@@ -448,11 +363,11 @@ func newEvents(agent *string) *cobra.Command {
 	cmd := &cobra.Command{
 		Use:   "events [path | --room ROOM_ID]",
 		Short: "Show a room's event log (claims, handoffs, takeovers, notes, ...), newest last",
-		Long: `Show the newest events of a room's log, oldest of them first: the last 50, or
+		Long: fmt.Sprintf(`Show the newest events of a room's log, oldest of them first: the last %d, or
 the last N with --tail N. --after N pages through the log from event N instead
 (--after 0 from the start), --limit events at a time. --follow keeps printing
-events as they commit, until interrupted.`,
-		Example: "  stick events                   # the newest 50\n  stick events -n 10\n  stick events --after 0 --limit 20   # from the start, 20 at a time\n" +
+events as they commit, until interrupted.`, stick.DefaultEventLimit),
+		Example: fmt.Sprintf("  stick events                   # the newest %d\n", stick.DefaultEventLimit) + "  stick events -n 10\n  stick events --after 0 --limit 20   # from the start, 20 at a time\n" +
 			"  stick events --follow          # the newest, then events as they commit, until Ctrl-C\n" +
 			"  stick events --follow --json   # one JSON object per line\n" +
 			"  stick events --room room_7b64e0c2a1f3d9b8   # a room by its id ('stick list' shows it), closed ones too",
@@ -487,7 +402,7 @@ events as they commit, until interrupted.`,
 						return p.JSON(t)
 					}
 					if t.Earlier && !asJSON {
-						fmt.Fprintln(p.w, p.dim(fmt.Sprintf("earlier: stick events%s %s --after 0", agentArg(cmd), which)))
+						fmt.Fprintln(p.w, p.Dim(fmt.Sprintf("earlier: stick events%s %s --after 0", agentArg(cmd), which)))
 					}
 					page = t.EventPage
 				case !follow:
@@ -501,14 +416,14 @@ events as they commit, until interrupted.`,
 				}
 				if !follow {
 					for _, e := range page.Events {
-						printEvent(p, e)
+						render.WriteEvent(p.w, p, e)
 					}
 					if page.HasMore {
 						more := fmt.Sprintf("more: stick events%s %s --after %d", agentArg(cmd), which, page.Cursor)
 						if limit > 0 {
 							more += fmt.Sprintf(" --limit %d", limit)
 						}
-						fmt.Fprintln(p.w, p.dim(more))
+						fmt.Fprintln(p.w, p.Dim(more))
 					}
 					return nil
 				}
@@ -537,9 +452,9 @@ events as they commit, until interrupted.`,
 	}
 	addJSON(cmd, &asJSON)
 	cmd.Flags().BoolVar(&follow, "follow", false, "keep printing new events as they commit, until interrupted")
-	cmd.Flags().IntVarP(&tail, "tail", "n", 0, "show the newest this many events (default 50, at most 1000)")
+	cmd.Flags().IntVarP(&tail, "tail", "n", 0, "show the newest this many events "+pageRange(stick.DefaultEventLimit, stick.MaxEventLimit))
 	cmd.Flags().Int64Var(&after, "after", 0, "show the events after this event number, oldest first (0: from the start)")
-	cmd.Flags().IntVar(&limit, "limit", 0, "with --after, show at most this many events (default 50, at most 1000); without, as --tail")
+	cmd.Flags().IntVar(&limit, "limit", 0, "with --after, show at most this many events "+pageRange(stick.DefaultEventLimit, stick.MaxEventLimit)+"; without, as --tail")
 	addRoomFlag(cmd, &roomID)
 	return cmd
 }
@@ -549,51 +464,8 @@ func printStreamed(p *printer, e stick.Event, asJSON bool) error {
 	if asJSON {
 		return p.JSONLine(e)
 	}
-	printEvent(p, e)
+	render.WriteEvent(p.w, p, e)
 	return nil
-}
-
-func printEvent(p *printer, e stick.Event) {
-	e = render.SafeEvent(e)
-	line := fmt.Sprintf("#%-5d %s  turn %-4d %s", e.Seq, e.CreatedAt.Local().Format("2006-01-02 15:04:05"), e.TurnID, p.bold(fmt.Sprintf("%-8s", e.Type)))
-	if e.From != "" {
-		line += " " + e.From
-	}
-	if e.To != "" {
-		line += " -> " + e.To
-	}
-	reason := e.Reason
-	var why struct {
-		TakeoverReason string `json:"takeover_reason"`
-	}
-	if e.Type == stick.EventTakeover && json.Unmarshal(e.Data, &why) == nil && why.TakeoverReason != "" {
-		reason = render.Line(why.TakeoverReason) + ": " + reason
-	}
-	if reason != "" {
-		line += p.dim(" (" + reason + ")")
-	}
-	if e.Type == stick.EventNote {
-		var kind []string
-		if e.MessageType != "" && e.MessageType != stick.DefaultNoteType {
-			kind = append(kind, string(e.MessageType))
-		}
-		if e.Ref != 0 {
-			kind = append(kind, fmt.Sprintf("re #%d", e.Ref))
-		}
-		if len(kind) > 0 {
-			line += p.dim(" (" + strings.Join(kind, ", ") + ")")
-		}
-	}
-	if note := render.DocNote(e); note != "" {
-		line += p.dim(" (" + note + ")")
-	}
-	if e.Text != "" {
-		line += ": " + indent(e.Text)
-	}
-	fmt.Fprintln(p.w, line)
-	if e.Handoff != nil {
-		printHandoff(p, *e.Handoff)
-	}
 }
 
 func newWhoami(agent *string) *cobra.Command {
@@ -612,7 +484,7 @@ func newWhoami(agent *string) *cobra.Command {
 			}
 			fmt.Fprintln(p.w, render.Line(id))
 			if explain {
-				fmt.Fprintln(p.w, p.dim(render.Text(why)))
+				fmt.Fprintln(p.w, p.Dim(render.Text(why)))
 			}
 			return nil
 		},

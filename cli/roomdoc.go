@@ -132,7 +132,7 @@ func newDocHistory(agent *string) *cobra.Command {
 				rows := make([][]string, 0, len(versions))
 				for _, v := range versions {
 					rows = append(rows, []string{fmt.Sprint(v.Version), v.CreatedAt.Local().Format("2006-01-02 15:04:05"),
-						orDash(render.Line(v.Author)), render.Line(string(v.Op)), fmt.Sprintf("%d B", v.Size)})
+						render.Dash(render.Line(v.Author)), render.Line(string(v.Op)), fmt.Sprintf("%d B", v.Size)})
 				}
 				p.table([]string{"VERSION", "WHEN", "AUTHOR", "OP", "SIZE"}, rows)
 				return nil

@@ -78,7 +78,7 @@ who pruned it and why. Without --yes nothing changes.`,
 				now := time.Now()
 				rows := make([][]string, len(rooms))
 				for i, r := range rooms {
-					rows[i] = []string{render.Line(r.RoomID), render.Line(pathCell(r.CanonicalPath, r.RoomName)), p.state(string(r.State)), ago(now, r.LastActivity), render.Line(r.Describe(now))}
+					rows[i] = []string{render.Line(r.RoomID), render.Line(pathCell(r.CanonicalPath, r.RoomName)), p.State(string(r.State)), render.Ago(now, r.LastActivity), render.Line(r.Describe(now))}
 				}
 				if yes {
 					fmt.Fprintf(p.w, "closed %d abandoned room(s):\n", len(rooms))

@@ -81,7 +81,7 @@ document; any other type is refused.`,
 	f.StringVar(&q.RoomID, "room", "", "search only this room: its id or name, as 'stick list' shows them, or a path in its workspace")
 	f.StringVar(&q.Type, "type", "", "only hits of this kind: "+strings.Join(stick.SearchTypes, ", ")+", or a custom note type (x-...)")
 	f.StringVar(&q.From, "from", "", "only hits written by this member")
-	f.IntVar(&q.Limit, "limit", 0, fmt.Sprintf("show at most this many hits (default %d, at most %d)", stick.DefaultSearchLimit, stick.MaxSearchLimit))
+	f.IntVar(&q.Limit, "limit", 0, "show at most this many hits "+pageRange(stick.DefaultSearchLimit, stick.MaxSearchLimit))
 	return cmd
 }
 
@@ -97,7 +97,7 @@ func printHit(p *printer, h stick.SearchHit, now time.Time) {
 			at += ", " + h.Section
 		}
 	}
-	fmt.Fprintf(p.w, "%s  %s  %s  %s  %s\n", h.RoomPath, p.bold(at), h.Type, orDash(h.From), ago(now, h.CreatedAt))
+	fmt.Fprintf(p.w, "%s  %s  %s  %s  %s\n", h.RoomPath, p.Bold(at), h.Type, render.Dash(h.From), render.Ago(now, h.CreatedAt))
 	for _, l := range strings.Split(strings.TrimRight(highlight(p, h.Snippet), "\n"), "\n") {
 		fmt.Fprintln(p.w, strings.TrimRight("  "+l, " "))
 	}
@@ -132,7 +132,7 @@ func highlight(p *printer, snippet string) string {
 			open = true
 			i += len(stick.HighlightStart)
 		case open && strings.HasPrefix(rest, stick.HighlightEnd):
-			out.WriteString(p.bold(match.String()))
+			out.WriteString(p.Bold(match.String()))
 			match.Reset()
 			open = false
 			i += len(stick.HighlightEnd)

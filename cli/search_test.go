@@ -273,7 +273,7 @@ func highlightUnescaped(p *printer, snippet string) string {
 			break
 		}
 		b.WriteString(rest[:i])
-		b.WriteString(p.bold(after[:j]))
+		b.WriteString(p.Bold(after[:j]))
 		rest = after[j+len(stick.HighlightEnd):]
 	}
 	return b.String()

@@ -121,7 +121,7 @@ func stand(ctx context.Context, agentFlag, path string) (standing, error) {
 				}
 			}
 		}
-		out.Ahead = ahead(st, id)
+		out.Ahead = st.Ahead(id)
 		out.Segment, out.Warning = segment(st, id, out.Waiting, out.Ahead)
 		return nil
 	})
@@ -162,38 +162,6 @@ func segment(st stick.RoomStatus, me string, waiting bool, ahead int) (seg, warn
 		return short(st.ReservedFor) + " next", ""
 	}
 	return string(st.State), ""
-}
-
-// ahead counts who comes before me: the holder (or reserved recipient) and
-// the members between it and me in sequence order that would get the stick
-// first (active or away; not inactive or gone).
-func ahead(st stick.RoomStatus, me string) int {
-	cur := st.Owner
-	if cur == "" {
-		cur = st.ReservedFor
-	}
-	if cur == "" || cur == me {
-		return 0
-	}
-	ci, mi := -1, -1
-	for i, m := range st.Members {
-		switch m.AgentID {
-		case cur:
-			ci = i
-		case me:
-			mi = i
-		}
-	}
-	if ci < 0 || mi < 0 {
-		return 1
-	}
-	n := 1
-	for i := (ci + 1) % len(st.Members); i != mi; i = (i + 1) % len(st.Members) {
-		if s := st.Members[i].Status; s == stick.MemberActive || s == stick.MemberAway {
-			n++
-		}
-	}
-	return n
 }
 
 // short names an agent for a prompt: the harness part of an agent id

@@ -89,7 +89,7 @@ func TestPromptSegments(t *testing.T) {
 		{"idle", stick.RoomStatus{State: stick.StateIdle}, "human:ana", false, "idle"},
 		{"closed", stick.RoomStatus{State: stick.StateClosed}, "human:ana", false, ""},
 	} {
-		if got, _ := segment(tc.st, tc.me, tc.waiting, ahead(tc.st, tc.me)); got != tc.want {
+		if got, _ := segment(tc.st, tc.me, tc.waiting, tc.st.Ahead(tc.me)); got != tc.want {
 			t.Errorf("%s: %q, want %q", tc.name, got, tc.want)
 		}
 	}

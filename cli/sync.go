@@ -47,11 +47,11 @@ A page holds at most --max events; run it again while it says there is more.`,
 					return p.JSON(res)
 				}
 				for _, e := range res.Received {
-					printEvent(p, e)
+					render.WriteEvent(p.w, p, e)
 				}
 				switch {
 				case res.HasMore:
-					fmt.Fprintf(p.w, "%s\n", p.dim(fmt.Sprintf("more: run 'stick sync%s' again (cursor %d)", agentArg(cmd), res.Cursor)))
+					fmt.Fprintf(p.w, "%s\n", p.Dim(fmt.Sprintf("more: run 'stick sync%s' again (cursor %d)", agentArg(cmd), res.Cursor)))
 				case len(res.Received) == 0 && res.Status == "timeout":
 					fmt.Fprintf(p.w, "nothing new in %s (cursor %d)\n", render.Duration(wait), res.Cursor)
 				case len(res.Received) == 0:
@@ -63,8 +63,8 @@ A page holds at most --max events; run it again while it says there is more.`,
 	}
 	addJSON(cmd, &asJSON)
 	f := cmd.Flags()
-	f.IntVar(&maxItems, "max", 0, "show at most this many events (default 50, at most 1000)")
-	f.DurationVar(&wait, "wait", 0, "when nothing is new, wait this long for the next event (at most 10m)")
+	f.IntVar(&maxItems, "max", 0, "show at most this many events "+pageRange(stick.DefaultSyncItems, stick.MaxEventLimit))
+	f.DurationVar(&wait, "wait", 0, "when nothing is new, wait this long for the next event (at most "+render.Duration(stick.MaxWaitLimit)+")")
 	f.BoolVar(&includeSelf, "include-self", false, "also show your own events")
 	f.BoolVar(&noAdvance, "no-advance", false, "leave the cursor where it is (move it later with --ack)")
 	f.Int64Var(&ack, "ack", 0, "with --no-advance: move the cursor to this event number")

@@ -174,11 +174,11 @@ func printAcquired(p *printer, rep holder.Report, ag string) {
 	case rep.Takeover != nil:
 		t := rep.Takeover
 		fmt.Fprintf(p.w, "%s you took over the stick: room %s at %s, turn %d (%s, was %s)\n",
-			p.green("✓"), render.Line(t.RoomID), render.Line(rep.Join.CanonicalPath), t.TurnID, render.Line(string(t.Reason)), orDash(render.Line(t.Revoked)))
+			p.green("✓"), render.Line(t.RoomID), render.Line(rep.Join.CanonicalPath), t.TurnID, render.Line(string(t.Reason)), render.Dash(render.Line(t.Revoked)))
 		printHolderLine(p, rep, t.LeaseExpiresAt)
 		if e := t.RecentHandoff; e != nil && e.Handoff != nil {
 			fmt.Fprintf(p.w, "\nthe last handoff in the log, from %s (event %d); read what happened since with 'stick events%s --after %d':\n", render.Line(e.From), e.Seq, ag, e.Seq)
-			printHandoff(p, *e.Handoff)
+			render.WriteHandoff(p.w, p, *e.Handoff)
 		} else {
 			fmt.Fprintf(p.w, "\nno handoff in the log yet: read 'stick events%s' to see what happened\n", ag)
 		}
@@ -189,34 +189,34 @@ func printAcquired(p *printer, rep holder.Report, ag string) {
 		fmt.Fprintf(p.w, "%s your turn: room %s at %s, turn %d (%s)\n", p.green("✓"), render.Line(w.RoomID), render.Line(rep.Join.CanonicalPath), w.TurnID, render.Line(string(w.Reason)))
 		printHolderLine(p, rep, *w.LeaseExpiresAt)
 		if w.Handoff != nil {
-			fmt.Fprintf(p.w, "\nhandoff from %s (event %d):\n", orDash(render.Line(w.FromAgentID)), w.HandoffSeq)
-			printHandoff(p, *w.Handoff)
+			fmt.Fprintf(p.w, "\nhandoff from %s (event %d):\n", render.Dash(render.Line(w.FromAgentID)), w.HandoffSeq)
+			render.WriteHandoff(p.w, p, *w.Handoff)
 		} else {
 			fmt.Fprintln(p.w, "\nno handoff: this is the room's first turn")
 		}
 		printDoneHint(p, ag)
 	case rep.Wait.Status == stick.TakeoverAvailable:
 		w := rep.Wait
-		fmt.Fprintf(p.w, "%s takeover available in %s: %s (turn %d, held by %s)\n", p.yellow("!"), render.Line(rep.Join.CanonicalPath), render.Line(string(w.Reason)), w.TurnID, orDash(render.Line(w.CurrentOwner+w.ReservedFor)))
+		fmt.Fprintf(p.w, "%s takeover available in %s: %s (turn %d, held by %s)\n", p.Warn("!"), render.Line(rep.Join.CanonicalPath), render.Line(string(w.Reason)), w.TurnID, render.Dash(render.Line(w.CurrentOwner+w.ReservedFor)))
 		fmt.Fprintf(p.w, "hint: run 'stick takeover%s --reason \"…\"' to take the stick, then read 'stick events%s' to recover\n", ag, ag)
 	case rep.Wait.Status == stick.Closed:
 	default:
 		w := rep.Wait
-		who := orDash(render.Line(w.CurrentOwner))
+		who := render.Dash(render.Line(w.CurrentOwner))
 		if w.ReservedFor != "" {
 			who = render.Line(w.ReservedFor) + " (reserved)"
 		}
-		fmt.Fprintf(p.w, "not your turn yet in %s: %s has the stick (%s)\n", render.Line(rep.Join.CanonicalPath), who, p.state(string(w.RoomState)))
+		fmt.Fprintf(p.w, "not your turn yet in %s: %s has the stick (%s)\n", render.Line(rep.Join.CanonicalPath), who, p.State(string(w.RoomState)))
 	}
 }
 
 func printHolderLine(p *printer, rep holder.Report, expires time.Time) {
 	fmt.Fprintf(p.w, "  lease until %s; holder pid %d heartbeats every %s until you release, and ends with %s\n",
-		expires.Local().Format("15:04:05"), rep.Guardian.PID, render.Duration(rep.Join.Policy.HeartbeatInterval), orDash(render.Line(rep.Anchor)))
+		expires.Local().Format("15:04:05"), rep.Guardian.PID, render.Duration(rep.Join.Policy.HeartbeatInterval), render.Dash(render.Line(rep.Anchor)))
 }
 
 func printDoneHint(p *printer, ag string) {
-	fmt.Fprintln(p.w, p.dim("\nwhen you are done: stick release"+ag+" --status \"what you did\" --next-action \"what comes next\" [--artifact PATH:START-END=ROLE]"))
+	fmt.Fprintln(p.w, p.Dim("\nwhen you are done: stick release"+ag+" --status \"what you did\" --next-action \"what comes next\" [--artifact PATH:START-END=ROLE]"))
 }
 
 func newRelease(agent *string) *cobra.Command {
@@ -298,11 +298,11 @@ func finishTurn(cmd *cobra.Command, agent, path, to string, hf handoffFlags, asJ
 		}
 		fmt.Fprintf(p.w, "%s %s turn %d in %s (event %d); ", p.green("✓"), verb, res.TurnID, render.Line(r.CanonicalPath), res.EventSeq)
 		if res.ReservedFor != "" {
-			fmt.Fprintf(p.w, "the stick is reserved for %s\n", p.bold(render.Line(res.ReservedFor)))
+			fmt.Fprintf(p.w, "the stick is reserved for %s\n", p.Bold(render.Line(res.ReservedFor)))
 		} else {
 			fmt.Fprintln(p.w, "the room is idle: the next to ask gets the stick and your handoff")
 		}
-		fmt.Fprintln(p.w, p.dim("run 'stick wait"+agentArg(cmd)+"' to queue for your next turn"))
+		fmt.Fprintln(p.w, p.Dim("run 'stick wait"+agentArg(cmd)+"' to queue for your next turn"))
 		return nil
 	})
 }

@@ -58,7 +58,7 @@ func explainWhere(ctx context.Context, w io.Writer, db, path string, asJSON bool
 	fmt.Fprintf(p.w, "          %s\n", strings.ReplaceAll(res.Explain(), "\n", "\n          "))
 	switch {
 	case out.RoomID != "":
-		fmt.Fprintf(p.w, "room      %s at %s\n", p.bold(render.Line(out.RoomID)), render.Line(out.RoomPath))
+		fmt.Fprintf(p.w, "room      %s at %s\n", p.Bold(render.Line(out.RoomID)), render.Line(out.RoomPath))
 	case res.Refused != "":
 		fmt.Fprintf(p.w, "room      none; run inside a git repository, add a marker file, or name a project directory\n")
 	default:

@@ -315,11 +315,11 @@ func (s *Server) register() error {
 			return addTool(s, &mcp.Tool{Name: "sync", Title: "Catch up with the room's log, and post", Annotations: write,
 				Description: "Post the outbox, then get the events not yet given to you, oldest first; repeat until has_more is false to catch up. Can wait for a new event."},
 				func(ctx context.Context, c stick.Caller, _ *mcp.CallToolRequest, in syncIn) (stick.SyncResult, string, error) {
-					if in.WaitSeconds < 0 || in.WaitSeconds > int(stick.MaxWaitLimit/time.Second) {
-						return stick.SyncResult{}, "", stick.Errorf(stick.CodeInvalidArgument, "wait_seconds must be between 0 and %d seconds (%v), got %d seconds",
-							int(stick.MaxWaitLimit/time.Second), stick.MaxWaitLimit, in.WaitSeconds).With("field", "wait_seconds")
+					wait, err := stick.WaitSeconds(int64(in.WaitSeconds))
+					if err != nil {
+						return stick.SyncResult{}, "", err
 					}
-					req := stick.SyncRequest{MaxItems: in.MaxItems, IncludeSelf: in.IncludeSelf, Wait: time.Duration(in.WaitSeconds) * time.Second,
+					req := stick.SyncRequest{MaxItems: in.MaxItems, IncludeSelf: in.IncludeSelf, Wait: wait,
 						ManualAck: in.AutoAdvance != nil && !*in.AutoAdvance, AckThrough: in.AckThrough, CursorReset: in.CursorReset}
 					for _, n := range in.Outbox {
 						req.Outbox = append(req.Outbox, n.note())
@@ -401,40 +401,28 @@ func (l leaseIn) lease() stick.Lease {
 // identity it joins as is the connection's in that room only. A join with
 // neither passes on the name of the connection's last override or reclaim
 // as its agent_id_override, so it stays flagged as overridden and package
-// stick checks that name in the room it lands in. Should the service
-// refuse a name in a room (another process joined as it since), the
-// reclaim token this connection holds for that name in that room proves it.
+// stick checks that name in the room it lands in. Every join passes the
+// memberships the connection holds (stick.JoinRequest.Held): package stick
+// proves a name by the token held for it, and makes the member this
+// connection was before it reclaimed another leave.
 func (s *Server) joinPath(ctx context.Context, c stick.Caller, req *mcp.CallToolRequest, in joinPathIn) (joinOut, string, error) {
 	conn, err := s.conn(req)
 	if err != nil {
 		return joinOut{}, "", err
 	}
-	jr := stick.JoinRequest{Path: in.ContextPath, Name: in.Name, ForceNew: in.ForceNew, AgentIDOverride: in.AgentIDOverride, ReclaimToken: in.ReclaimToken}
+	jr := stick.JoinRequest{Path: in.ContextPath, Name: in.Name, ForceNew: in.ForceNew, AgentIDOverride: in.AgentIDOverride, ReclaimToken: in.ReclaimToken,
+		Held: conn.held()}
 	if jr.AgentIDOverride == "" && jr.ReclaimToken == "" {
 		jr.AgentIDOverride = conn.overridden()
 		jr.ReclaimIfGone = s.recorded(conn, in.ContextPath, in.Name)
 	}
 	res, err := s.cfg.Service.JoinPath(ctx, c, jr)
-	if e := stick.AsError(err); e != nil && e.Code == stick.CodeAgentIDInUse && jr.ReclaimToken == "" {
-		room, _ := e.Details["room_id"].(string)
-		if jr.ReclaimToken = conn.token(room, jr.AgentIDOverride); jr.ReclaimToken != "" {
-			res, err = s.cfg.Service.JoinPath(ctx, c, jr)
-		}
-	}
 	if err != nil {
 		return joinOut{}, "", err
 	}
-	before := conn.joined(res, jr.AgentIDOverride != "")
-	if res.Reclaimed && before.agentID == c.AgentID && before.agentID != res.AgentID {
-		// This connection had joined the room under its derived identity
-		// before it reclaimed its old one: that member would get turns
-		// nobody takes. It leaves, unless it holds the stick.
-		if err := s.cfg.Service.Leave(ctx, c, res.RoomID); err == nil {
-			s.forget(res.RoomID, c.AgentID)
-			if st, err := s.cfg.Service.RoomState(ctx, res.RoomID); err == nil {
-				res.Room = st
-			}
-		}
+	conn.joined(res, jr.AgentIDOverride != "")
+	if res.Left != "" {
+		s.forget(res.RoomID, res.Left)
 	}
 	s.record(ctx, conn, res)
 	out := joinOut{JoinResult: res, NextStep: nextAfterJoin(res)}

@@ -4,12 +4,15 @@
 // text of MCP tool results, and next the web page. Frontends decide what
 // to show; this package decides how a domain value reads.
 //
-// It has three parts:
+// It has four parts:
 //
 //   - Text safe to show ([Line], [Text] and the Safe functions such as
 //     [SafeEvent]): what a terminal would act on instead of show is written
 //     out visibly. The CLI prints a room's text through them; JSON needs no
 //     more than its own escaping.
+//   - What the CLI's commands show ([WriteEvent], [WriteHandoff],
+//     [WriteState], [WriteTable]), marked up by a [Style] that the frontend
+//     injects: the CLI's printer knows whether its terminal shows colours.
 //   - The markdown export of a room ([Markdown]), whose own structure is
 //     the only text at the start of a line.
 //   - The plain text of MCP tool results ([PlainHandoff], [PlainEvents],

@@ -2,7 +2,6 @@ package render
 
 import (
 	"cmp"
-	"encoding/json"
 	"fmt"
 	"io"
 	"strings"
@@ -183,11 +182,8 @@ func writeMarkdownEvent(w io.Writer, e stick.Event) {
 			meta = append(meta, "the stick is reserved for "+e.To+" now")
 		}
 	case stick.EventTakeover:
-		var why struct {
-			TakeoverReason string `json:"takeover_reason"`
-		}
-		if json.Unmarshal(e.Data, &why) == nil && why.TakeoverReason != "" {
-			meta = append(meta, "takeover open: "+Line(why.TakeoverReason))
+		if why, ok := e.TakeoverData(); ok && why.TakeoverReason != "" {
+			meta = append(meta, "takeover open: "+Line(string(why.TakeoverReason)))
 		}
 		if e.To != "" {
 			meta = append(meta, "revoked "+e.To)
@@ -209,16 +205,12 @@ func writeMarkdownEvent(w io.Writer, e stick.Event) {
 	}
 	switch e.Type {
 	case stick.EventPolicy:
-		var p stick.Policy
-		if json.Unmarshal(e.Data, &p) == nil {
+		if p, ok := e.PolicyData(); ok {
 			fmt.Fprintf(w, "\n**Policy:** lease %s, heartbeat %s, claim %s, presence %s, wait %s\n",
 				Duration(p.OwnerLeaseTTL), Duration(p.HeartbeatInterval), Duration(p.ClaimTTL), Duration(p.PresenceTTL), Duration(p.WaitMaxWait))
 		}
 	case stick.EventReorder:
-		var r struct {
-			AgentIDs []string `json:"agent_ids"`
-		}
-		if json.Unmarshal(e.Data, &r) == nil && len(r.AgentIDs) > 0 {
+		if r, ok := e.ReorderData(); ok && len(r.AgentIDs) > 0 {
 			fmt.Fprintf(w, "\n**New order:** %s\n", strings.Join(Lines(r.AgentIDs), ", "))
 		}
 	case stick.EventNote:

@@ -1,7 +1,6 @@
 package render
 
 import (
-	"encoding/json"
 	"fmt"
 	"strings"
 	"time"
@@ -90,24 +89,14 @@ func PlainEvents(evs []stick.Event) string {
 // version, op and section, or the version a close wrote its conclusion
 // into; "" for other events.
 func docChange(e stick.Event) string {
-	if e.Type != stick.EventDoc && e.Type != stick.EventClose || len(e.Data) == 0 {
-		return ""
+	if c, ok := e.CloseData(); ok && c.DocVersion != 0 {
+		return fmt.Sprintf("conclusion written to document version %d", c.DocVersion)
 	}
-	var d struct {
-		Version    int64  `json:"version"`
-		Op         string `json:"op"`
-		Section    string `json:"section"`
-		DocVersion int64  `json:"doc_version"`
-	}
-	if json.Unmarshal(e.Data, &d) != nil {
-		return ""
-	}
+	d, ok := e.DocData()
 	switch {
-	case e.Type == stick.EventClose && d.DocVersion != 0:
-		return fmt.Sprintf("conclusion written to document version %d", d.DocVersion)
-	case e.Type == stick.EventDoc && d.Section != "":
+	case ok && d.Section != "":
 		return fmt.Sprintf("document version %d, %s under %s", d.Version, d.Op, d.Section)
-	case e.Type == stick.EventDoc:
+	case ok:
 		return fmt.Sprintf("document version %d, %s", d.Version, d.Op)
 	}
 	return ""

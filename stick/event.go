@@ -21,7 +21,7 @@ const (
 	EventPolicy   EventType = "policy"
 	EventReorder  EventType = "reorder"
 	// EventDoc records a write to the room document; Data holds its
-	// version, op and size, Text the appended text of an append.
+	// version, op and size (DocData), Text the appended text of an append.
 	EventDoc EventType = "doc"
 )
 
@@ -51,8 +51,10 @@ type Event struct {
 	// Ref points at a related event: for a claim, the handoff it received; for a takeover, the handoff
 	// pending at the time; for a note, the event it replies to.
 	Ref int64 `json:"ref_event_seq,omitempty"`
-	// Data carries structured details: the new policy, the new member order, join flags,
-	// why takeover was open (takeover_reason) for a takeover.
+	// Data carries structured details: a note's metadata as its author
+	// gave it, else the payload of the event's type, read with JoinData,
+	// DocData, CloseData, ReorderData, TakeoverData or PolicyData (see
+	// eventdata.go).
 	Data      json.RawMessage `json:"data,omitempty"`
 	CreatedAt time.Time       `json:"created_at"`
 }

@@ -3,7 +3,6 @@ package stick
 import (
 	"context"
 	"crypto/subtle"
-	"encoding/json"
 	"strings"
 	"time"
 
@@ -39,6 +38,48 @@ type JoinRequest struct {
 	// such a token of that member proves the name as ReclaimToken does. It
 	// is ignored with ReclaimToken and for a caller without process facts.
 	ReclaimIfGone []string
+	// Held lists the memberships earlier joins gave this caller through
+	// the frontend, one per room at most: a frontend that keeps a caller's
+	// memberships (an MCP connection, a hub's session) passes them on every
+	// join, so every frontend reclaims alike. Two rules use them. A join
+	// whose AgentIDOverride names a member of the room it lands in, which
+	// only that member's reclaim token may join as, is proven by the token
+	// held for that name in that room, as if it were ReclaimToken. And a
+	// join that becomes another member (JoinResult.Reclaimed) while the
+	// caller's own agent id is the member it held in the room makes that
+	// member leave in the same transaction (JoinResult.Left), so nobody is
+	// given turns nobody takes; a member holding the stick stays. At most
+	// MaxHeld entries.
+	Held []Membership
+}
+
+// Membership is a member a join made its caller in a room, as a frontend
+// remembers it from the JoinResult: the room, the agent id and its reclaim
+// token ("" if the join gave none).
+type Membership struct {
+	RoomID       string
+	AgentID      string
+	ReclaimToken string
+}
+
+// token returns the reclaim token req holds for agent in room, "" if none.
+func (req JoinRequest) token(room, agent string) string {
+	for _, m := range req.Held {
+		if m.RoomID == room && m.AgentID == agent {
+			return m.ReclaimToken
+		}
+	}
+	return ""
+}
+
+// holds reports whether req holds a membership of agent in room.
+func (req JoinRequest) holds(room, agent string) bool {
+	for _, m := range req.Held {
+		if m.RoomID == room && m.AgentID == agent {
+			return true
+		}
+	}
+	return false
 }
 
 // JoinResult is what a member needs after joining.
@@ -74,6 +115,10 @@ type JoinResult struct {
 	FoundAgain bool `json:"found_again,omitempty"`
 	// Warning is set when a nested room was created below an existing room.
 	Warning string `json:"warning,omitempty"`
+	// Left is the caller's own member that left the room because the join
+	// reclaimed another one (see JoinRequest.Held), "" if none did: a
+	// frontend forgets what it kept for it. Room shows the members after.
+	Left string `json:"-"`
 	// Policy is the room's effective policy, including the heartbeat cadence.
 	Policy Policy `json:"policy"`
 	// HandoffTemplate shows the expected handoff shape.
@@ -120,6 +165,7 @@ func (s *Service) JoinPath(ctx context.Context, c Caller, req JoinRequest) (Join
 	if err := req.checkSizes(); err != nil {
 		return JoinResult{}, err
 	}
+	self := c
 	override := req.AgentIDOverride != ""
 	if override {
 		if err := validateAgentID("agent_id_override", req.AgentIDOverride); err != nil {
@@ -161,7 +207,16 @@ func (s *Service) JoinPath(ctx context.Context, c Caller, req JoinRequest) (Join
 		}
 		switch {
 		case req.ReclaimToken != "" || override:
-			if c.AgentID, out.FoundAgain, err = sn.claimName(c, req); err != nil {
+			req := req
+			c.AgentID, out.FoundAgain, err = sn.claimName(c, req)
+			if ErrorCode(err) == CodeAgentIDInUse && req.ReclaimToken == "" {
+				// The name is a member's that another process joined as
+				// since; the token held for it in this room proves it.
+				if req.ReclaimToken = req.token(room.ID, req.AgentIDOverride); req.ReclaimToken != "" {
+					c.AgentID, out.FoundAgain, err = sn.claimName(c, req)
+				}
+			}
+			if err != nil {
 				return err
 			}
 			out.AgentID, out.Reclaimed = c.AgentID, req.ReclaimToken != "" || out.FoundAgain
@@ -175,6 +230,16 @@ func (s *Service) JoinPath(ctx context.Context, c Caller, req JoinRequest) (Join
 		}
 		if err := sn.attend(tx, c); err != nil {
 			return err
+		}
+		if out.Left, err = sn.leaveReplaced(tx, self, out, req); err != nil {
+			return err
+		}
+		if out.Left != "" {
+			// The leave may have moved the reservation: read the room as
+			// it is now, liveness and all.
+			if sn, err = s.load(tx, room.ID); err != nil {
+				return err
+			}
 		}
 		out.RoomID, out.CanonicalPath, out.RoomKey, out.RoomName = room.ID, room.Path, room.Key, room.Name
 		out.Policy, out.HandoffTemplate = sn.policy, NewHandoffTemplate()
@@ -248,6 +313,21 @@ func (req JoinRequest) checkNamed() error {
 	return checkRoomName("name", req.Name)
 }
 
+// leaveReplaced makes the caller's own member leave the room when the join
+// (out) reclaimed another member and req holds the caller's own agent id
+// as its member in the room (see JoinRequest.Held); it returns the agent
+// id that left, "" when none did. A member holding the stick stays, and
+// so does one the caller may not act as (see vouch).
+func (sn *snapshot) leaveReplaced(tx Tx, self Caller, out JoinResult, req JoinRequest) (string, error) {
+	switch {
+	case !out.Reclaimed || out.AgentID == self.AgentID || !req.holds(sn.room.ID, self.AgentID) || sn.member(self.AgentID) == nil:
+		return "", nil
+	case sn.room.State == StateOwned && sn.room.Owner == self.AgentID, sn.vouch(self) != nil:
+		return "", nil
+	}
+	return self.AgentID, sn.leave(tx, self.AgentID)
+}
+
 // enrolment says how a caller joins.
 type enrolment struct {
 	override, forceNew, reclaimed bool
@@ -307,11 +387,7 @@ func (s *Service) enrol(tx Tx, sn *snapshot, c Caller, how enrolment, added *boo
 	if !*added && !moved {
 		return token, nil
 	}
-	fields := map[string]any{"override": how.override, "force_new": how.forceNew, "session_kind": m.Kind, "ordinal": m.Ordinal}
-	if moved {
-		fields["reclaimed"] = true
-	}
-	data, _ := json.Marshal(fields)
+	data := encodeData(JoinData{Override: how.override, ForceNew: how.forceNew, SessionKind: m.Kind, Ordinal: m.Ordinal, Reclaimed: moved})
 	_, err := tx.AppendEvent(Event{RoomID: sn.room.ID, TurnID: sn.room.TurnID, Type: EventJoin, From: c.AgentID, Data: data, CreatedAt: sn.now})
 	return token, err
 }
@@ -435,6 +511,19 @@ func (req JoinRequest) checkSizes() error {
 	for _, t := range req.ReclaimIfGone {
 		if err := checkLen("reclaim_if_gone", t, MaxIDLen); err != nil {
 			return err
+		}
+	}
+	if len(req.Held) > MaxHeld {
+		return invalidArg("held", "held lists %d memberships; at most %d are allowed", len(req.Held), MaxHeld)
+	}
+	for _, m := range req.Held {
+		for _, f := range []struct {
+			v   string
+			max int
+		}{{m.RoomID, MaxIDLen}, {m.AgentID, MaxAgentIDLen}, {m.ReclaimToken, MaxIDLen}} {
+			if err := checkLen("held", f.v, f.max); err != nil {
+				return err
+			}
 		}
 	}
 	return nil

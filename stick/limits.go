@@ -17,6 +17,9 @@ const (
 	MaxIDLen = 128
 	// MaxReclaimTokens bounds JoinRequest.ReclaimIfGone.
 	MaxReclaimTokens = 64
+	// MaxHeld bounds JoinRequest.Held: the rooms one caller of a frontend
+	// joined and is still remembered in.
+	MaxHeld = 256
 	// MaxOrderLen bounds the agent ids of one ReorderMembers call.
 	MaxOrderLen = 1000
 	// MaxQuoted is how many bytes of a bad value a message quotes.

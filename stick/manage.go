@@ -3,6 +3,7 @@ package stick
 import (
 	"context"
 	"encoding/json"
+	"slices"
 	"strings"
 	"time"
 
@@ -153,30 +154,37 @@ func (n Note) validate(field string) error {
 // Errors: invalid_argument, room_not_found, room_closed, unknown_member, stick_held.
 func (s *Service) Leave(ctx context.Context, c Caller, roomID string) error {
 	return s.updateAs(ctx, c, roomID, false, (*snapshot).leaver, func(tx Tx, sn *snapshot) error {
-		r := &sn.room
-		if r.State == StateOwned && r.Owner == c.AgentID {
-			return sn.describe(Errorf(CodeStickHeld, "you hold the stick; release or pass it before leaving")).
-				WithHint("release_stick with a handoff, then leave")
+		return sn.leave(tx, c.AgentID)
+	})
+}
+
+// leave removes the member agent from the room (see Leave) and from sn,
+// or returns stick_held when it holds the stick.
+func (sn *snapshot) leave(tx Tx, agent string) error {
+	r := &sn.room
+	if r.State == StateOwned && r.Owner == agent {
+		return sn.describe(Errorf(CodeStickHeld, "you hold the stick; release or pass it before leaving")).
+			WithHint("release_stick with a handoff, then leave")
+	}
+	if r.State == StateReserved && r.ReservedFor == agent {
+		if next := sn.next(agent, sn.priorOwner()); next != nil {
+			r.ReservedFor, r.SequenceIndex = next.AgentID, next.Ordinal
+			r.ClaimExpiresAt = sn.now.Add(sn.policy.ClaimTTL)
+		} else {
+			r.State, r.ReservedFor, r.ClaimExpiresAt = StateIdle, "", time.Time{}
 		}
-		if r.State == StateReserved && r.ReservedFor == c.AgentID {
-			if next := sn.next(c.AgentID, sn.priorOwner()); next != nil {
-				r.ReservedFor, r.SequenceIndex = next.AgentID, next.Ordinal
-				r.ClaimExpiresAt = sn.now.Add(sn.policy.ClaimTTL)
-			} else {
-				r.State, r.ReservedFor, r.ClaimExpiresAt = StateIdle, "", time.Time{}
-			}
-			r.UpdatedAt = sn.now
-			if err := tx.SaveRoom(*r); err != nil {
-				return err
-			}
-		}
-		if err := tx.DeleteMember(r.ID, c.AgentID); err != nil {
+		r.UpdatedAt = sn.now
+		if err := tx.SaveRoom(*r); err != nil {
 			return err
 		}
-		tx.Ring(r.ID, "")
-		_, err := tx.AppendEvent(Event{RoomID: r.ID, TurnID: r.TurnID, Type: EventLeave, From: c.AgentID, To: r.ReservedFor, CreatedAt: sn.now})
+	}
+	if err := tx.DeleteMember(r.ID, agent); err != nil {
 		return err
-	})
+	}
+	sn.members = slices.DeleteFunc(sn.members, func(m Member) bool { return m.AgentID == agent })
+	tx.Ring(r.ID, "")
+	_, err := tx.AppendEvent(Event{RoomID: r.ID, TurnID: r.TurnID, Type: EventLeave, From: agent, To: r.ReservedFor, CreatedAt: sn.now})
+	return err
 }
 
 // CloseResult reports a closed room.
@@ -238,7 +246,7 @@ func (s *Service) Close(ctx context.Context, c Caller, roomID, reason, conclusio
 			if content != cur.Content {
 				doc = &Document{DocVersion: DocVersion{RoomID: r.ID, Version: cur.Version + 1, Author: c.AgentID,
 					Op: DocConclusion, Size: len(content), CreatedAt: sn.now}, Content: content}
-				ev.Data, _ = json.Marshal(map[string]any{"doc_version": doc.Version})
+				ev.Data = encodeData(CloseData{DocVersion: doc.Version})
 			}
 		}
 		ev, err := tx.AppendEvent(ev)
@@ -294,7 +302,7 @@ func (s *Service) SetPolicy(ctx context.Context, c Caller, roomID string, u Poli
 			return err
 		}
 		tx.Ring(roomID, "")
-		data, _ := json.Marshal(eff)
+		data := encodeData(eff)
 		_, err = tx.AppendEvent(Event{RoomID: roomID, TurnID: sn.room.TurnID, Type: EventPolicy, From: c.AgentID, Data: data, CreatedAt: sn.now})
 		out = eff
 		return err
@@ -387,7 +395,7 @@ func (s *Service) ReorderMembers(ctx context.Context, c Caller, roomID string, o
 			return err
 		}
 		tx.Ring(roomID, "")
-		data, _ := json.Marshal(map[string]any{"agent_ids": ids})
+		data := encodeData(ReorderData{AgentIDs: ids})
 		if _, err := tx.AppendEvent(Event{RoomID: roomID, TurnID: sn.room.TurnID, Type: EventReorder, From: c.AgentID, Data: data, CreatedAt: sn.now}); err != nil {
 			return err
 		}

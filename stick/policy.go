@@ -32,10 +32,10 @@ var DefaultPolicy = Policy{
 
 // Bounds on policy values, so a typo cannot create a room that never times out
 // or one that times out between two heartbeats.
+// MaxWaitLimit (caps.go) bounds WaitMaxWait.
 const (
-	MinTTL       = 100 * time.Millisecond
-	MaxTTL       = 30 * 24 * time.Hour
-	MaxWaitLimit = 10 * time.Minute // the longest single WaitForTurn call
+	MinTTL = 100 * time.Millisecond
+	MaxTTL = 30 * 24 * time.Hour
 )
 
 // Effective returns p with every zero field taken from def.

@@ -30,13 +30,15 @@ type RoomStatus struct {
 	// Takeover is the reason takeover is open, "" when it is not.
 	Takeover TakeoverReason `json:"takeover_reason,omitempty"`
 	// PendingHandoff is the release or pass event the next claimant receives.
-	PendingHandoff *Event         `json:"pending_handoff,omitempty"`
-	Members        []MemberStatus `json:"members"`
-	Policy         Policy         `json:"policy"`
-	LastEventSeq   int64          `json:"last_event_seq"`
-	CreatedAt      time.Time      `json:"created_at"`
-	UpdatedAt      time.Time      `json:"updated_at"`
-	ClosedAt       *time.Time     `json:"closed_at,omitempty"`
+	PendingHandoff *Event `json:"pending_handoff,omitempty"`
+	// Members are the room's members in sequence order, the order the
+	// stick goes round in (see Ahead).
+	Members      []MemberStatus `json:"members"`
+	Policy       Policy         `json:"policy"`
+	LastEventSeq int64          `json:"last_event_seq"`
+	CreatedAt    time.Time      `json:"created_at"`
+	UpdatedAt    time.Time      `json:"updated_at"`
+	ClosedAt     *time.Time     `json:"closed_at,omitempty"`
 }
 
 // MemberStatus is one member as a reader sees it.
@@ -91,12 +93,6 @@ type EventPage struct {
 	Cursor  int64 `json:"cursor"`
 	HasMore bool  `json:"has_more"`
 }
-
-// Event page sizes.
-const (
-	DefaultEventLimit = 50
-	MaxEventLimit     = 1000
-)
 
 // RoomState returns the authoritative state of a room. It probes the
 // holder's and the reserved recipient's processes; the other present

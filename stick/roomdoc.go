@@ -2,7 +2,6 @@ package stick
 
 import (
 	"context"
-	"encoding/json"
 	"time"
 )
 
@@ -200,11 +199,7 @@ func currentDoc(tx Tx, roomID string) (Document, error) {
 func writeDoc(tx Tx, sn *snapshot, c Caller, cur Document, content string, op DocOp, section string, appended *string) (Document, error) {
 	d := Document{DocVersion: DocVersion{RoomID: sn.room.ID, Version: cur.Version + 1, Author: c.AgentID, Op: op,
 		Size: len(content), CreatedAt: sn.now}, Content: content}
-	fields := map[string]any{"version": d.Version, "op": op, "size": d.Size}
-	if section != "" {
-		fields["section"] = section
-	}
-	data, _ := json.Marshal(fields)
+	data := encodeData(DocData{Version: d.Version, Op: op, Size: d.Size, Section: section})
 	ev := Event{RoomID: sn.room.ID, TurnID: sn.room.TurnID, Type: EventDoc, From: c.AgentID, Data: data, CreatedAt: sn.now}
 	if appended != nil {
 		ev.Text = *appended

@@ -5,12 +5,8 @@ import (
 	"time"
 )
 
-// Limits on searches.
-const (
-	DefaultSearchLimit = 20
-	MaxSearchLimit     = 200
-	MaxQueryLen        = 1 << 10
-)
+// MaxQueryLen bounds a search query.
+const MaxQueryLen = 1 << 10
 
 // Highlight markers around each match in a SearchHit's Snippet (markdown bold).
 const (

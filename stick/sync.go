@@ -49,9 +49,6 @@ type SyncResult struct {
 	Status string `json:"status"`
 }
 
-// DefaultSyncItems is the page size of Sync when none is asked for.
-const DefaultSyncItems = 50
-
 // Sync is the one call a member needs to follow a room's log: it posts the
 // outbox, then returns the events this member has not been given yet,
 // oldest first, from a cursor the store keeps per member (so a restart,
@@ -212,8 +209,7 @@ func (r SyncRequest) validate() error {
 	case r.MaxItems < 0 || r.MaxItems > MaxEventLimit:
 		return invalidArg("max_items", "max_items must be between 0 (the default, %d) and %d, got %d", DefaultSyncItems, MaxEventLimit, r.MaxItems)
 	case r.Wait < 0 || r.Wait > MaxWaitLimit:
-		return invalidArg("wait_seconds", "wait_seconds must be between 0 and %d seconds (%v), got %s seconds",
-			int(MaxWaitLimit/time.Second), MaxWaitLimit, strconv.FormatFloat(r.Wait.Seconds(), 'f', -1, 64))
+		return waitSecondsErr(strconv.FormatFloat(r.Wait.Seconds(), 'f', -1, 64))
 	case r.AckThrough != nil && !r.ManualAck:
 		return invalidArg("ack_through", "ack_through moves the cursor only with auto_advance false").
 			WithHint("set auto_advance to false to acknowledge by hand, or leave ack_through out")

@@ -2,7 +2,6 @@ package stick
 
 import (
 	"context"
-	"encoding/json"
 	"time"
 )
 
@@ -60,8 +59,7 @@ func (s *Service) Takeover(ctx context.Context, c Caller, roomID string, expecte
 		if r.State == StateReserved {
 			revoked = r.ReservedFor
 		}
-		data, _ := json.Marshal(map[string]TakeoverReason{"takeover_reason": why})
-		ev, err := s.grant(tx, sn, c, Event{Type: EventTakeover, Reason: reason, To: revoked, Data: data})
+		ev, err := s.grant(tx, sn, c, Event{Type: EventTakeover, Reason: reason, To: revoked, Data: encodeData(TakeoverData{TakeoverReason: why})})
 		if err != nil {
 			return err
 		}

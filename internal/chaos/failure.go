@@ -1,7 +1,6 @@
 package chaos
 
 import (
-	"encoding/json"
 	"errors"
 	"fmt"
 	"strings"
@@ -54,11 +53,8 @@ func formatEvent(ev stick.Event) string {
 		}
 		s += ")"
 	case stick.EventTakeover:
-		var data struct {
-			Reason string `json:"takeover_reason"`
-		}
-		_ = json.Unmarshal(ev.Data, &data)
-		s += fmt.Sprintf(" revoking %s (%s", ev.To, data.Reason)
+		data, _ := ev.TakeoverData()
+		s += fmt.Sprintf(" revoking %s (%s", ev.To, data.TakeoverReason)
 		if ev.Ref != 0 {
 			s += fmt.Sprintf(", pending #%d", ev.Ref)
 		}

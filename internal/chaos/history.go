@@ -1,7 +1,6 @@
 package chaos
 
 import (
-	"encoding/json"
 	"fmt"
 	"slices"
 	"strings"
@@ -197,13 +196,11 @@ func (h *historyWalk) claim(ev stick.Event, g *grantFacts) {
 
 func (h *historyWalk) takeover(ev stick.Event, g *grantFacts) {
 	h.stats.takeovers++
-	var data struct {
-		Reason stick.TakeoverReason `json:"takeover_reason"`
+	data, ok := ev.TakeoverData()
+	if !ok {
+		h.fail("takeover #%d has unreadable data %q", ev.Seq, ev.Data)
 	}
-	if err := json.Unmarshal(ev.Data, &data); err != nil {
-		h.fail("takeover #%d has unreadable data %q: %v", ev.Seq, ev.Data, err)
-	}
-	why := data.Reason
+	why := data.TakeoverReason
 	h.stats.reasons[string(why)]++
 	switch p := h.pending; {
 	case p != nil:
