@@ -11,6 +11,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/stickhq/stick/stick"
 	"golang.org/x/sys/unix"
 )
 
@@ -37,9 +38,11 @@ func openPTY(t *testing.T) (ctl, term *os.File) {
 	return ctl, term
 }
 
-// runOnTerminal runs the command line in-process with its standard output
-// on a pseudo-terminal and returns what the terminal received.
-func runOnTerminal(t *testing.T, args ...string) (int, string) {
+// runOnTerminal runs the command line in-process, on the scene's clock,
+// with its standard output on a pseudo-terminal and returns what the
+// terminal received.
+func runOnTerminal(s *scene, args ...string) (int, string) {
+	t := s.t
 	t.Helper()
 	ctl, term := openPTY(t)
 	got := make(chan string, 1)
@@ -49,7 +52,7 @@ func runOnTerminal(t *testing.T, args ...string) (int, string) {
 		got <- b.String()
 	}()
 	var errb bytes.Buffer
-	code := Execute(context.Background(), args, strings.NewReader(""), term, &errb, "v1.2.3")
+	code := Execute(context.Background(), LocalWiring(stick.WithClock(s.clock)), args, strings.NewReader(""), term, &errb, "v1.2.3")
 	term.Close()
 	select {
 	case out := <-got:
@@ -68,7 +71,7 @@ func TestColourOnTerminal(t *testing.T) {
 	s.join("codex:1", s.repo, false)
 	s.claim(codex, s.roomID(s.repo))
 
-	code, out := runOnTerminal(t, "state", s.repo)
+	code, out := runOnTerminal(s, "state", s.repo)
 	for _, want := range []string{
 		"state  \x1b[32mowned\x1b[0m, turn 1",
 		"holder \x1b[1mcodex:1\x1b[0m",
@@ -80,11 +83,11 @@ func TestColourOnTerminal(t *testing.T) {
 	}
 
 	fakeEnv(t, map[string]string{"USER": "ana", "NO_COLOR": "1"})
-	if code, out := runOnTerminal(t, "state", s.repo); code != 0 || strings.Contains(out, "\x1b[") || !strings.Contains(out, "state  owned, turn 1") {
+	if code, out := runOnTerminal(s, "state", s.repo); code != 0 || strings.Contains(out, "\x1b[") || !strings.Contains(out, "state  owned, turn 1") {
 		t.Errorf("NO_COLOR must turn colours off: %d %q", code, out)
 	}
 	fakeEnv(t, map[string]string{"USER": "ana"})
-	if code, out := runOnTerminal(t, "state", s.repo, "--json"); code != 0 || strings.Contains(out, "\x1b[") || !strings.HasPrefix(out, "{") {
+	if code, out := runOnTerminal(s, "state", s.repo, "--json"); code != 0 || strings.Contains(out, "\x1b[") || !strings.HasPrefix(out, "{") {
 		t.Errorf("--json on a terminal must stay plain JSON: %d %q", code, out)
 	}
 }
@@ -102,7 +105,7 @@ func TestColourEventsLineUp(t *testing.T) {
 	s.join("codex:1", s.repo, false)
 	s.release(codex, s.claim(codex, s.roomID(s.repo)), sampleHandoff)
 	plain := s.ok("events", s.repo)
-	code, out := runOnTerminal(t, "events", s.repo)
+	code, out := runOnTerminal(s, "events", s.repo)
 	if code != 0 || !strings.Contains(out, "\x1b[1mrelease") {
 		t.Fatalf("events on a terminal: %d %q", code, out)
 	}
@@ -119,7 +122,7 @@ func TestColourTablesLineUp(t *testing.T) {
 	s.claim(codex, s.roomID(s.repo))
 	for _, args := range [][]string{{"list", s.repo}, {"state", s.repo}, {"policy", s.repo}} {
 		plain := s.ok(args...)
-		code, out := runOnTerminal(t, args...)
+		code, out := runOnTerminal(s, args...)
 		if code != 0 || !strings.Contains(out, "\x1b[") {
 			t.Fatalf("%v on a terminal: %d %q", args, code, out)
 		}
@@ -135,7 +138,7 @@ func TestSearchBoldOnTerminal(t *testing.T) {
 	s := newScene(t)
 	s.join("human:ana", s.repo, false)
 	s.ok("note", "--path", s.repo, "the parser needs a fuzz target")
-	code, out := runOnTerminal(t, "search", "parser")
+	code, out := runOnTerminal(s, "search", "parser")
 	if code != 0 || !strings.Contains(out, "  the \x1b[1mparser\x1b[0m needs a fuzz target\n") || strings.Contains(out, "**") {
 		t.Errorf("search on a terminal: %d %q", code, out)
 	}
@@ -143,7 +146,7 @@ func TestSearchBoldOnTerminal(t *testing.T) {
 		t.Errorf("search piped: %q", plain)
 	}
 	fakeEnv(t, map[string]string{"USER": "ana", "NO_COLOR": "1"})
-	if code, out := runOnTerminal(t, "search", "parser"); code != 0 || !strings.Contains(out, "**parser**") || strings.Contains(out, "\x1b[") {
+	if code, out := runOnTerminal(s, "search", "parser"); code != 0 || !strings.Contains(out, "**parser**") || strings.Contains(out, "\x1b[") {
 		t.Errorf("search with NO_COLOR: %d %q", code, out)
 	}
 }
@@ -154,7 +157,7 @@ func TestSearchEscapedStarsOnTerminal(t *testing.T) {
 	s := newScene(t)
 	s.join("human:ana", s.repo, false)
 	s.ok("note", "--path", s.repo, "pass **kwargs to the lexer")
-	code, out := runOnTerminal(t, "search", "lexer")
+	code, out := runOnTerminal(s, "search", "lexer")
 	if code != 0 || !strings.Contains(out, "  pass **kwargs to the \x1b[1mlexer\x1b[0m\n") {
 		t.Errorf("search on a terminal: %d %q", code, out)
 	}

@@ -4,5 +4,7 @@
 // who an invocation acts as, and the process it belongs to, is package
 // identity's to say; the holder process that keeps a turn for a terminal
 // command lives in package holder, and how a room's text reads in package
-// render.
+// render. No command opens a store itself: the program that runs Execute
+// gives it a Wiring (cmd/stick gives LocalWiring, the SQLite database of
+// the data directory), through which every command opens the store.
 package cli

@@ -204,7 +204,7 @@ func databaseChecks(ctx context.Context, dir string) []check {
 		out = append(out, check{"database", checkFail, fmt.Sprintf("processes %v still write to a deleted %s, -wal or -shm: what they write is lost to every new process", pids, r.Path()),
 			"stop those stick processes (agents' 'stick mcp' servers, holders) and start them again; do not delete the -wal and -shm files of a database in use"})
 	}
-	svc, err := stick.New(r, serviceOptions...)
+	svc, err := newService(r)
 	if err != nil {
 		return append(out, failedCheck("rooms", err))
 	}

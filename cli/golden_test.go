@@ -51,9 +51,6 @@ func newScene(t *testing.T) *scene {
 	repo := setup(t)
 	fakeEnv(t, map[string]string{"USER": "ana"})
 	clk := testclock.New(goldenStart)
-	old := serviceOptions
-	serviceOptions = []stick.Option{stick.WithClock(clk)}
-	t.Cleanup(func() { serviceOptions = old })
 	st, err := store.OpenDefault()
 	if err != nil {
 		t.Fatal(err)
@@ -101,7 +98,7 @@ func (s *scene) run(stdin string, args ...string) (int, string, string) {
 		}
 	}
 	var out, errb bytes.Buffer
-	code := Execute(context.Background(), args, strings.NewReader(stdin), &out, &errb, "v1.2.3")
+	code := Execute(context.Background(), LocalWiring(stick.WithClock(s.clock)), args, strings.NewReader(stdin), &out, &errb, "v1.2.3")
 	return code, out.String(), errb.String()
 }
 
@@ -465,7 +462,9 @@ func TestGoldenEvents(t *testing.T) {
 	var errb bytes.Buffer
 	done := make(chan int, 1)
 	args := []string{"events", s.repo, "--after", "5", "--follow"}
-	go func() { done <- Execute(ctx, args, strings.NewReader(""), out, &errb, "v1.2.3") }()
+	go func() {
+		done <- Execute(ctx, LocalWiring(stick.WithClock(s.clock)), args, strings.NewReader(""), out, &errb, "v1.2.3")
+	}()
 	waitFor(t, func() bool { return strings.Count(out.String(), "\n") >= 1 })
 	s.clock.Advance(time.Minute)
 	s.ok("note", "--path", s.repo, "--agent", "codex:1", "on it")

@@ -15,7 +15,7 @@ func TestHostileTextOnTerminal(t *testing.T) {
 		{"events", s.repo}, {"state", s.repo}, {"sync", s.repo}, {"search", "note"}, {"doc", s.repo},
 		{"export", "--room", room}, {"list", s.repo}, {"status", s.repo},
 	} {
-		code, out := runOnTerminal(t, args...)
+		code, out := runOnTerminal(s, args...)
 		if code != 0 {
 			t.Fatalf("%v on a terminal: %d %q", args, code, out)
 		}

@@ -16,7 +16,7 @@ import (
 func runIn(t *testing.T, stdin string, args ...string) (int, string, string) {
 	t.Helper()
 	var out, errb bytes.Buffer
-	code := Execute(context.Background(), args, strings.NewReader(stdin), &out, &errb, "test")
+	code := Execute(context.Background(), LocalWiring(), args, strings.NewReader(stdin), &out, &errb, "test")
 	return code, out.String(), errb.String()
 }
 

@@ -51,9 +51,9 @@ core' registers it):
 			// comes first), so initialize is answered without it; the first
 			// tool call waits for it, and fails with the open's coded error
 			// if it failed.
-			st := store.OpenLater(func() (*store.Store, error) { return openReporting(cmd.ErrOrStderr()) })
+			st := wiring().OpenLater(cmd.ErrOrStderr())
 			defer st.Close()
-			svc, err := stick.New(st, serviceOptions...)
+			svc, err := newService(st)
 			if err != nil {
 				return err
 			}

@@ -12,7 +12,6 @@ import (
 	"github.com/spf13/cobra"
 	"github.com/stickhq/stick/render"
 	"github.com/stickhq/stick/stick"
-	"github.com/stickhq/stick/store"
 	"github.com/stickhq/stick/workspace"
 )
 
@@ -28,18 +27,14 @@ type session struct {
 	agentArg string
 }
 
-// serviceOptions are appended to the options of every service a command
-// opens; tests set a clock through it.
-var serviceOptions []stick.Option
-
-// openService opens the shared database and a service over it; close
+// openService opens the store (see Wiring) and a service over it; close
 // releases both.
 func openService() (svc *stick.Service, close func(), err error) {
-	st, err := store.OpenDefault()
+	st, err := wiring().Open()
 	if err != nil {
 		return nil, nil, err
 	}
-	svc, err = stick.New(st, serviceOptions...)
+	svc, err = newService(st)
 	if err != nil {
 		st.Close()
 		return nil, nil, err

@@ -184,7 +184,7 @@ func TestEventsFollow(t *testing.T) {
 	out := &syncBuffer{}
 	done := make(chan int, 1)
 	go func() {
-		done <- Execute(ctx, []string{"events", repo, "--follow", "--json"}, strings.NewReader(""), out, &bytes.Buffer{}, "test")
+		done <- Execute(ctx, LocalWiring(), []string{"events", repo, "--follow", "--json"}, strings.NewReader(""), out, &bytes.Buffer{}, "test")
 	}()
 	waitFor(t, func() bool { return strings.Count(out.String(), "\n") >= 1 }) // the join
 	if code, o, _ := run(t, "join", repo, "--agent", "codex:1"); code != 0 {

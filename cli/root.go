@@ -20,10 +20,12 @@ import (
 	"github.com/stickhq/stick/store"
 )
 
-// Execute runs the stick command line with args and returns the process exit
-// code: 0 on success, 1 when a command failed, 2 on a usage error, 5 on a
-// version_conflict (see exitFor; wait and try also use 3 and 4).
-func Execute(ctx context.Context, args []string, stdin io.Reader, stdout, stderr io.Writer, version string) int {
+// Execute runs the stick command line with args, acting on the store w
+// opens, and returns the process exit code: 0 on success, 1 when a command
+// failed, 2 on a usage error, 5 on a version_conflict (see exitFor; wait
+// and try also use 3 and 4).
+func Execute(ctx context.Context, w Wiring, args []string, stdin io.Reader, stdout, stderr io.Writer, version string) int {
+	wired.Store(&w)
 	root := newRoot(version)
 	requireSubcommand(root)
 	root.SetArgs(args)

@@ -11,7 +11,7 @@ import (
 func run(t *testing.T, args ...string) (int, string, string) {
 	t.Helper()
 	var out, errb bytes.Buffer
-	code := Execute(context.Background(), args, strings.NewReader(""), &out, &errb, "v1.2.3")
+	code := Execute(context.Background(), LocalWiring(), args, strings.NewReader(""), &out, &errb, "v1.2.3")
 	return code, out.String(), errb.String()
 }
 

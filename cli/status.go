@@ -10,7 +10,6 @@ import (
 	"github.com/stickhq/stick/procid"
 	"github.com/stickhq/stick/render"
 	"github.com/stickhq/stick/stick"
-	"github.com/stickhq/stick/store"
 )
 
 // standing is where this identity stands in the room of a path: the
@@ -73,11 +72,7 @@ room, and never an error. 'stick prompt install' puts it in your prompt.`,
 // read-only view of the database; it does not call fn when there is no
 // database or no room at the path.
 func readRoom(ctx context.Context, id, path string, fn func(*session, stick.RoomStatus) error) error {
-	dir, err := store.DataDir()
-	if err != nil {
-		return stick.Errorf(stick.CodeDataDir, "cannot resolve the data directory: %v", err)
-	}
-	r, err := store.OpenReader(dir)
+	r, err := wiring().OpenReader()
 	if stick.ErrorCode(err) == stick.CodeRoomNotFound {
 		return nil
 	}
@@ -85,7 +80,7 @@ func readRoom(ctx context.Context, id, path string, fn func(*session, stick.Room
 		return err
 	}
 	defer r.Close()
-	svc, err := stick.New(r, serviceOptions...)
+	svc, err := newService(r)
 	if err != nil {
 		return err
 	}

@@ -1,5 +1,7 @@
 // Command stick is the talking-stick coordinator for coding agents and people
-// sharing a workspace. It only wires: the commands are in package cli.
+// sharing a workspace. It only wires: it chooses the store (the SQLite
+// database of this host's data directory, cli.LocalWiring) and hands it to
+// the commands, which are in package cli.
 package main
 
 import (
@@ -18,7 +20,7 @@ var version = ""
 
 func main() {
 	ctx, stop := signalContext()
-	code := cli.Execute(ctx, os.Args[1:], os.Stdin, os.Stdout, os.Stderr, buildVersion())
+	code := cli.Execute(ctx, cli.LocalWiring(), os.Args[1:], os.Stdin, os.Stdout, os.Stderr, buildVersion())
 	stop()
 	os.Exit(code)
 }

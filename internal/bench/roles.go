@@ -20,5 +20,5 @@ func runStick(args []string) int {
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
 	defer stop()
 	defer startProfiles("stick")()
-	return cli.Execute(ctx, args, os.Stdin, os.Stdout, os.Stderr, "(stickbench)")
+	return cli.Execute(ctx, cli.LocalWiring(), args, os.Stdin, os.Stdout, os.Stderr, "(stickbench)")
 }

@@ -1,0 +1,86 @@
+package cli
+
+import (
+	"context"
+	"io"
+	"sync/atomic"
+
+	"github.com/stickhq/stick/stick"
+	"github.com/stickhq/stick/store"
+)
+
+// Wiring connects the commands to the store they act on. The program that
+// runs them builds it and hands it to Execute (cmd/stick chooses
+// LocalWiring), so which store stick runs on is decided in one place and
+// no command opens a store of its own.
+type Wiring struct {
+	// Open opens the store for a command that may write, making it when
+	// there is none yet.
+	Open func() (stick.Store, error)
+	// OpenReader opens the store for a command that only reads and must
+	// not make it (the status line, the prompt); an error coded
+	// room_not_found says there is no store yet.
+	OpenReader func() (stick.Store, error)
+	// OpenLater gives 'stick mcp' a store that opens in the background,
+	// once started or at its first use, so that the server answers the
+	// harness's initialize at once; report is told on w why an open
+	// failed.
+	OpenLater func(w io.Writer) LaterStore
+	// Options are given to every Service the commands make (tests set a
+	// clock through them).
+	Options []stick.Option
+}
+
+// A LaterStore is a store that opens in the background (see
+// store.Background): Start begins the open, Ready waits for it and
+// returns its error.
+type LaterStore interface {
+	stick.Store
+	Start()
+	Ready(ctx context.Context) error
+}
+
+// LocalWiring is the wiring of this host: the SQLite database in the data
+// directory (store.DataDir), and opts for every Service.
+func LocalWiring(opts ...stick.Option) Wiring {
+	return Wiring{
+		Open: func() (stick.Store, error) { return storeOrNil(store.OpenDefault()) },
+		OpenReader: func() (stick.Store, error) {
+			dir, err := store.DataDir()
+			if err != nil {
+				return nil, stick.Errorf(stick.CodeDataDir, "cannot resolve the data directory: %v", err)
+			}
+			return storeOrNil(store.OpenReader(dir))
+		},
+		OpenLater: func(w io.Writer) LaterStore {
+			return store.OpenLater(func() (*store.Store, error) { return openReporting(w) })
+		},
+		Options: opts,
+	}
+}
+
+// storeOrNil returns st as a stick.Store, or a nil interface with err: a
+// nil *store.Store in an interface would not compare equal to nil.
+func storeOrNil[S stick.Store](st S, err error) (stick.Store, error) {
+	if err != nil {
+		return nil, err
+	}
+	return st, nil
+}
+
+// wired is the wiring of the running Execute. A program runs one Execute
+// at a time; tests that run several at once give them equal wirings.
+var wired atomic.Pointer[Wiring]
+
+// wiring returns the wiring Execute was given.
+func wiring() Wiring {
+	if w := wired.Load(); w != nil {
+		return *w
+	}
+	return Wiring{}
+}
+
+// newService makes a Service over st with the wiring's options.
+func newService(st stick.Store) (*stick.Service, error) {
+	return stick.New(st, wiring().Options...)
+}
