@@ -183,6 +183,10 @@ func (s *Service) JoinPath(ctx context.Context, c Caller, req JoinRequest) (Join
 		}
 		place = func(tx Tx, now time.Time, out *JoinResult) (Room, error) { return namedRoom(tx, req.Name, now, out) }
 	} else {
+		if req.Path == "" {
+			return JoinResult{}, invalidArg("context_path", "give context_path (a file or directory in your workspace) or name (a room people named), not neither").
+				WithHint("pass your working directory as context_path, or a room's name, for example release-1.4-review")
+		}
 		res, err := s.resolve(req.Path)
 		if err != nil {
 			return JoinResult{}, err

@@ -221,12 +221,16 @@ func TestRoomNameRule(t *testing.T) {
 		}
 	}
 	for field, req := range map[string]stick.JoinRequest{
-		"name":      {Name: "x", Path: e.repo},
-		"force_new": {Name: "x", ForceNew: true},
+		"name":         {Name: "x", Path: e.repo},
+		"force_new":    {Name: "x", ForceNew: true},
+		"context_path": {},
 	} {
 		se := wantCode(t, func() error { _, err := e.svc.JoinPath(e.ctx, agent("ana"), req); return err }(), stick.CodeInvalidArgument)
 		if se.Details["field"] != field {
 			t.Errorf("%+v: %+v", req, se)
+		}
+		if field == "context_path" && (!strings.Contains(se.Message, "context_path") || !strings.Contains(se.Message, "name")) {
+			t.Errorf("a join with neither a path nor a name says %q; it must offer both", se.Message)
 		}
 	}
 }
