@@ -9,6 +9,7 @@ import (
 	"slices"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/stickhq/stick/internal/testkit"
 	"github.com/stickhq/stick/stick"
@@ -281,6 +282,18 @@ func TestWithWorkspaces(t *testing.T) {
 	_, err = e.svc.JoinPath(e.ctx, agent("ana"), stick.JoinRequest{Path: e.repo})
 	if se := wantCode(t, err, stick.CodeInvalidArgument); !errors.Is(err, fs.ErrNotExist) && !strings.Contains(se.Message, "does not exist") {
 		t.Fatalf("a path the resolver does not know: %+v", se)
+	}
+	// Whether a room's directory is gone is the resolver's to say too:
+	// /remote/api exists for it, though not on this host's disk. (Its
+	// member's presence has lapsed, so only the path keeps it.)
+	e.clock.Advance(5 * time.Hour)
+	ws.calls = nil
+	abandoned, err := e.svc.AbandonedRooms(e.ctx, 0)
+	if err != nil || len(abandoned) != 0 {
+		t.Fatalf("rooms at paths the resolver knows are abandoned: %+v %v", abandoned, err)
+	}
+	if !slices.Contains(ws.calls, "resolve /remote/api") || !slices.Contains(ws.calls, "resolve /remote/api/cmd") {
+		t.Fatalf("AbandonedRooms did not ask the resolver whether the rooms' paths exist: %q", ws.calls)
 	}
 }
 

@@ -5,7 +5,6 @@ import (
 	"errors"
 	"fmt"
 	"io/fs"
-	"os"
 	"slices"
 	"time"
 
@@ -22,7 +21,8 @@ type AbandonReason string
 
 // The reasons a room is abandoned.
 const (
-	// AbandonPathGone: the directory the room is for no longer exists.
+	// AbandonPathGone: the directory the room is for no longer exists, as
+	// the Service's Workspaces resolves it.
 	AbandonPathGone AbandonReason = "path_gone"
 	// AbandonIdle: no member has called for longer than the idle limit.
 	AbandonIdle AbandonReason = "idle"
@@ -94,7 +94,7 @@ func (s *Service) abandoned(sn *snapshot, idleFor time.Duration) (AbandonReason,
 		}
 	}
 	if r.Path != "" {
-		if _, err := os.Stat(r.Path); errors.Is(err, fs.ErrNotExist) {
+		if _, err := s.workspaces.Resolve(r.Path); errors.Is(err, fs.ErrNotExist) {
 			return AbandonPathGone, last
 		}
 	}

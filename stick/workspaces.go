@@ -12,8 +12,8 @@ import (
 // Workspaces resolves context paths for a Service: their canonical form,
 // the workspace root their room belongs at, whether a room may be created
 // at a directory, and the key that names a room's workspace the same way
-// on every host. JoinPath and ListRooms never look at a disk themselves but
-// ask it, so a server can resolve the paths of clients whose disks it
+// on every host. JoinPath, ListRooms, RoomFor and AbandonedRooms never
+// look at a disk themselves but ask it, so a server can resolve the paths of clients whose disks it
 // cannot see. workspace.Local resolves them on this host's disk; it is
 // what LocalWorkspaces returns and what a Service uses by default.
 type Workspaces interface {
