@@ -192,3 +192,38 @@ func TestNamedRoomTurnErrors(t *testing.T) {
 		t.Fatalf("a command in the closed named room started a new one:\n%s", out)
 	}
 }
+
+// The other commands that act in a room reach a named room by --room too,
+// and a room of a path by its id.
+func TestNamedRoomOtherCommands(t *testing.T) {
+	repo, data := holderRepo(t)
+	const name = "triage"
+	mustRun(t, repo, "join", "--name", name)
+	mustRun(t, repo, "--agent", "bob", "join", "--name", name)
+	wantOut(t, "doc append --room", mustRun(t, repo, "doc", "append", "--room", name, "--section", "Decisions", "ship it").stdout, "now version 1")
+	if out := mustRun(t, repo, "doc", "--room", name).stdout; out != "## Decisions\n\nship it\n" {
+		t.Fatalf("the named room's document: %q", out)
+	}
+	wantOut(t, "policy --room", mustRun(t, repo, "policy", "--room", name, "--lease", "10m").stdout, "lease      10m")
+	wantOut(t, "bob's sync --room", mustRun(t, repo, "--agent", "bob", "sync", "--room", name).stdout, "doc      ", "policy   ")
+	wantOut(t, "leave --room", mustRun(t, repo, "--agent", "bob", "leave", "--room", name).stdout, "bob left room")
+	r := runBin(t, repo, nil, "--agent", "carl", "note", "--room", name, "hello")
+	if r.code != 1 || !strings.Contains(r.stderr, "hint: run 'stick join --agent carl --name triage' first") {
+		t.Fatalf("a note by a non-member of the named room: %d %q", r.code, r.stderr)
+	}
+
+	// A room of a path, by its id: the holder joins it by its path.
+	var j stick.JoinResult
+	if err := json.Unmarshal([]byte(mustRun(t, repo, "join", "--json").stdout), &j); err != nil {
+		t.Fatal(err)
+	}
+	wantOut(t, "wait --room ID", mustRun(t, t.TempDir(), "wait", "--room", j.RoomID).stdout, "your turn: room "+j.RoomID+" at "+repo+", turn 1")
+	if hs := holders(t, data); len(hs) != 1 || hs[0].RoomID != j.RoomID || hs[0].Path != repo || hs[0].Name != "" {
+		t.Fatalf("records after wait --room ID: %+v", hs)
+	}
+	wantOut(t, "release --room ID", mustRun(t, t.TempDir(), "release", "--room", j.RoomID, "--status", "s", "--next-action", "n").stdout,
+		"released turn 1 in "+repo)
+	if hs := holders(t, data); len(hs) != 0 {
+		t.Fatalf("records after release --room ID: %+v", hs)
+	}
+}
