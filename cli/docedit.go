@@ -16,8 +16,9 @@ import (
 
 func newDocEdit(agent *string) *cobra.Command {
 	var asJSON, allowEmpty bool
+	var roomValue string
 	cmd := &cobra.Command{
-		Use:   "edit [path]",
+		Use:   "edit [path | --room ROOM]",
 		Short: "Edit the room's document in $VISUAL or $EDITOR; saves only if nobody wrote it meanwhile",
 		Long: `Edit the room's document: the current version is written to a temporary file,
 $VISUAL (else $EDITOR, else vi; notepad on Windows) opens it, and when the
@@ -32,7 +33,8 @@ kept in a file whose path is printed, with who wrote which version since and
 their change as a diff; run 'stick doc edit' again and re-apply your change.
 With --json all of that is the JSON on standard output, and standard error has
 only the error and its hint. Writing needs membership ('stick join') and an
-open room.
+open room; --room edits the document of an open room named by its id or its
+name instead of the room of a path.
 
 Exit status: 0 saved or nothing changed, 5 version conflict (nothing saved,
 your text kept), 1 any other error (the editor failed, the file was saved
@@ -40,16 +42,22 @@ empty, not a member, ...).`,
 		Example: "  stick doc edit\n" +
 			"  EDITOR=\"code --wait\" stick doc edit\n" +
 			"  stick doc edit ~/src/app --json\n" +
-			"  stick doc edit --allow-empty   # save an empty file to empty the document",
+			"  stick doc edit --allow-empty   # save an empty file to empty the document\n" +
+			"  stick doc edit --room release-1.4-review",
 		Args:              cobra.MaximumNArgs(1),
 		ValidArgsFunction: completePath,
 		RunE: func(cmd *cobra.Command, args []string) error {
-			return inRoom(cmd.Context(), *agent, pathArg(args), false, func(s *session, r stick.RoomSummary) error {
+			t, err := targetOf(cmd, roomValue, args)
+			if err != nil {
+				return err
+			}
+			return inTarget(cmd.Context(), *agent, t, false, func(s *session, r stick.RoomSummary) error {
 				return editDoc(cmd, s, r, newDocEditOptions(cmd, args, asJSON, allowEmpty))
 			})
 		},
 	}
 	addJSON(cmd, &asJSON)
+	addActRoomFlag(cmd, &roomValue)
 	cmd.Flags().BoolVar(&allowEmpty, "allow-empty", false, "save the file even if it is empty, emptying the document (without it an empty file aborts the edit)")
 	return cmd
 }
@@ -60,7 +68,7 @@ type docEditOptions struct {
 	asJSON, allowEmpty bool
 	// path is the path argument, absolute so that a command using it works
 	// from any directory, and quoted for a shell (hintQuote); "" when none
-	// was given.
+	// was given. With --room it is "--room" and the value, quoted.
 	path string
 	// agent is the --agent value, quoted for a shell; "" when none was given.
 	agent string
@@ -75,6 +83,9 @@ func newDocEditOptions(cmd *cobra.Command, args []string, asJSON, allowEmpty boo
 			path = abs
 		}
 		o.path = hintQuote(path)
+	}
+	if f := cmd.Flag("room"); f != nil && f.Changed {
+		o.path = "--room " + hintQuote(f.Value.String())
 	}
 	if f := cmd.Flag("agent"); f != nil && f.Changed {
 		o.agent = hintQuote(f.Value.String())

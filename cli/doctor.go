@@ -302,10 +302,14 @@ func holderChecks() []check {
 			if h.State == holder.Holding {
 				what = fmt.Sprintf("holds turn %d", h.Lease.TurnID)
 			}
-			out = append(out, check{"holder", checkOK, fmt.Sprintf("pid %d %s in %s for %s", h.Guardian.PID, what, h.Path, h.AgentID), ""})
+			out = append(out, check{"holder", checkOK, fmt.Sprintf("pid %d %s in %s for %s", h.Guardian.PID, what, h.Where(), h.AgentID), ""})
 		default:
-			out = append(out, check{"holder", checkWarn, fmt.Sprintf("pid %d for %s in %s: cannot tell whether it runs", h.Guardian.PID, h.AgentID, h.Path),
-				"if that process is not a stick holder, 'stick release' in " + h.Path + " drops the record"})
+			release := "'stick release' in " + h.Path
+			if h.Name != "" {
+				release = "'stick release --room " + shellQuote(h.Name) + "'"
+			}
+			out = append(out, check{"holder", checkWarn, fmt.Sprintf("pid %d for %s in %s: cannot tell whether it runs", h.Guardian.PID, h.AgentID, h.Where()),
+				"if that process is not a stick holder, " + release + " drops the record"})
 		}
 	}
 	if gone > 0 {

@@ -37,6 +37,7 @@ func newGuardian() *cobra.Command {
 	f := cmd.Flags()
 	f.StringVar(&mode, "mode", mode, "wait, try or takeover")
 	f.StringVar(&a.Path, "path", "", "the path whose room to join")
+	f.StringVar(&a.Name, "name", "", "the name of the room to join, instead of a path")
 	f.StringVar(&a.Agent, "as", "", "the agent id to hold for")
 	f.DurationVar(&a.Timeout, "timeout", 0, "how long to wait (0: until the turn comes)")
 	f.StringVar(&a.Reason, "reason", "", "the takeover reason")
@@ -54,6 +55,9 @@ func guardianArgs(a holder.Request) []string {
 	args := []string{"guardian", "--mode", string(a.Mode), "--path", a.Path, "--as", a.Agent,
 		"--timeout", a.Timeout.String(), "--reason", a.Reason, "--turn", strconv.FormatInt(a.Turn, 10),
 		"--anchor-pid", strconv.Itoa(a.AnchorPID), "--anchor-start", strconv.FormatInt(a.AnchorStart, 10)}
+	if a.Name != "" {
+		args = append(args, "--name", a.Name)
+	}
 	if a.Harness {
 		args = append(args, "--harness")
 	}

@@ -21,28 +21,36 @@ import (
 
 func newHold(agent *string) *cobra.Command {
 	var hf handoffFlags
+	var roomValue string
 	cmd := &cobra.Command{
-		Use:   "hold [path]",
+		Use:   "hold [path | --room ROOM]",
 		Short: "Wait for the stick and hold it in the foreground until you press Ctrl-C",
 		Long: `Wait for the stick in the room of the path (joining it if needed), then hold it
 in the foreground: heartbeating, and printing what happens in the room. Press
 Ctrl-C to hand the stick on: hold asks for the handoff (status, next action,
 files, questions) and releases. With --status and --next-action it releases
-with those without asking. 'stick release' from another terminal also ends it.`,
-		Example: "  stick hold\n  stick hold --status \"reviewed the parser\" --next-action \"merge it\" --artifact cli/handoff.go=review",
-		Args:    cobra.MaximumNArgs(1),
+with those without asking. 'stick release' from another terminal also ends it.
+--room holds the stick in an open room named by its id or its name instead.`,
+		Example: "  stick hold\n  stick hold --status \"reviewed the parser\" --next-action \"merge it\" --artifact cli/handoff.go=review\n" +
+			"  stick hold --room release-1.4-review",
+		Args: cobra.MaximumNArgs(1),
 		RunE: func(cmd *cobra.Command, args []string) error {
-			return runHold(cmd, *agent, pathArg(args), hf)
+			t, err := targetOf(cmd, roomValue, args)
+			if err != nil {
+				return err
+			}
+			return runHold(cmd, *agent, t, hf)
 		},
 	}
 	hf.add(cmd)
+	addActRoomFlag(cmd, &roomValue)
 	return cmd
 }
 
 // errInterrupted ends a hold that was interrupted before it got the stick.
 var errInterrupted = stick.Errorf(stick.CodeCanceled, "interrupted; stopped waiting")
 
-func runHold(cmd *cobra.Command, agentFlag, path string, hf handoffFlags) error {
+func runHold(cmd *cobra.Command, agentFlag string, t target, hf handoffFlags) error {
 	sigs := make(chan os.Signal, 4)
 	signal.Notify(sigs, os.Interrupt, syscall.SIGTERM)
 	defer signal.Stop(sigs)
@@ -54,16 +62,17 @@ func runHold(cmd *cobra.Command, agentFlag, path string, hf handoffFlags) error 
 
 	inv := invocation(agentFlag)
 	id := inv.AgentID
-	if held, err := alreadyHeld(ctx, id, path); err != nil || held != nil {
-		if err != nil {
-			return err
-		}
-		return stick.Errorf(stick.CodeInvalidArgument, "%s already holds the stick in %s through holder pid %d", held.AgentID, held.Path, held.Guardian.PID).
-			WithHint("release it first with 'stick release%s', or keep working under that holder", agentArg(cmd))
+	req, held, err := prepareJoin(ctx, agentFlag, id, t)
+	if err != nil {
+		return err
+	}
+	if held != nil {
+		return stick.Errorf(stick.CodeInvalidArgument, "%s already holds the stick in %s through holder pid %d", held.AgentID, held.Where(), held.Guardian.PID).
+			WithHint("release it first with 'stick release%s%s', or keep working under that holder", agentArg(cmd), roomArg(held.Name))
 	}
 	// Check the handoff flags now, not hours later at Ctrl-C, and before
 	// anything changes.
-	if _, err := checkHandoffFlags(cmd, &hf, path); err != nil {
+	if _, err := checkHandoffFlags(cmd, &hf, artifactRoot(stick.RoomSummary{CanonicalPath: req.Path, RoomName: req.Name})); err != nil {
 		return err
 	}
 	self, err := procid.Self()
@@ -86,16 +95,17 @@ func runHold(cmd *cobra.Command, agentFlag, path string, hf handoffFlags) error 
 	defer closeSvc()
 	g := &holder.Holder{Service: svc, Caller: stick.Caller{AgentID: id, Kind: stick.KindGuardian, Process: self, DisplayName: "stick hold"}}
 	g.Caller.Chosen, g.Caller.ReclaimToken = inv.Chosen, inv.ReclaimToken
-	join, err := svc.JoinPath(ctx, g.Caller, stick.JoinRequest{Path: path})
+	join, err := svc.JoinPath(ctx, g.Caller, req)
 	if err != nil {
 		return err
 	}
 	g.Caller.AgentID = join.AgentID
-	given, err := checkHandoffFlags(cmd, &hf, join.CanonicalPath)
+	root := artifactRoot(stick.RoomSummary{CanonicalPath: join.CanonicalPath, RoomName: join.RoomName})
+	given, err := checkHandoffFlags(cmd, &hf, root)
 	if err != nil {
 		return err
 	}
-	rec := holder.Record{RoomID: join.RoomID, Path: join.CanonicalPath, AgentID: join.AgentID, State: holder.Waiting, Guardian: self, Anchor: anc.Identity, Since: time.Now().UTC()}
+	rec := holder.Record{RoomID: join.RoomID, Path: join.CanonicalPath, Name: join.RoomName, AgentID: join.AgentID, State: holder.Waiting, Guardian: self, Anchor: anc.Identity, Since: time.Now().UTC()}
 	if err := holder.Add(cmd.Context(), dir, rec); err != nil {
 		return err
 	}
@@ -108,7 +118,7 @@ func runHold(cmd *cobra.Command, agentFlag, path string, hf handoffFlags) error 
 		defer close(followed)
 		followRoom(follow, svc, p, join.RoomID, join.Room.LastEventSeq)
 	}()
-	fmt.Fprintf(p.w, "waiting for the stick in %s as %s (Ctrl-C stops waiting)\n", render.Line(join.CanonicalPath), p.Bold(render.Line(join.AgentID)))
+	fmt.Fprintf(p.w, "waiting for the stick in %s as %s (Ctrl-C stops waiting)\n", render.Line(place(join.CanonicalPath, join.RoomName)), p.Bold(render.Line(join.AgentID)))
 
 	res, interrupted, err := holdWait(ctx, g, join.RoomID, sigs)
 	switch {
@@ -160,7 +170,7 @@ func runHold(cmd *cobra.Command, agentFlag, path string, hf handoffFlags) error 
 			if lines == nil {
 				lines = readLines(cmd.InOrStdin())
 			}
-			asked, err := askHandoff(cmd, p, hf, join.CanonicalPath, sigs, lines)
+			asked, err := askHandoff(cmd, p, hf, root, sigs, lines)
 			if err != nil {
 				return err
 			}

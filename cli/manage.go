@@ -50,18 +50,20 @@ func fileArg(cmd *cobra.Command, v, field string) (string, error) {
 func newNote(agent *string) *cobra.Command {
 	var asJSON bool
 	var n stick.Note
-	var meta, path string
+	var meta, path, roomValue string
 	cmd := &cobra.Command{
-		Use:   "note TEXT...|- [--path P]",
+		Use:   "note TEXT...|- [--path P | --room ROOM]",
 		Short: "Post a note to the room (no stick needed; it never changes who holds it)",
-		Long: `Post a note to the room of the current directory (or of --path). The words of
-TEXT are joined with spaces, so quotes are optional: stick note CI is red.
-- reads the text from standard input.`,
+		Long: `Post a note to the room of the current directory (or of --path, or to the open
+room --room names by its id or its name). The words of TEXT are joined with
+spaces, so quotes are optional: stick note CI is red. - reads the text from
+standard input.`,
 		Example: "  stick note CI is red on main, looking into it\n" +
 			"  git log -1 --format=%B | stick note -\n" +
 			"  stick note --type question \"keep the old flag?\"\n" +
 			"  stick note --type answer --reply-to 12 \"yes, until v2\"\n" +
 			"  stick note --path ~/src/app \"a note for that room\"\n" +
+			"  stick note --room release-1.4-review \"changelog checked\"   # a named room\n" +
 			"  stick note --id deploy-417 --metadata '{\"build\": 417}' \"deployed\"   # safe to retry",
 		Args: needs(1, -1, "TEXT, the words of the note, or - to read it from standard input"),
 		ValidArgsFunction: func(*cobra.Command, []string, string) ([]cobra.Completion, cobra.ShellCompDirective) {
@@ -71,21 +73,22 @@ TEXT are joined with spaces, so quotes are optional: stick note CI is red.
 			if err := pathAsWord(args); err != nil {
 				return err
 			}
-			text, err := wordsArg(cmd, args, "text")
+			t, err := pathOrRoom(cmd, path, roomValue)
 			if err != nil {
 				return err
 			}
-			if path == "" {
-				path = pathArg(nil)
+			text, err := wordsArg(cmd, args, "text")
+			if err != nil {
+				return err
 			}
 			n.Text = text
 			if meta != "" {
 				n.Metadata = json.RawMessage(meta)
 			}
-			return inRoom(cmd.Context(), *agent, path, false, func(s *session, r stick.RoomSummary) error {
+			return inTarget(cmd.Context(), *agent, t, false, func(s *session, r stick.RoomSummary) error {
 				res, err := s.svc.Post(cmd.Context(), s.caller, r.RoomID, n)
 				if err != nil {
-					return notJoined(s, err)
+					return notJoined(s, r, err)
 				}
 				p := newPrinter(cmd.OutOrStdout(), asJSON)
 				if asJSON {
@@ -112,6 +115,7 @@ TEXT are joined with spaces, so quotes are optional: stick note CI is red.
 	f.StringVar(&meta, "metadata", "", "a JSON object stored with the note, for tools")
 	f.StringVar(&n.ClientMessageID, "id", "", "an id of your own for this note: sending again with it posts nothing new")
 	f.StringVar(&path, "path", "", "a path in the workspace whose room to post to (default: the current directory)")
+	addActRoomFlag(cmd, &roomValue)
 	return cmd
 }
 
@@ -132,13 +136,18 @@ func pathAsWord(args []string) error {
 
 func newLeave(agent *string) *cobra.Command {
 	var asJSON bool
+	var roomValue string
 	cmd := &cobra.Command{
-		Use:     "leave [path]",
+		Use:     "leave [path | --room ROOM]",
 		Short:   "Leave the room's member sequence",
-		Example: "  stick leave",
+		Example: "  stick leave\n  stick leave --room release-1.4-review",
 		Args:    cobra.MaximumNArgs(1),
 		RunE: func(cmd *cobra.Command, args []string) error {
-			return inRoom(cmd.Context(), *agent, pathArg(args), false, func(s *session, r stick.RoomSummary) error {
+			t, err := targetOf(cmd, roomValue, args)
+			if err != nil {
+				return err
+			}
+			return inTarget(cmd.Context(), *agent, t, false, func(s *session, r stick.RoomSummary) error {
 				if err := s.svc.Leave(cmd.Context(), s.caller, r.RoomID); err != nil {
 					return err
 				}
@@ -152,6 +161,7 @@ func newLeave(agent *string) *cobra.Command {
 		},
 	}
 	addJSON(cmd, &asJSON)
+	addActRoomFlag(cmd, &roomValue)
 	return cmd
 }
 
@@ -224,18 +234,24 @@ func conclusionArg(cmd *cobra.Command, v string) (string, error) {
 func newPolicy(agent *string) *cobra.Command {
 	var asJSON bool
 	var lease, claim, heartbeat, presence, wait time.Duration
+	var roomValue string
 	cmd := &cobra.Command{
-		Use:   "policy [path]",
+		Use:   "policy [path | --room ROOM]",
 		Short: "Show or change the room's timeouts",
 		Long: `Show the room's effective timeouts, or change some of them. A zero duration
 resets a timeout to the default. While the stick is held only its holder may
 change them, and while it is reserved only the member it is reserved for; in an
 idle room any member may. The new values apply from the next grant, heartbeat or
 release, and never end a lease or a claim earlier than already granted.`,
-		Example: "  stick policy\n  stick policy --lease 10m --heartbeat 1m --claim 5m\n  stick policy --claim 0   # back to the default",
-		Args:    cobra.MaximumNArgs(1),
+		Example: "  stick policy\n  stick policy --lease 10m --heartbeat 1m --claim 5m\n  stick policy --claim 0   # back to the default\n" +
+			"  stick policy --room release-1.4-review --lease 30m",
+		Args: cobra.MaximumNArgs(1),
 		RunE: func(cmd *cobra.Command, args []string) error {
-			return inRoom(cmd.Context(), *agent, pathArg(args), false, func(s *session, r stick.RoomSummary) error {
+			t, err := targetOf(cmd, roomValue, args)
+			if err != nil {
+				return err
+			}
+			return inTarget(cmd.Context(), *agent, t, false, func(s *session, r stick.RoomSummary) error {
 				var u stick.PolicyUpdate
 				for _, f := range []struct {
 					name string
@@ -258,7 +274,7 @@ release, and never end a lease or a claim earlier than already granted.`,
 					}
 					pol = st.Policy
 				} else if pol, err = s.svc.SetPolicy(cmd.Context(), s.caller, r.RoomID, u); err != nil {
-					return notJoined(s, err)
+					return notJoined(s, r, err)
 				}
 				p := newPrinter(cmd.OutOrStdout(), asJSON)
 				if asJSON {
@@ -284,6 +300,7 @@ release, and never end a lease or a claim earlier than already granted.`,
 	f.DurationVar(&heartbeat, "heartbeat", 0, "heartbeat interval, e.g. "+render.Duration(def.HeartbeatInterval)+", shorter than the lease"+ttl)
 	f.DurationVar(&presence, "presence", 0, "presence TTL, e.g. "+render.Duration(def.PresenceTTL)+", at least the heartbeat"+ttl)
 	f.DurationVar(&wait, "wait", 0, "default wait_for_turn block time, e.g. "+render.Duration(def.WaitMaxWait)+"; "+bounds(stick.MinTTL, stick.MaxWaitLimit)+", 0 resets it to the default")
+	addActRoomFlag(cmd, &roomValue)
 	return cmd
 }
 

@@ -107,19 +107,11 @@ func addRoomFlag(cmd *cobra.Command, roomID *string) {
 // the most recently closed one). A path argument together with --room is a
 // usage error.
 func inNamedRoom(cmd *cobra.Command, agent, roomID string, args []string, fn func(*session, stick.RoomSummary) error) error {
-	if !cmd.Flags().Changed("room") {
-		return inRoom(cmd.Context(), agent, pathArg(args), true, fn)
+	t, err := targetOf(cmd, roomID, args)
+	if err != nil {
+		return err
 	}
-	if len(args) > 0 {
-		return fmt.Errorf("give either a path or --room, not both (--room %s already names the room)", roomID)
-	}
-	return withSession(agent, func(s *session) error {
-		r, err := s.resolveRoom(cmd.Context(), roomID)
-		if err != nil {
-			return err
-		}
-		return fn(s, r)
-	})
+	return inTarget(cmd.Context(), agent, t, true, fn)
 }
 
 // resolveRoom finds the room a --room value names: a value that is an
@@ -136,7 +128,11 @@ func (s *session) resolveRoom(ctx context.Context, value string) (stick.RoomSumm
 		return s.findRoom(ctx, value, true)
 	}
 	if stick.ValidRoomName(value) {
-		return s.svc.RoomNamed(ctx, value)
+		r, err := s.svc.RoomNamed(ctx, value)
+		if e := stick.AsError(err); e != nil && e.Code == stick.CodeRoomNotFound {
+			e.WithHint("'stick join%s --name %s' creates the room of that name; 'stick list' shows the open named rooms, 'stick list --all' the closed ones too", s.agentArg, value)
+		}
+		return r, err
 	}
 	st, err := s.svc.RoomState(ctx, value)
 	if err != nil {

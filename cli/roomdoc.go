@@ -146,35 +146,38 @@ func newDocHistory(agent *string) *cobra.Command {
 
 func newDocAppend(agent *string) *cobra.Command {
 	var asJSON bool
-	var section, path string
+	var section, path, roomValue string
 	cmd := &cobra.Command{
-		Use:   "append TEXT...|- [--section S] [--path P]",
+		Use:   "append TEXT...|- [--section S] [--path P | --room ROOM]",
 		Short: "Add text to the end of the room's document, or of one of its sections",
 		Long: `Add text to the end of the room's document, or with --section to the end of
 its "## S" section (made at the end of the document if there is none). The
 words of TEXT are joined with spaces; - reads the text from standard input.
 Appends never conflict: two members appending at once both get their text in.
-Writing needs membership ('stick join') and an open room.`,
+Writing needs membership ('stick join') and an open room: the room of the
+current directory, of --path, or the one --room names by its id or its name.`,
 		Example: "  stick doc append \"Benchmarks: 2.1 ms p99 on the CI box\"\n" +
 			"  stick doc append --section Decisions \"Keep the v1 flag until v2.\"\n" +
 			"  git log -3 --format='- %s' | stick doc append --section Changes -\n" +
-			"  stick doc append --path ~/src/app \"a note for that room\"",
+			"  stick doc append --path ~/src/app \"a note for that room\"\n" +
+			"  stick doc append --room release-1.4-review --section Decisions \"Ship on Friday.\"",
 		Args: needs(1, -1, "TEXT, the words to append, or - to read them from standard input"),
 		ValidArgsFunction: func(*cobra.Command, []string, string) ([]cobra.Completion, cobra.ShellCompDirective) {
 			return nil, cobra.ShellCompDirectiveNoFileComp
 		},
 		RunE: func(cmd *cobra.Command, args []string) error {
+			t, err := pathOrRoom(cmd, path, roomValue)
+			if err != nil {
+				return err
+			}
 			text, err := wordsArg(cmd, args, "text")
 			if err != nil {
 				return err
 			}
-			if path == "" {
-				path = pathArg(nil)
-			}
-			return inRoom(cmd.Context(), *agent, path, false, func(s *session, r stick.RoomSummary) error {
+			return inTarget(cmd.Context(), *agent, t, false, func(s *session, r stick.RoomSummary) error {
 				d, err := s.svc.AppendDoc(cmd.Context(), s.caller, r.RoomID, text, section)
 				if err != nil {
-					return notJoined(s, err)
+					return notJoined(s, r, err)
 				}
 				p := newPrinter(cmd.OutOrStdout(), asJSON)
 				if asJSON {
@@ -192,6 +195,7 @@ Writing needs membership ('stick join') and an open room.`,
 	addJSON(cmd, &asJSON)
 	cmd.Flags().StringVar(&section, "section", "", `append to the end of this "## " section, e.g. Decisions (made if missing)`)
 	cmd.Flags().StringVar(&path, "path", "", "a path in the workspace whose room to write (default: the current directory)")
+	addActRoomFlag(cmd, &roomValue)
 	return cmd
 }
 

@@ -19,6 +19,7 @@ type standing struct {
 	AgentID string `json:"agent_id"`
 	RoomID  string `json:"room_id,omitempty"`
 	Path    string `json:"path,omitempty"`
+	Name    string `json:"room_name,omitempty"`
 	State   string `json:"state,omitempty"`
 	TurnID  int64  `json:"turn_id,omitempty"`
 	Holder  string `json:"holder,omitempty"`
@@ -30,18 +31,25 @@ type standing struct {
 
 func newStatus(agent *string) *cobra.Command {
 	var prompt, asJSON bool
+	var roomValue string
 	cmd := &cobra.Command{
-		Use:   "status [path]",
+		Use:   "status [path | --room ROOM]",
 		Short: "Say in one line where you stand in the room of a path (for shell prompts)",
 		Long: `Say in one line where you stand in the room of the path: holding T42, waiting,
 2 ahead, idle, codex holding, or a warning when the holder is stale or gone.
 It only reads (one read-only connection, no writes), so it is fast enough for
 a shell prompt; with --prompt it prints just the segment, nothing outside a
-room, and never an error. 'stick prompt install' puts it in your prompt.`,
-		Example: "  stick status\n  stick status --prompt\n  stick status --json",
+room, and never an error. 'stick prompt install' puts it in your prompt.
+--room says where you stand in an open room named by its id or its name
+instead; a named room has no path, so no prompt shows it by itself.`,
+		Example: "  stick status\n  stick status --prompt\n  stick status --json\n  stick status --room release-1.4-review",
 		Args:    cobra.MaximumNArgs(1),
 		RunE: func(cmd *cobra.Command, args []string) error {
-			s, err := stand(cmd.Context(), *agent, pathArg(args))
+			t, err := targetOf(cmd, roomValue, args)
+			if err != nil {
+				return err
+			}
+			s, err := standAt(cmd.Context(), *agent, t)
 			if prompt {
 				if err == nil && s.Segment != "" {
 					fmt.Fprintln(cmd.OutOrStdout(), render.Line(s.Segment))
@@ -59,12 +67,13 @@ room, and never an error. 'stick prompt install' puts it in your prompt.`,
 				fmt.Fprintf(p.w, "%s: not in a room (run 'stick join' to create or join one)\n", render.Line(s.AgentID))
 				return nil
 			}
-			fmt.Fprintf(p.w, "%s in %s: %s\n", render.Line(s.AgentID), render.Line(s.Path), render.Line(s.Segment))
+			fmt.Fprintf(p.w, "%s in %s: %s\n", render.Line(s.AgentID), render.Line(place(s.Path, s.Name)), render.Line(s.Segment))
 			return nil
 		},
 	}
 	addJSON(cmd, &asJSON)
 	cmd.Flags().BoolVar(&prompt, "prompt", false, "print only the prompt segment (empty outside a room, no errors)")
+	addActRoomFlag(cmd, &roomValue)
 	return cmd
 }
 
@@ -105,22 +114,46 @@ func stand(ctx context.Context, agentFlag, path string) (standing, error) {
 	id := invocation(agentFlag).AgentID
 	out := standing{AgentID: id}
 	err := readRoom(ctx, id, path, func(_ *session, st stick.RoomStatus) error {
-		out.RoomID, out.Path, out.State, out.TurnID = st.RoomID, st.CanonicalPath, string(st.State), st.TurnID
-		out.Holder, out.Next = st.Owner, st.ReservedFor
-		if lh, err := holder.Dir(); err == nil {
-			if hs, err := holder.Read(lh); err == nil {
-				for _, h := range hs {
-					if h.RoomID == st.RoomID && h.AgentID == id && h.State == holder.Waiting && procid.Check(h.Guardian) == procid.Alive {
-						out.Waiting = true
-					}
-				}
-			}
-		}
-		out.Ahead = st.Ahead(id)
-		out.Segment, out.Warning = segment(st, id, out.Waiting, out.Ahead)
+		out = standIn(st, id)
 		return nil
 	})
 	return out, err
+}
+
+// standAt reads where the identity stands in the room of t: of a path as
+// stand does, or the open room a --room value names, which must exist.
+func standAt(ctx context.Context, agentFlag string, t target) (standing, error) {
+	if !t.byRoom {
+		return stand(ctx, agentFlag, t.path)
+	}
+	out := standing{AgentID: invocation(agentFlag).AgentID}
+	err := inTarget(ctx, agentFlag, t, false, func(s *session, r stick.RoomSummary) error {
+		st, err := s.svc.RoomState(ctx, r.RoomID)
+		if err == nil {
+			out = standIn(st, s.caller.AgentID)
+		}
+		return err
+	})
+	return out, err
+}
+
+// standIn is where the identity id stands in the room st, its local
+// holder records telling whether it waits there.
+func standIn(st stick.RoomStatus, id string) standing {
+	out := standing{AgentID: id, RoomID: st.RoomID, Path: st.CanonicalPath, Name: st.RoomName, State: string(st.State), TurnID: st.TurnID,
+		Holder: st.Owner, Next: st.ReservedFor}
+	if lh, err := holder.Dir(); err == nil {
+		if hs, err := holder.Read(lh); err == nil {
+			for _, h := range hs {
+				if h.RoomID == st.RoomID && h.AgentID == id && h.State == holder.Waiting && procid.Check(h.Guardian) == procid.Alive {
+					out.Waiting = true
+				}
+			}
+		}
+	}
+	out.Ahead = st.Ahead(id)
+	out.Segment, out.Warning = segment(st, id, out.Waiting, out.Ahead)
+	return out
 }
 
 // segment words a room's state from the identity me's point of view.

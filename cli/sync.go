@@ -16,8 +16,9 @@ func newSync(agent *string) *cobra.Command {
 	var maxItems int
 	var wait time.Duration
 	var ack int64
+	var roomValue string
 	cmd := &cobra.Command{
-		Use:   "sync [path]",
+		Use:   "sync [path | --room ROOM]",
 		Short: "Show what happened in the room since you last synced (a cursor kept for you)",
 		Long: `sync prints the events of the room you have not been shown yet, oldest first:
 claims, handoffs in full, takeovers, notes (your own are left out unless
@@ -27,7 +28,8 @@ A page holds at most --max events; run it again while it says there is more.`,
 		Example: "  stick sync                 # what is new since last time\n" +
 			"  stick sync --wait 5m       # wait for the next event if nothing is new\n" +
 			"  stick sync --reset         # from the beginning of the log\n" +
-			"  stick sync --no-advance    # look without moving the cursor; --ack N moves it later",
+			"  stick sync --no-advance    # look without moving the cursor; --ack N moves it later\n" +
+			"  stick sync --room release-1.4-review   # a named room",
 		Args: cobra.MaximumNArgs(1),
 		RunE: func(cmd *cobra.Command, args []string) error {
 			req := stick.SyncRequest{MaxItems: maxItems, IncludeSelf: includeSelf, Wait: wait, ManualAck: noAdvance, CursorReset: reset}
@@ -37,10 +39,14 @@ A page holds at most --max events; run it again while it says there is more.`,
 				}
 				req.AckThrough = &ack
 			}
-			return inRoom(cmd.Context(), *agent, pathArg(args), true, func(s *session, r stick.RoomSummary) error {
+			t, err := targetOf(cmd, roomValue, args)
+			if err != nil {
+				return err
+			}
+			return inTarget(cmd.Context(), *agent, t, true, func(s *session, r stick.RoomSummary) error {
 				res, err := s.svc.Sync(cmd.Context(), s.caller, r.RoomID, req)
 				if err != nil {
-					return notJoined(s, err)
+					return notJoined(s, r, err)
 				}
 				p := newPrinter(cmd.OutOrStdout(), asJSON)
 				if asJSON {
@@ -51,7 +57,7 @@ A page holds at most --max events; run it again while it says there is more.`,
 				}
 				switch {
 				case res.HasMore:
-					fmt.Fprintf(p.w, "%s\n", p.Dim(fmt.Sprintf("more: run 'stick sync%s' again (cursor %d)", agentArg(cmd), res.Cursor)))
+					fmt.Fprintf(p.w, "%s\n", p.Dim(fmt.Sprintf("more: run 'stick sync%s%s' again (cursor %d)", agentArg(cmd), roomArg(r.RoomName), res.Cursor)))
 				case len(res.Received) == 0 && res.Status == "timeout":
 					fmt.Fprintf(p.w, "nothing new in %s (cursor %d)\n", render.Duration(wait), res.Cursor)
 				case len(res.Received) == 0:
@@ -69,5 +75,6 @@ A page holds at most --max events; run it again while it says there is more.`,
 	f.BoolVar(&noAdvance, "no-advance", false, "leave the cursor where it is (move it later with --ack)")
 	f.Int64Var(&ack, "ack", 0, "with --no-advance: move the cursor to this event number")
 	f.BoolVar(&reset, "reset", false, "start from the beginning of the log")
+	addRoomFlag(cmd, &roomValue)
 	return cmd
 }

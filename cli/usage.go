@@ -60,16 +60,20 @@ func agentArg(cmd *cobra.Command) string {
 }
 
 // notJoined explains an unknown_member error of the caller itself in a
-// command that writes to a room without joining it (note, doc append,
-// sync, policy): why it does not join by itself, and how to join. Other
-// errors pass through.
-func notJoined(s *session, err error) error {
+// command that writes to the room r without joining it (note, doc append,
+// sync, policy): why it does not join by itself, and how to join (by the
+// name, for a named room). Other errors pass through.
+func notJoined(s *session, r stick.RoomSummary, err error) error {
 	var se *stick.Error
 	if !errors.As(err, &se) || se.Code != stick.CodeUnknownMember || se.Details["agent_id"] != s.caller.AgentID {
 		return err
 	}
 	e := *se
-	e.Hint = fmt.Sprintf("run 'stick join%s' first. Only wait, try and hold join by themselves, since they ask for the stick: "+
-		"a member takes part in the turn order, and a release may reserve the stick for it", s.agentArg)
+	join := "stick join" + s.agentArg
+	if r.RoomName != "" {
+		join += " --name " + shellQuote(r.RoomName)
+	}
+	e.Hint = fmt.Sprintf("run '%s' first. Only wait, try and hold join by themselves, since they ask for the stick: "+
+		"a member takes part in the turn order, and a release may reserve the stick for it", join)
 	return &e
 }

@@ -27,8 +27,11 @@ const (
 
 // Request is what a guardian is started with.
 type Request struct {
-	Mode    Mode
-	Path    string // the path whose room to join
+	Mode Mode
+	// Path is the path whose room to join; Name, given instead, is the
+	// name of the room to join, for a named room, which has no path.
+	Path    string
+	Name    string
 	Agent   string // the agent id to hold for
 	Timeout time.Duration
 	Reason  string // takeover
@@ -70,15 +73,15 @@ func (r Report) Granted() bool {
 var errStarterGone = errors.New("the command that started the wait has ended")
 
 // Run is the body of a guardian: a small process whose liveness stands for
-// a holder. It joins the room of r.Path with its own process facts (or its
-// anchor's, for a harness), records itself, gets the stick as r.Mode says,
-// writes its [Report] to report and closes it, then heartbeats at the
-// policy's cadence. It exits when the lease is lost, when its anchor exits,
-// or when ctx ends ('stick release' stops it with SIGTERM). It never
-// releases by itself: when it dies without a release the room sees
-// owner_gone. starter is the starter's end of a pipe: when it closes before
-// the stick came, the guardian gives up. open opens the service; Run
-// closes it. Run logs to its stderr.
+// a holder. It joins the room of r.Path, or the room named r.Name, with its
+// own process facts (or its anchor's, for a harness), records itself, gets
+// the stick as r.Mode says, writes its [Report] to report and closes it,
+// then heartbeats at the policy's cadence. It exits when the lease is lost,
+// when its anchor exits, or when ctx ends ('stick release' stops it with
+// SIGTERM). It never releases by itself: when it dies without a release the
+// room sees owner_gone. starter is the starter's end of a pipe: when it
+// closes before the stick came, the guardian gives up. open opens the
+// service; Run closes it. Run logs to its stderr.
 func Run(ctx context.Context, r Request, open func() (*stick.Service, func(), error), starter io.Reader, report io.WriteCloser) error {
 	lg := log.New(render.SafeWriter(os.Stderr), fmt.Sprintf("guardian %d: ", os.Getpid()), log.LstdFlags)
 	rep := Report{}
@@ -133,13 +136,13 @@ func Run(ctx context.Context, r Request, open func() (*stick.Service, func(), er
 		stop(errStarterGone)
 	}()
 
-	join, err := svc.JoinPath(acquire, h.Caller, stick.JoinRequest{Path: r.Path})
+	join, err := svc.JoinPath(acquire, h.Caller, stick.JoinRequest{Path: r.Path, Name: r.Name})
 	if err != nil {
 		return fail(Cause(acquire, err))
 	}
 	rep.Join = &join
 	h.Caller.AgentID = join.AgentID
-	rec := Record{RoomID: join.RoomID, Path: join.CanonicalPath, AgentID: join.AgentID, State: Waiting,
+	rec := Record{RoomID: join.RoomID, Path: join.CanonicalPath, Name: join.RoomName, AgentID: join.AgentID, State: Waiting,
 		Guardian: self, Anchor: anchor, Since: time.Now().UTC()}
 	if err := Add(acquire, dir, rec); err != nil {
 		return fail(Cause(acquire, err))

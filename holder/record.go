@@ -31,16 +31,28 @@ const (
 // Record is the local record of one holder process: the room and identity
 // it waits or holds for, the lease once it holds, the holder's exact
 // process and the anchor (harness or shell) it must not outlive. 'stick
-// release' finds the lease here, so nobody copies ids by hand.
+// release' finds the lease here, so nobody copies ids by hand. The room is
+// found by its id; Path, or Name for a named room (which has no path),
+// says where it is.
 type Record struct {
 	RoomID   string          `json:"room_id"`
 	Path     string          `json:"path"`
+	Name     string          `json:"room_name,omitempty"`
 	AgentID  string          `json:"agent_id"`
 	State    State           `json:"state"`
 	Lease    stick.Lease     `json:"lease"`
 	Guardian procid.Identity `json:"guardian"`
 	Anchor   procid.Identity `json:"anchor"`
 	Since    time.Time       `json:"since"`
+}
+
+// Where names the record's room in a sentence: its path, or "the room
+// named NAME" for a named room.
+func (r Record) Where() string {
+	if r.Name != "" {
+		return "the room named " + r.Name
+	}
+	return r.Path
 }
 
 // file is the on-disk form of the local records, holders.json.
@@ -171,7 +183,7 @@ func Add(ctx context.Context, dir string, h Record) error {
 			if o.State == Holding {
 				what = "holds"
 			}
-			return nil, stick.Errorf(stick.CodeInvalidArgument, "%s already %s the stick in %s through holder pid %d", h.AgentID, what, h.Path, o.Guardian.PID).
+			return nil, stick.Errorf(stick.CodeInvalidArgument, "%s already %s the stick in %s through holder pid %d", h.AgentID, what, h.Where(), o.Guardian.PID).
 				WithHint("use that one ('stick release' when done), or stop its wait with Ctrl-C where it runs")
 		}
 		return append(hs, h), nil

@@ -138,3 +138,33 @@ func TestDamagedRecords(t *testing.T) {
 		}
 	}
 }
+
+// The record of a holder in a named room keeps the room's name, which
+// names the room in messages, as a path does for the room of a path.
+func TestRecordOfANamedRoom(t *testing.T) {
+	dir := recordsDir(t)
+	self, parent := live(t)
+	r := Record{RoomID: "room_1", Name: "release-1.4-review", AgentID: "bob", State: Waiting, Guardian: self, Since: time.Now().UTC()}
+	if got := r.Where(); got != "the room named release-1.4-review" {
+		t.Errorf("Where of a named room's record = %q", got)
+	}
+	if got := (Record{Path: "/src/app"}).Where(); got != "/src/app" {
+		t.Errorf("Where of a path's record = %q", got)
+	}
+	if err := Add(t.Context(), dir, r); err != nil {
+		t.Fatal(err)
+	}
+	second := r
+	second.Guardian = parent
+	err := Add(t.Context(), dir, second)
+	if se := stick.AsError(err); err == nil || se.Code != stick.CodeInvalidArgument || !strings.Contains(se.Message, "bob already waits for the stick in the room named release-1.4-review") {
+		t.Fatalf("Add of a second holder for bob in the named room = %v, want invalid_argument naming the room", err)
+	}
+	rs, err := Read(dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got, ok := Find(rs, "room_1", "bob"); !ok || got.Name != "release-1.4-review" || got.Path != "" {
+		t.Errorf("Find(room_1, bob) = %+v, %v; want the record with the room's name and no path", got, ok)
+	}
+}
