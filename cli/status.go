@@ -121,19 +121,32 @@ func stand(ctx context.Context, agentFlag, path string) (standing, error) {
 }
 
 // standAt reads where the identity stands in the room of t: of a path as
-// stand does, or the open room a --room value names, which must exist.
+// stand does, or the open room a --room value names, which must exist. It
+// only reads, through a read-only view of the database.
 func standAt(ctx context.Context, agentFlag string, t target) (standing, error) {
 	if !t.byRoom {
 		return stand(ctx, agentFlag, t.path)
 	}
-	out := standing{AgentID: invocation(agentFlag).AgentID}
-	err := inTarget(ctx, agentFlag, t, false, func(s *session, r stick.RoomSummary) error {
-		st, err := s.svc.RoomState(ctx, r.RoomID)
-		if err == nil {
-			out = standIn(st, s.caller.AgentID)
-		}
-		return err
-	})
+	id := invocation(agentFlag).AgentID
+	out := standing{AgentID: id}
+	r, err := wiring().OpenReader()
+	if err != nil {
+		return out, err
+	}
+	defer r.Close()
+	svc, err := newService(r)
+	if err != nil {
+		return out, err
+	}
+	s := &session{svc: svc, caller: stick.Caller{AgentID: id, Kind: stick.KindOneShot}}
+	room, err := s.roomOf(ctx, t, false)
+	if err != nil {
+		return out, err
+	}
+	st, err := svc.RoomState(ctx, room.RoomID)
+	if err == nil {
+		out = standIn(st, id)
+	}
 	return out, err
 }
 
