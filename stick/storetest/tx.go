@@ -50,24 +50,29 @@ func seedWorld(e *env) {
 func readWorld(e *env, s stick.Store) world {
 	e.t.Helper()
 	var w world
-	e.view(s, func(tx stick.Tx) error {
-		var err error
-		if w.room, _, err = tx.Room("room_1"); err != nil {
-			return err
-		}
-		if w.members, err = tx.Members("room_1"); err != nil {
-			return err
-		}
-		if w.events, err = tx.Events("room_1", 0, 1000); err != nil {
-			return err
-		}
-		if w.doc, _, err = tx.Doc("room_1", 0); err != nil {
-			return err
-		}
-		w.rooms, err = tx.RoomsUnder("", true)
+	e.view(s, func(tx stick.Tx) (err error) {
+		w, err = worldIn(tx)
 		return err
 	})
 	return w
+}
+
+// worldIn reads room_1's world inside tx.
+func worldIn(tx stick.Tx) (w world, err error) {
+	if w.room, _, err = tx.Room("room_1"); err != nil {
+		return w, err
+	}
+	if w.members, err = tx.Members("room_1"); err != nil {
+		return w, err
+	}
+	if w.events, err = tx.Events("room_1", 0, 1000); err != nil {
+		return w, err
+	}
+	if w.doc, _, err = tx.Doc("room_1", 0); err != nil {
+		return w, err
+	}
+	w.rooms, err = tx.RoomsUnder("", true)
+	return w, err
 }
 
 // sameWorld fails the test when got differs from want.
@@ -302,21 +307,8 @@ func testReadsDoNotWait(e *env) {
 	for name, s := range map[string]stick.Store{"this handle": e.s, "another handle": other} {
 		ctx, cancel := context.WithTimeout(e.ctx, e.h.WakeWithin)
 		var got world
-		err := s.View(ctx, func(tx stick.Tx) error {
-			var err error
-			if got.room, _, err = tx.Room("room_1"); err != nil {
-				return err
-			}
-			if got.members, err = tx.Members("room_1"); err != nil {
-				return err
-			}
-			if got.events, err = tx.Events("room_1", 0, 1000); err != nil {
-				return err
-			}
-			if got.doc, _, err = tx.Doc("room_1", 0); err != nil {
-				return err
-			}
-			got.rooms, err = tx.RoomsUnder("", true)
+		err := s.View(ctx, func(tx stick.Tx) (err error) {
+			got, err = worldIn(tx)
 			return err
 		})
 		cancel()
