@@ -57,6 +57,12 @@ const (
 	// not valid JSON. The message names the harness and the file or command;
 	// the hint says what to fix. Nothing was changed for that harness.
 	CodeHarness Code = "harness_error"
+	// CodeUnauthenticated: a request to a hub carried no credential, or one
+	// that is unknown, revoked or expired.
+	CodeUnauthenticated Code = "unauthenticated"
+	// CodeForbidden: the credential is valid but its role may not do this,
+	// or its rooms do not include this one.
+	CodeForbidden Code = "forbidden"
 	// CodeCanceled: the caller's context was cancelled or timed out before the operation finished.
 	CodeCanceled Code = "canceled"
 	// CodeInternal: an unexpected failure (I/O, a bug); the message says what failed.
