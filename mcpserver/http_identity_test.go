@@ -193,19 +193,7 @@ func TestHTTPRefusesRequestsWithoutPrincipal(t *testing.T) {
 		`{"jsonrpc":"2.0","id":2,"method":"tools/call","params":{"name":"join_path","arguments":{"name":"intruded"},"_meta":{"io.modelcontextprotocol/protocolVersion":"2026-07-28","io.modelcontextprotocol/clientInfo":{"name":"x","version":"1"}}}}`,
 	} {
 		for _, token := range []string{"", "secret-nobody"} {
-			req, _ := http.NewRequest(http.MethodPost, hb.url, strings.NewReader(body))
-			req.Header.Set("Content-Type", "application/json")
-			req.Header.Set("Accept", "application/json, text/event-stream")
-			req.Header.Set("Mcp-Protocol-Version", "2026-07-28")
-			if token != "" {
-				req.Header.Set("Authorization", "Bearer "+token)
-			}
-			res, err := http.DefaultClient.Do(req)
-			if err != nil {
-				t.Fatal(err)
-			}
-			b, _ := io.ReadAll(res.Body)
-			res.Body.Close()
+			res, b := hb.post(t, token, "2026-07-28", "", body)
 			var e struct {
 				Error struct{ Code, Message, Hint string } `json:"error"`
 			}
@@ -233,18 +221,7 @@ func TestHTTPSessionBelongsToItsCredential(t *testing.T) {
 	cs := hb.connect("secret-ana", "claude-code", legacyProtocol)
 	ok(t, cs, "join_path", obj{"name": "mine"})
 	for token, want := range map[string]int{"secret-bob": http.StatusForbidden, "secret-ana": http.StatusOK} {
-		req, _ := http.NewRequest(http.MethodPost, hb.url, strings.NewReader(`{"jsonrpc":"2.0","id":9,"method":"tools/call","params":{"name":"list_rooms","arguments":{}}}`))
-		req.Header.Set("Content-Type", "application/json")
-		req.Header.Set("Accept", "application/json, text/event-stream")
-		req.Header.Set("Mcp-Protocol-Version", legacyProtocol)
-		req.Header.Set("Mcp-Session-Id", cs.ID())
-		req.Header.Set("Authorization", "Bearer "+token)
-		res, err := http.DefaultClient.Do(req)
-		if err != nil {
-			t.Fatal(err)
-		}
-		b, _ := io.ReadAll(res.Body)
-		res.Body.Close()
+		res, b := hb.post(t, token, legacyProtocol, cs.ID(), `{"jsonrpc":"2.0","id":9,"method":"tools/call","params":{"name":"list_rooms","arguments":{}}}`)
 		if res.StatusCode != want {
 			t.Fatalf("%s on ana's session: %d %s", token, res.StatusCode, b)
 		}
@@ -253,4 +230,35 @@ func TestHTTPSessionBelongsToItsCredential(t *testing.T) {
 	if _, err := callErr(cs, "list_rooms", obj{}); err == nil {
 		t.Fatal("a session outlived Close")
 	}
+}
+
+// post sends body to the handler as a client of the Streamable HTTP
+// transport would, with the bearer token ("" for none), the protocol
+// version header and the session id ("" for none), and returns the
+// response and its body.
+func (hb *hub) post(t *testing.T, token, protocol, session, body string) (*http.Response, []byte) {
+	t.Helper()
+	req, err := http.NewRequest(http.MethodPost, hb.url, strings.NewReader(body))
+	if err != nil {
+		t.Fatal(err)
+	}
+	req.Header.Set("Content-Type", "application/json")
+	req.Header.Set("Accept", "application/json, text/event-stream")
+	req.Header.Set("Mcp-Protocol-Version", protocol)
+	if session != "" {
+		req.Header.Set("Mcp-Session-Id", session)
+	}
+	if token != "" {
+		req.Header.Set("Authorization", "Bearer "+token)
+	}
+	res, err := http.DefaultClient.Do(req)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer res.Body.Close()
+	b, err := io.ReadAll(res.Body)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return res, b
 }
