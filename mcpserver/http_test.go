@@ -8,6 +8,7 @@ import (
 	"slices"
 	"strings"
 	"sync"
+	"sync/atomic"
 	"testing"
 	"time"
 
@@ -212,6 +213,49 @@ func TestHTTPTurnLoop(t *testing.T) {
 				t.Fatalf("the handoff did not reach the waiter: %v\n%s", got.data, got.text)
 			}
 			ok(t, b, "release_stick", with(lease(got), "handoff", handoff("reviewed")))
+		})
+	}
+}
+
+// A waiter over HTTP that asked for progress hears from the hub while it
+// waits, in either protocol, and its wait returns as soon as the stick is
+// released to it.
+func TestHTTPWaitReportsProgress(t *testing.T) {
+	for _, p := range protocols {
+		t.Run(p.name, func(t *testing.T) {
+			hb := newHub(t)
+			var progress atomic.Int32
+			waiter := hb.connect("secret-bob", "codex", p.version, &mcp.ClientOptions{
+				ProgressNotificationHandler: func(_ context.Context, req *mcp.ProgressNotificationClientRequest) {
+					if req.Params.ProgressToken == "tok" && strings.Contains(req.Params.Message, "waiting for the stick") {
+						progress.Add(1)
+					}
+				},
+			})
+			holder := hb.connect("secret-ana", "claude-code", p.version)
+			room := ok(t, holder, "join_path", obj{"name": "slow"}).str("room_id")
+			ok(t, waiter, "join_path", obj{"name": "slow"})
+			turn := ok(t, holder, "wait_for_turn", obj{"room_id": room, "max_wait_ms": 0})
+			done := make(chan *mcp.CallToolResult, 1)
+			go func() {
+				params := &mcp.CallToolParams{Name: "wait_for_turn", Arguments: obj{"room_id": room, "max_wait_ms": 30000}}
+				params.SetProgressToken("tok")
+				res, err := waiter.CallTool(context.Background(), params)
+				if err != nil {
+					t.Error(err)
+				}
+				done <- res
+			}()
+			awaitCount(t, &progress, 2, "no progress notifications while waiting")
+			ok(t, holder, "release_stick", with(lease(turn), "handoff", handoff("over to you")))
+			select {
+			case res := <-done:
+				if sc, _ := res.StructuredContent.(map[string]any); res.IsError || sc["status"] != "your_turn" {
+					t.Fatalf("wait: %v", res.StructuredContent)
+				}
+			case <-time.After(10 * time.Second):
+				t.Fatal("the wait did not return after the release")
+			}
 		})
 	}
 }
