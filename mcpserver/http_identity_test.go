@@ -90,41 +90,38 @@ func TestHTTPErrorCodesAreStdios(t *testing.T) {
 // and the same client with two tokens is two members. A restarted client
 // is the same member with no reclaim token.
 func TestHTTPMemberIsPrincipalAndClient(t *testing.T) {
-	for _, p := range protocols {
-		t.Run(p.name, func(t *testing.T) {
-			hb := newHub(t)
-			claude := hb.connect("secret-ana", "claude-code", p.version)
-			codex := hb.connect("secret-ana", "codex-mcp-client", p.version)
-			again := hb.connect("secret-ana", "claude-code", p.version)
-			bobs := hb.connect("secret-bob", "claude-code", p.version)
-			room := ok(t, claude, "join_path", obj{"name": "team"}).str("room_id")
-			ids := []string{"claude-code@ana-laptop"}
-			for _, cs := range []*mcp.ClientSession{codex, again, bobs} {
-				ids = append(ids, ok(t, cs, "join_path", obj{"name": "team"}).str("agent_id"))
-			}
-			if want := []string{"claude-code@ana-laptop", "codex@ana-laptop", "claude-code@ana-laptop", "claude-code@bob"}; !slices.Equal(ids, want) {
-				t.Fatalf("members %v, want %v", ids, want)
-			}
-			st := ok(t, claude, "get_room_state", obj{"room_id": room})
-			if ms, _ := st.data["members"].([]any); len(ms) != 3 {
-				t.Fatalf("three members, not %d: %v", len(ms), st.data["members"])
-			}
-			m := member(t, st.data["members"], "claude-code@ana-laptop")
-			if display, _ := m["display_name"].(string); m["session_kind"] != string(stick.KindHarness) || !strings.Contains(display, "claude-code 1.0") {
-				t.Fatalf("a remote member: %v", m)
-			}
-			turn := ok(t, claude, "wait_for_turn", obj{"room_id": room, "max_wait_ms": 0})
-			claude.Close()
-			// The same client of the same token, restarted: the same
-			// member, holding the same turn, with no reclaim token.
-			restarted := hb.connect("secret-ana", "claude-code", p.version)
-			if j := ok(t, restarted, "join_path", obj{"name": "team"}); j.str("agent_id") != "claude-code@ana-laptop" || j.data["new_member"] != false {
-				t.Fatalf("a restarted client: %v", j.data)
-			}
-			ok(t, restarted, "heartbeat", lease(turn))
-			ok(t, again, "release_stick", with(lease(turn), "handoff", handoff("from the other session of the same member")))
-		})
-	}
+	inEachProtocol(t, func(t *testing.T, hb *hub, version string) {
+		claude := hb.connect("secret-ana", "claude-code", version)
+		codex := hb.connect("secret-ana", "codex-mcp-client", version)
+		again := hb.connect("secret-ana", "claude-code", version)
+		bobs := hb.connect("secret-bob", "claude-code", version)
+		room := ok(t, claude, "join_path", obj{"name": "team"}).str("room_id")
+		ids := []string{"claude-code@ana-laptop"}
+		for _, cs := range []*mcp.ClientSession{codex, again, bobs} {
+			ids = append(ids, ok(t, cs, "join_path", obj{"name": "team"}).str("agent_id"))
+		}
+		if want := []string{"claude-code@ana-laptop", "codex@ana-laptop", "claude-code@ana-laptop", "claude-code@bob"}; !slices.Equal(ids, want) {
+			t.Fatalf("members %v, want %v", ids, want)
+		}
+		st := ok(t, claude, "get_room_state", obj{"room_id": room})
+		if ms, _ := st.data["members"].([]any); len(ms) != 3 {
+			t.Fatalf("three members, not %d: %v", len(ms), st.data["members"])
+		}
+		m := member(t, st.data["members"], "claude-code@ana-laptop")
+		if display, _ := m["display_name"].(string); m["session_kind"] != string(stick.KindHarness) || !strings.Contains(display, "claude-code 1.0") {
+			t.Fatalf("a remote member: %v", m)
+		}
+		turn := ok(t, claude, "wait_for_turn", obj{"room_id": room, "max_wait_ms": 0})
+		claude.Close()
+		// The same client of the same token, restarted: the same
+		// member, holding the same turn, with no reclaim token.
+		restarted := hb.connect("secret-ana", "claude-code", version)
+		if j := ok(t, restarted, "join_path", obj{"name": "team"}); j.str("agent_id") != "claude-code@ana-laptop" || j.data["new_member"] != false {
+			t.Fatalf("a restarted client: %v", j.data)
+		}
+		ok(t, restarted, "heartbeat", lease(turn))
+		ok(t, again, "release_stick", with(lease(turn), "handoff", handoff("from the other session of the same member")))
+	})
 }
 
 // An agent_id_override or a reclaim_token never makes one principal act as
@@ -133,54 +130,51 @@ func TestHTTPMemberIsPrincipalAndClient(t *testing.T) {
 // and client name. An override naming that member itself, and that
 // member's own reclaim token, are accepted and change nothing.
 func TestHTTPForgedIdentityRefused(t *testing.T) {
-	for _, p := range protocols {
-		t.Run(p.name, func(t *testing.T) {
-			hb := newHub(t)
-			a := hb.connect("secret-ana", "claude-code", p.version)
-			b := hb.connect("secret-bob", "claude-code", p.version)
-			anaCodex := hb.connect("secret-ana", "codex", p.version)
-			ja := ok(t, a, "join_path", obj{"name": "guarded"})
-			room, token := ja.str("room_id"), ja.str("reclaim_token")
-			turn := ok(t, a, "wait_for_turn", obj{"room_id": room, "max_wait_ms": 0})
-			before := ok(t, a, "get_room_events", obj{"room_id": room}).num("cursor")
+	inEachProtocol(t, func(t *testing.T, hb *hub, version string) {
+		a := hb.connect("secret-ana", "claude-code", version)
+		b := hb.connect("secret-bob", "claude-code", version)
+		anaCodex := hb.connect("secret-ana", "codex", version)
+		ja := ok(t, a, "join_path", obj{"name": "guarded"})
+		room, token := ja.str("room_id"), ja.str("reclaim_token")
+		turn := ok(t, a, "wait_for_turn", obj{"room_id": room, "max_wait_ms": 0})
+		before := ok(t, a, "get_room_events", obj{"room_id": room}).num("cursor")
 
-			r := fails(t, b, "join_path", obj{"name": "guarded", "agent_id_override": "claude-code@ana-laptop"}, stick.CodeForbidden)
-			if r.errDetail("field") != "agent_id_override" || r.errDetail("agent_id") != "claude-code@bob" {
-				t.Fatalf("a forged override: %v", r.data)
+		r := fails(t, b, "join_path", obj{"name": "guarded", "agent_id_override": "claude-code@ana-laptop"}, stick.CodeForbidden)
+		if r.errDetail("field") != "agent_id_override" || r.errDetail("agent_id") != "claude-code@bob" {
+			t.Fatalf("a forged override: %v", r.data)
+		}
+		fails(t, anaCodex, "join_path", obj{"name": "guarded", "agent_id_override": "claude-code@ana-laptop"}, stick.CodeForbidden)
+		for _, cs := range []*mcp.ClientSession{b, anaCodex} {
+			r := fails(t, cs, "join_path", obj{"name": "guarded", "reclaim_token": token}, stick.CodeInvalidArgument)
+			if r.errDetail("field") != "reclaim_token" || !strings.Contains(r.text, "over HTTP you are") {
+				t.Fatalf("another member's reclaim token: %s", r.text)
 			}
-			fails(t, anaCodex, "join_path", obj{"name": "guarded", "agent_id_override": "claude-code@ana-laptop"}, stick.CodeForbidden)
-			for _, cs := range []*mcp.ClientSession{b, anaCodex} {
-				r := fails(t, cs, "join_path", obj{"name": "guarded", "reclaim_token": token}, stick.CodeInvalidArgument)
-				if r.errDetail("field") != "reclaim_token" || !strings.Contains(r.text, "over HTTP you are") {
-					t.Fatalf("another member's reclaim token: %s", r.text)
-				}
-			}
-			if after := ok(t, a, "get_room_events", obj{"room_id": room}).num("cursor"); after != before {
-				t.Fatalf("a refused join changed the room: cursor %d -> %d", before, after)
-			}
-			st := ok(t, a, "get_room_state", obj{"room_id": room})
-			if ms, _ := st.data["members"].([]any); len(ms) != 1 || st.str("owner") != "claude-code@ana-laptop" {
-				t.Fatalf("refused joins made members: %v", st.data)
-			}
-			// Knowing the holder's lease does not make another principal the holder.
-			fails(t, b, "join_path", obj{"name": "guarded", "agent_id_override": "claude-code@ana-laptop", "reclaim_token": token}, stick.CodeForbidden)
-			ok(t, b, "join_path", obj{"name": "guarded"})
-			r = fails(t, b, "release_stick", with(lease(turn), "handoff", handoff("stolen")), stick.CodeStaleLease)
-			if r.errDetail("current_owner") != "claude-code@ana-laptop" {
-				t.Fatalf("release with another's lease: %v", r.data)
-			}
-			// The member's own name and token are accepted.
-			if j := ok(t, a, "join_path", obj{"name": "guarded", "agent_id_override": "claude-code@ana-laptop"}); j.str("agent_id") != "claude-code@ana-laptop" {
-				t.Fatalf("own override: %v", j.data)
-			}
-			j := ok(t, a, "join_path", obj{"name": "guarded", "reclaim_token": token})
-			if j.str("agent_id") != "claude-code@ana-laptop" || j.data["reclaimed"] != true || j.str("reclaim_token") != token {
-				t.Fatalf("own reclaim token: %v", j.data)
-			}
-			ok(t, a, "heartbeat", lease(turn))
-			fails(t, a, "join_path", obj{"name": "guarded", "reclaim_token": "rt_00000000000000000000000000000000"}, stick.CodeInvalidArgument)
-		})
-	}
+		}
+		if after := ok(t, a, "get_room_events", obj{"room_id": room}).num("cursor"); after != before {
+			t.Fatalf("a refused join changed the room: cursor %d -> %d", before, after)
+		}
+		st := ok(t, a, "get_room_state", obj{"room_id": room})
+		if ms, _ := st.data["members"].([]any); len(ms) != 1 || st.str("owner") != "claude-code@ana-laptop" {
+			t.Fatalf("refused joins made members: %v", st.data)
+		}
+		// Knowing the holder's lease does not make another principal the holder.
+		fails(t, b, "join_path", obj{"name": "guarded", "agent_id_override": "claude-code@ana-laptop", "reclaim_token": token}, stick.CodeForbidden)
+		ok(t, b, "join_path", obj{"name": "guarded"})
+		r = fails(t, b, "release_stick", with(lease(turn), "handoff", handoff("stolen")), stick.CodeStaleLease)
+		if r.errDetail("current_owner") != "claude-code@ana-laptop" {
+			t.Fatalf("release with another's lease: %v", r.data)
+		}
+		// The member's own name and token are accepted.
+		if j := ok(t, a, "join_path", obj{"name": "guarded", "agent_id_override": "claude-code@ana-laptop"}); j.str("agent_id") != "claude-code@ana-laptop" {
+			t.Fatalf("own override: %v", j.data)
+		}
+		j := ok(t, a, "join_path", obj{"name": "guarded", "reclaim_token": token})
+		if j.str("agent_id") != "claude-code@ana-laptop" || j.data["reclaimed"] != true || j.str("reclaim_token") != token {
+			t.Fatalf("own reclaim token: %v", j.data)
+		}
+		ok(t, a, "heartbeat", lease(turn))
+		fails(t, a, "join_path", obj{"name": "guarded", "reclaim_token": "rt_00000000000000000000000000000000"}, stick.CodeInvalidArgument)
+	})
 }
 
 // A request that reaches the handler without a principal is refused with

@@ -120,6 +120,14 @@ func (hb *hub) principals() []string {
 // protocol without sessions, and the older one in a session.
 var protocols = []struct{ name, version string }{{"newest", ""}, {"legacy", legacyProtocol}}
 
+// inEachProtocol runs f as a subtest in each of protocols, with a fresh hub
+// and the protocol's version for hub.connect.
+func inEachProtocol(t *testing.T, f func(t *testing.T, hb *hub, version string)) {
+	for _, p := range protocols {
+		t.Run(p.name, func(t *testing.T) { f(t, newHub(t), p.version) })
+	}
+}
+
 // Over HTTP the tools are listed exactly as 'stick mcp' lists them: the
 // same names, descriptions, annotations and schemas, byte for byte, in
 // either protocol; and the newest protocol is served without a session,
@@ -162,100 +170,94 @@ func TestHTTPListsTheToolsOfStdio(t *testing.T) {
 // member its principal and client name, through the service given to that
 // principal.
 func TestHTTPTurnLoop(t *testing.T) {
-	for _, p := range protocols {
-		t.Run(p.name, func(t *testing.T) {
-			hb := newHub(t)
-			a := hb.connect("secret-ana", "claude-code", p.version)
-			b := hb.connect("secret-bob", "codex-mcp-client", p.version)
-			ja := ok(t, a, "join_path", obj{"name": "release-review"})
-			room := ja.str("room_id")
-			jb := ok(t, b, "join_path", obj{"name": "release-review"})
-			if ja.str("agent_id") != "claude-code@ana-laptop" || jb.str("agent_id") != "codex@bob" || jb.str("room_id") != room {
-				t.Fatalf("joined as %s and %s in %s and %s", ja.str("agent_id"), jb.str("agent_id"), room, jb.str("room_id"))
+	inEachProtocol(t, func(t *testing.T, hb *hub, version string) {
+		a := hb.connect("secret-ana", "claude-code", version)
+		b := hb.connect("secret-bob", "codex-mcp-client", version)
+		ja := ok(t, a, "join_path", obj{"name": "release-review"})
+		room := ja.str("room_id")
+		jb := ok(t, b, "join_path", obj{"name": "release-review"})
+		if ja.str("agent_id") != "claude-code@ana-laptop" || jb.str("agent_id") != "codex@bob" || jb.str("room_id") != room {
+			t.Fatalf("joined as %s and %s in %s and %s", ja.str("agent_id"), jb.str("agent_id"), room, jb.str("room_id"))
+		}
+		if ja.str("reclaim_token") == "" || !ja.data["new_member"].(bool) {
+			t.Fatalf("a first join: %v", ja.data)
+		}
+		if got := hb.principals(); !slices.Equal(got, []string{"tok_ana", "tok_bob"}) {
+			t.Fatalf("ServiceFor served %v", got)
+		}
+		turn := ok(t, a, "wait_for_turn", obj{"room_id": room, "max_wait_ms": 0})
+		if turn.str("status") != "your_turn" || turn.str("agent_id") != "claude-code@ana-laptop" {
+			t.Fatalf("first wait: %v", turn.data)
+		}
+		if next := turn.str("next_step"); !strings.Contains(next, "nothing renews it between them") || strings.Contains(next, "keeps it alive") {
+			t.Fatalf("over HTTP no process keeps the lease: %s", next)
+		}
+		done := make(chan result, 1)
+		go func() {
+			r, err := callErr(b, "wait_for_turn", obj{"room_id": room, "max_wait_ms": 20000})
+			if err != nil {
+				t.Error(err)
 			}
-			if ja.str("reclaim_token") == "" || !ja.data["new_member"].(bool) {
-				t.Fatalf("a first join: %v", ja.data)
-			}
-			if got := hb.principals(); !slices.Equal(got, []string{"tok_ana", "tok_bob"}) {
-				t.Fatalf("ServiceFor served %v", got)
-			}
-			turn := ok(t, a, "wait_for_turn", obj{"room_id": room, "max_wait_ms": 0})
-			if turn.str("status") != "your_turn" || turn.str("agent_id") != "claude-code@ana-laptop" {
-				t.Fatalf("first wait: %v", turn.data)
-			}
-			if next := turn.str("next_step"); !strings.Contains(next, "nothing renews it between them") || strings.Contains(next, "keeps it alive") {
-				t.Fatalf("over HTTP no process keeps the lease: %s", next)
-			}
-			done := make(chan result, 1)
-			go func() {
-				r, err := callErr(b, "wait_for_turn", obj{"room_id": room, "max_wait_ms": 20000})
-				if err != nil {
-					t.Error(err)
-				}
-				done <- r
-			}()
-			rel := ok(t, a, "release_stick", with(lease(turn), "handoff", obj{"status": "tests pass", "next_action": "review the diff",
-				"artifacts": []obj{{"path": "main.go", "role": "review"}}}))
-			if rel.str("reserved_for") != "codex@bob" {
-				t.Fatalf("release: %v", rel.data)
-			}
-			var got result
-			select {
-			case got = <-done:
-			case <-time.After(15 * time.Second):
-				t.Fatal("the waiter did not get its turn after the release")
-			}
-			if got.str("status") != "your_turn" || got.str("agent_id") != "codex@bob" {
-				t.Fatalf("the waiter's wait: %v", got.data)
-			}
-			h, _ := got.data["handoff"].(map[string]any)
-			if h["status"] != "tests pass" || h["next_action"] != "review the diff" || got.str("from_agent_id") != "claude-code@ana-laptop" || !strings.Contains(got.text, "review the diff") {
-				t.Fatalf("the handoff did not reach the waiter: %v\n%s", got.data, got.text)
-			}
-			ok(t, b, "release_stick", with(lease(got), "handoff", handoff("reviewed")))
-		})
-	}
+			done <- r
+		}()
+		rel := ok(t, a, "release_stick", with(lease(turn), "handoff", obj{"status": "tests pass", "next_action": "review the diff",
+			"artifacts": []obj{{"path": "main.go", "role": "review"}}}))
+		if rel.str("reserved_for") != "codex@bob" {
+			t.Fatalf("release: %v", rel.data)
+		}
+		var got result
+		select {
+		case got = <-done:
+		case <-time.After(15 * time.Second):
+			t.Fatal("the waiter did not get its turn after the release")
+		}
+		if got.str("status") != "your_turn" || got.str("agent_id") != "codex@bob" {
+			t.Fatalf("the waiter's wait: %v", got.data)
+		}
+		h, _ := got.data["handoff"].(map[string]any)
+		if h["status"] != "tests pass" || h["next_action"] != "review the diff" || got.str("from_agent_id") != "claude-code@ana-laptop" || !strings.Contains(got.text, "review the diff") {
+			t.Fatalf("the handoff did not reach the waiter: %v\n%s", got.data, got.text)
+		}
+		ok(t, b, "release_stick", with(lease(got), "handoff", handoff("reviewed")))
+	})
 }
 
 // A waiter over HTTP that asked for progress hears from the hub while it
 // waits, in either protocol, and its wait returns as soon as the stick is
 // released to it.
 func TestHTTPWaitReportsProgress(t *testing.T) {
-	for _, p := range protocols {
-		t.Run(p.name, func(t *testing.T) {
-			hb := newHub(t)
-			var progress atomic.Int32
-			waiter := hb.connect("secret-bob", "codex", p.version, &mcp.ClientOptions{
-				ProgressNotificationHandler: func(_ context.Context, req *mcp.ProgressNotificationClientRequest) {
-					if req.Params.ProgressToken == "tok" && strings.Contains(req.Params.Message, "waiting for the stick") {
-						progress.Add(1)
-					}
-				},
-			})
-			holder := hb.connect("secret-ana", "claude-code", p.version)
-			room := ok(t, holder, "join_path", obj{"name": "slow"}).str("room_id")
-			ok(t, waiter, "join_path", obj{"name": "slow"})
-			turn := ok(t, holder, "wait_for_turn", obj{"room_id": room, "max_wait_ms": 0})
-			done := make(chan *mcp.CallToolResult, 1)
-			go func() {
-				params := &mcp.CallToolParams{Name: "wait_for_turn", Arguments: obj{"room_id": room, "max_wait_ms": 30000}}
-				params.SetProgressToken("tok")
-				res, err := waiter.CallTool(context.Background(), params)
-				if err != nil {
-					t.Error(err)
+	inEachProtocol(t, func(t *testing.T, hb *hub, version string) {
+		var progress atomic.Int32
+		waiter := hb.connect("secret-bob", "codex", version, &mcp.ClientOptions{
+			ProgressNotificationHandler: func(_ context.Context, req *mcp.ProgressNotificationClientRequest) {
+				if req.Params.ProgressToken == "tok" && strings.Contains(req.Params.Message, "waiting for the stick") {
+					progress.Add(1)
 				}
-				done <- res
-			}()
-			awaitCount(t, &progress, 2, "no progress notifications while waiting")
-			ok(t, holder, "release_stick", with(lease(turn), "handoff", handoff("over to you")))
-			select {
-			case res := <-done:
-				if sc, _ := res.StructuredContent.(map[string]any); res.IsError || sc["status"] != "your_turn" {
-					t.Fatalf("wait: %v", res.StructuredContent)
-				}
-			case <-time.After(10 * time.Second):
-				t.Fatal("the wait did not return after the release")
-			}
+			},
 		})
-	}
+		holder := hb.connect("secret-ana", "claude-code", version)
+		room := ok(t, holder, "join_path", obj{"name": "slow"}).str("room_id")
+		ok(t, waiter, "join_path", obj{"name": "slow"})
+		turn := ok(t, holder, "wait_for_turn", obj{"room_id": room, "max_wait_ms": 0})
+		done := make(chan *mcp.CallToolResult, 1)
+		go func() {
+			params := &mcp.CallToolParams{Name: "wait_for_turn", Arguments: obj{"room_id": room, "max_wait_ms": 30000}}
+			params.SetProgressToken("tok")
+			res, err := waiter.CallTool(context.Background(), params)
+			if err != nil {
+				t.Error(err)
+			}
+			done <- res
+		}()
+		awaitCount(t, &progress, 2, "no progress notifications while waiting")
+		ok(t, holder, "release_stick", with(lease(turn), "handoff", handoff("over to you")))
+		select {
+		case res := <-done:
+			if sc, _ := res.StructuredContent.(map[string]any); res.IsError || sc["status"] != "your_turn" {
+				t.Fatalf("wait: %v", res.StructuredContent)
+			}
+		case <-time.After(10 * time.Second):
+			t.Fatal("the wait did not return after the release")
+		}
+	})
 }
