@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"strings"
 	"sync"
+	"sync/atomic"
 	"testing"
 	"time"
 
@@ -242,4 +243,17 @@ func with(base obj, kv ...any) obj {
 		out[kv[i].(string)] = kv[i+1]
 	}
 	return out
+}
+
+// awaitCount waits until n reaches at least min, failing the test with
+// msg after 10 s.
+func awaitCount(t *testing.T, n *atomic.Int32, min int32, msg string) {
+	t.Helper()
+	deadline := time.Now().Add(10 * time.Second)
+	for n.Load() < min {
+		if time.Now().After(deadline) {
+			t.Fatal(msg)
+		}
+		time.Sleep(5 * time.Millisecond)
+	}
 }

@@ -4,7 +4,6 @@ import (
 	"context"
 
 	"github.com/google/jsonschema-go/jsonschema"
-	"github.com/modelcontextprotocol/go-sdk/mcp"
 	"github.com/stickhq/stick/stick"
 )
 
@@ -42,8 +41,8 @@ func (searchIn) refine(s *jsonschema.Schema, _ stick.Policy) {
 }
 
 // readRoomDoc returns a version of the room's document, with its content.
-func (s *Server) readRoomDoc(ctx context.Context, _ stick.Caller, _ *mcp.CallToolRequest, in readDocIn) (docOut, string, error) {
-	d, err := s.cfg.Service.ReadDoc(ctx, in.RoomID, in.Version)
+func readRoomDoc(ctx context.Context, cl call, in readDocIn) (docOut, string, error) {
+	d, err := cl.svc.ReadDoc(ctx, in.RoomID, in.Version)
 	if err != nil {
 		return docOut{}, "", err
 	}
@@ -54,7 +53,7 @@ func (s *Server) readRoomDoc(ctx context.Context, _ stick.Caller, _ *mcp.CallToo
 // updateRoomDoc replaces the document if it is still at expected_version.
 // content and expected_version must be given: a missing content is not an
 // empty document, and a missing version is not version 0.
-func (s *Server) updateRoomDoc(ctx context.Context, c stick.Caller, _ *mcp.CallToolRequest, in updateDocIn) (docVersionOut, string, error) {
+func updateRoomDoc(ctx context.Context, cl call, in updateDocIn) (docVersionOut, string, error) {
 	switch {
 	case in.Content == nil:
 		return docVersionOut{}, "", stick.Errorf(stick.CodeInvalidArgument, "content is required: the whole new document (\"\" empties it)").
@@ -63,7 +62,7 @@ func (s *Server) updateRoomDoc(ctx context.Context, c stick.Caller, _ *mcp.CallT
 		return docVersionOut{}, "", stick.Errorf(stick.CodeInvalidArgument, "expected_version is required: the version you read with read_room_doc (0 for a document never written)").
 			With("field", "expected_version").WithHint("read_room_doc first and pass its version as expected_version")
 	}
-	d, err := s.cfg.Service.UpdateDoc(ctx, c, in.RoomID, *in.Content, *in.ExpectedVersion)
+	d, err := cl.svc.UpdateDoc(ctx, cl.caller, in.RoomID, *in.Content, *in.ExpectedVersion)
 	if err != nil {
 		return docVersionOut{}, "", err
 	}
@@ -72,8 +71,8 @@ func (s *Server) updateRoomDoc(ctx context.Context, c stick.Caller, _ *mcp.CallT
 }
 
 // appendRoomDoc adds text to the end of the document or of one of its sections.
-func (s *Server) appendRoomDoc(ctx context.Context, c stick.Caller, _ *mcp.CallToolRequest, in appendDocIn) (docVersionOut, string, error) {
-	d, err := s.cfg.Service.AppendDoc(ctx, c, in.RoomID, in.Text, in.Section)
+func appendRoomDoc(ctx context.Context, cl call, in appendDocIn) (docVersionOut, string, error) {
+	d, err := cl.svc.AppendDoc(ctx, cl.caller, in.RoomID, in.Text, in.Section)
 	if err != nil {
 		return docVersionOut{}, "", err
 	}
@@ -82,8 +81,8 @@ func (s *Server) appendRoomDoc(ctx context.Context, c stick.Caller, _ *mcp.CallT
 }
 
 // roomDocHistory lists the document's versions, oldest first.
-func (s *Server) roomDocHistory(ctx context.Context, _ stick.Caller, _ *mcp.CallToolRequest, in roomIn) (docHistoryOut, string, error) {
-	vs, err := s.cfg.Service.DocHistory(ctx, in.RoomID)
+func roomDocHistory(ctx context.Context, cl call, in roomIn) (docHistoryOut, string, error) {
+	vs, err := cl.svc.DocHistory(ctx, in.RoomID)
 	if err != nil {
 		return docHistoryOut{}, "", err
 	}
@@ -93,8 +92,8 @@ func (s *Server) roomDocHistory(ctx context.Context, _ stick.Caller, _ *mcp.Call
 }
 
 // searchEvents runs a full-text search over the rooms' logs and documents.
-func (s *Server) searchEvents(ctx context.Context, _ stick.Caller, _ *mcp.CallToolRequest, in searchIn) (searchOut, string, error) {
-	hits, err := s.cfg.Service.Search(ctx, stick.SearchQuery{Query: in.Query, RoomID: in.RoomID, Type: in.Type, From: in.FromAgentID, Limit: in.Limit})
+func searchEvents(ctx context.Context, cl call, in searchIn) (searchOut, string, error) {
+	hits, err := cl.svc.Search(ctx, stick.SearchQuery{Query: in.Query, RoomID: in.RoomID, Type: in.Type, From: in.FromAgentID, Limit: in.Limit})
 	if err != nil {
 		return searchOut{}, "", err
 	}

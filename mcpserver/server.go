@@ -2,16 +2,13 @@ package mcpserver
 
 import (
 	"context"
-	"encoding/json"
 	"errors"
 	"fmt"
 	"io"
-	"reflect"
-	"strings"
+	"os"
 	"sync"
 	"time"
 
-	"github.com/google/jsonschema-go/jsonschema"
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 	"github.com/stickhq/stick/identity"
 	"github.com/stickhq/stick/procid"
@@ -62,7 +59,7 @@ type Config struct {
 // Server is one MCP server; each client connection gets its own identity.
 type Server struct {
 	cfg Config
-	mcp *mcp.Server
+	box *toolbox
 	// conns holds each connection's identities: the derived one, fixed at
 	// its first call, and the ones join_path established in its rooms.
 	conns sync.Map // *mcp.ServerSession -> *conn
@@ -77,12 +74,6 @@ type Server struct {
 	claims *identity.Claims
 	// records is where joined members are recorded, nil without a data directory.
 	records *identity.Records
-	// errSchema is the schema of a failed call's "error", the same in every
-	// tool's output schema: built once, never changed.
-	errSchema func() (*jsonschema.Schema, error)
-	// buildSchemas makes every tool's schemas built by schemaFor, none
-	// taken from schemas_gen.go (TestSchemaCache).
-	buildSchemas bool
 }
 
 // conn is one client connection's identity. It is named once (see
@@ -143,14 +134,13 @@ func newServer(cfg Config, buildSchemas bool) (*Server, error) {
 		return nil, fmt.Errorf("mcpserver: %w", err)
 	}
 	cfg.Tools = tools
-	s := &Server{cfg: cfg, claims: identity.NewClaims(cfg.DataDir), buildSchemas: buildSchemas}
+	s := &Server{cfg: cfg, claims: identity.NewClaims(cfg.DataDir)}
 	if cfg.DataDir != "" {
 		s.records = identity.NewRecords(cfg.DataDir)
 	}
-	s.errSchema = sync.OnceValues(func() (*jsonschema.Schema, error) { return schemaFor[toolError](false, cfg.Service.Defaults()) })
-	s.mcp = mcp.NewServer(&mcp.Implementation{Name: "stick", Title: "stick: take turns in a shared workspace", Version: cfg.Version},
-		&mcp.ServerOptions{Instructions: Instructions(cfg.Tools), Capabilities: &mcp.ServerCapabilities{}, InitializedHandler: s.initialized})
-	if err := s.register(); err != nil {
+	s.box = newToolbox(newMCP(cfg.Version, Instructions(cfg.Tools), s.initialized), s, cfg.Tools, cfg.Service.Defaults(), cfg.ProgressEvery)
+	s.box.ready, s.box.buildSchemas = cfg.Ready, buildSchemas
+	if err := s.box.register(); err != nil {
 		return nil, err
 	}
 	return s, nil
@@ -164,7 +154,7 @@ func (s *Server) initialized(context.Context, *mcp.InitializedRequest) {
 }
 
 // MCP returns the underlying SDK server, for transports and tests.
-func (s *Server) MCP() *mcp.Server { return s.mcp }
+func (s *Server) MCP() *mcp.Server { return s.box.mcp }
 
 // Run serves one connection over t until the client disconnects or ctx
 // ends. When ctx ends (SIGTERM, SIGINT), every wait in progress returns at
@@ -178,7 +168,7 @@ func (s *Server) Run(ctx context.Context, t mcp.Transport) error {
 	})
 	defer s.keepWG.Wait() // after Shutdown, which ends every kept lease's renewal
 	defer s.cfg.Service.Shutdown()
-	err := s.mcp.Run(ctx, t)
+	err := s.box.mcp.Run(ctx, t)
 	if errors.Is(err, io.EOF) || errors.Is(err, context.Canceled) {
 		return nil
 	}
@@ -280,128 +270,68 @@ func (c *conn) joined(res stick.JoinResult, override bool) (before membership) {
 	return before
 }
 
-// roomIndex returns the index sequence (for reflect.Value.FieldByIndex) of
-// the string field of struct type t that the JSON key "room_id" decodes
-// into, looking into embedded structs as encoding/json does (a field of t
-// itself first), or nil when t has none. It is how addTool finds the room a
-// tool call names, for every input type alike.
-func roomIndex(t reflect.Type) []int {
-	if t.Kind() != reflect.Struct {
-		return nil
+// bind implements frontend: a call acts through the configured service as
+// the identity the connection has in room (see conn.in).
+func (s *Server) bind(_ context.Context, req *mcp.CallToolRequest, room string) (call, error) {
+	cn, err := s.conn(req)
+	if err != nil {
+		return call{}, err
 	}
-	for i := range t.NumField() {
-		f := t.Field(i)
-		name, _, _ := strings.Cut(f.Tag.Get("json"), ",")
-		if name == "room_id" && f.IsExported() && f.Type.Kind() == reflect.String {
-			return []int{i}
-		}
-	}
-	for i := range t.NumField() {
-		f := t.Field(i)
-		name, _, _ := strings.Cut(f.Tag.Get("json"), ",")
-		if f.Anonymous && name == "" && f.Type.Kind() == reflect.Struct {
-			if sub := roomIndex(f.Type); sub != nil {
-				return append([]int{i}, sub...)
-			}
-		}
-	}
-	return nil
+	return call{svc: s.cfg.Service, caller: cn.in(room), req: req}, nil
 }
 
-// addTool registers a tool whose input decoding, errors and output stick
-// controls: arguments are decoded strictly (an unknown or mistyped field is
-// invalid_argument naming it), a handler error becomes a tool result with
-// isError and {"error": {code, message, hint, details}} as structured
-// content, and a success carries Out as structured content and text for
-// text-only clients. The handler's caller is the identity the connection
-// has in the room the arguments name (their room_id field, see roomIndex),
-// or the derived identity for a tool whose input has no room_id. A tool
-// outside the server's tool set is not registered. A successful read-only
-// call in a room tells the service the caller read it
-// (stick.Service.Attend: a holder's read counts as a heartbeat; a read
-// that renewed the lease is read again to show it), and a result that
-// grants or ends a turn starts or stops keeping its lease (see keepers).
-func addTool[In, Out any](s *Server, t *mcp.Tool, h func(context.Context, stick.Caller, *mcp.CallToolRequest, In) (Out, string, error)) error {
-	if !s.cfg.Tools.offers(t.Name) {
-		return nil
-	}
-	defaults := s.cfg.Service.Defaults()
-	if c, ok := cachedSchemas(t.Name, defaults); ok && !s.buildSchemas {
-		t.InputSchema, t.OutputSchema = c.Input, c.Output
-	} else {
-		in, err := schemaFor[In](true, defaults)
-		if err != nil {
-			return fmt.Errorf("tool %s: input schema: %w", t.Name, err)
-		}
-		out, err := schemaFor[Out](false, defaults)
-		if err != nil {
-			return fmt.Errorf("tool %s: output schema: %w", t.Name, err)
-		}
-		errSchema, err := s.errSchema()
-		if err != nil {
-			return fmt.Errorf("mcpserver: error schema: %w", err)
-		}
-		out.Properties["error"] = errSchema
-		t.InputSchema, t.OutputSchema = in, out
-	}
-	roomAt := roomIndex(reflect.TypeFor[In]())
-	readOnly := t.Annotations != nil && t.Annotations.ReadOnlyHint
-	s.mcp.AddTool(t, func(ctx context.Context, req *mcp.CallToolRequest) (*mcp.CallToolResult, error) {
-		if s.cfg.Ready != nil {
-			if err := s.cfg.Ready(ctx); err != nil {
-				return errorResult(err), nil
-			}
-		}
-		var v In
-		if err := decode(req.Params.Arguments, &v); err != nil {
-			return errorResult(err), nil
-		}
-		var room string
-		if roomAt != nil {
-			room = reflect.ValueOf(&v).Elem().FieldByIndex(roomAt).String()
-		}
-		cn, err := s.conn(req)
-		if err != nil {
-			return errorResult(err), nil
-		}
-		caller := cn.in(room)
-		o, text, err := h(ctx, caller, req, v)
-		if err == nil && readOnly && room != "" && s.cfg.Service.Attend(ctx, caller, room) {
-			o, text, err = h(ctx, caller, req, v) // read again: the holder's lease was renewed
-		}
-		if err != nil {
-			return errorResult(err), nil
-		}
-		if !s.cfg.NoLeaseKeeping {
-			s.follow(req, caller, o)
-		}
-		return &mcp.CallToolResult{Content: []mcp.Content{&mcp.TextContent{Text: text}}, StructuredContent: o}, nil
-	})
-	return nil
+// listPath implements frontend: list_rooms lists around the server's
+// working directory, which its harness started it in.
+func (s *Server) listPath() string {
+	path, _ := os.Getwd()
+	return path
 }
 
-// toolError is the structured form of a failed call.
-type toolError struct {
-	Code    stick.Code     `json:"code" jsonschema:"Stable error code, e.g. stale_lease, turn_mismatch, invalid_handoff."`
-	Message string         `json:"message" jsonschema:"What went wrong."`
-	Hint    string         `json:"hint,omitempty" jsonschema:"What to do next."`
-	Details map[string]any `json:"details,omitempty" jsonschema:"Structured facts: current_owner, current_turn_id, room_state, field, ..."`
+// after implements frontend: a result that grants or ends a turn starts or
+// stops keeping its lease (see keepers), and a member that left is
+// forgotten in the records.
+func (s *Server) after(cl call, out any) {
+	if o, ok := out.(leaveOut); ok && o.Left {
+		s.forget(o.RoomID, o.AgentID)
+	}
+	if !s.cfg.NoLeaseKeeping {
+		s.follow(cl.req, cl.caller, out)
+	}
 }
 
-func errorResult(err error) *mcp.CallToolResult {
-	e := stick.AsError(err)
-	te := toolError{Code: e.Code, Message: e.Message, Hint: e.Hint, Details: e.Details}
-	var b strings.Builder
-	fmt.Fprintf(&b, "error %s: %s", e.Code, e.Message)
-	if e.Hint != "" {
-		fmt.Fprintf(&b, "\nhint: %s", e.Hint)
+// keepsLeases implements frontend: a connection's harness lives as long as
+// the connection, so the server keeps its lease alive between calls.
+func (s *Server) keepsLeases() bool { return true }
+
+// join implements frontend. It joins the room of a path (or a named room)
+// as the connection's derived identity, or as the member an
+// agent_id_override or reclaim_token names; the identity it joins as is
+// the connection's in that room only. A join with neither passes on the
+// name of the connection's last override or reclaim as its
+// agent_id_override, so it stays flagged as overridden and package stick
+// checks that name in the room it lands in. Every join passes the
+// memberships the connection holds (stick.JoinRequest.Held): package stick
+// proves a name by the token held for it, and makes the member this
+// connection was before it reclaimed another leave.
+func (s *Server) join(ctx context.Context, cl call, in joinPathIn) (stick.JoinResult, error) {
+	conn, err := s.conn(cl.req)
+	if err != nil {
+		return stick.JoinResult{}, err
 	}
-	if len(e.Details) > 0 {
-		d, _ := json.Marshal(e.Details)
-		fmt.Fprintf(&b, "\ndetails: %s", d)
+	jr := stick.JoinRequest{Path: in.ContextPath, Name: in.Name, ForceNew: in.ForceNew, AgentIDOverride: in.AgentIDOverride, ReclaimToken: in.ReclaimToken,
+		Held: conn.held()}
+	if jr.AgentIDOverride == "" && jr.ReclaimToken == "" {
+		jr.AgentIDOverride = conn.overridden()
+		jr.ReclaimIfGone = s.recorded(conn, in.ContextPath, in.Name)
 	}
-	res := &mcp.CallToolResult{StructuredContent: map[string]any{"error": te}}
-	res.Content = []mcp.Content{&mcp.TextContent{Text: b.String()}}
-	res.SetError(e)
-	return res
+	res, err := cl.svc.JoinPath(ctx, cl.caller, jr)
+	if err != nil {
+		return stick.JoinResult{}, err
+	}
+	conn.joined(res, jr.AgentIDOverride != "")
+	if res.Left != "" {
+		s.forget(res.RoomID, res.Left)
+	}
+	s.record(ctx, conn, res)
+	return res, nil
 }

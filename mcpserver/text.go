@@ -47,9 +47,16 @@ func nextAfterJoin(r stick.JoinResult) string {
 	return fmt.Sprintf("call wait_for_turn with room_id %s; work only when it says your_turn", r.RoomID)
 }
 
-func nextAfterWait(r stick.WaitResult, now time.Time) string {
+// nextAfterWait is the next step after a wait's result r; kept says
+// whether the server keeps a holder's lease alive between its calls (a
+// stdio server does, a hub cannot: it sees no process).
+func nextAfterWait(r stick.WaitResult, now time.Time, kept bool) string {
 	switch r.Status {
 	case stick.YourTurn:
+		if !kept {
+			return fmt.Sprintf("read the handoff, then work; your calls in the room renew your lease, and nothing renews it between them: when you make none, call heartbeat(room_id %s, lease_id %s, expected_turn_id %d), first due %s; finish with release_stick and a truthful handoff",
+				r.RoomID, r.LeaseID, r.TurnID, until(now, *r.NextHeartbeatAt))
+		}
 		return fmt.Sprintf("read the handoff, then work; your calls in the room renew your lease and this server keeps it alive between them (heartbeat(room_id %s, lease_id %s, expected_turn_id %d) renews it explicitly, first due %s); finish with release_stick and a truthful handoff",
 			r.RoomID, r.LeaseID, r.TurnID, until(now, *r.NextHeartbeatAt))
 	case stick.TakeoverAvailable:

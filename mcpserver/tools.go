@@ -4,7 +4,6 @@ import (
 	"context"
 	"encoding/json"
 	"math"
-	"os"
 	"runtime"
 	"sync"
 	"sync/atomic"
@@ -174,111 +173,107 @@ func ms(field string, p *int64) (*time.Duration, error) {
 func hint(b bool) *bool { return &b }
 
 // register adds every tool of the protocol.
-func (s *Server) register() error {
-	svc := s.cfg.Service
+func (b *toolbox) register() error {
 	readOnly := &mcp.ToolAnnotations{ReadOnlyHint: true, IdempotentHint: true, OpenWorldHint: hint(false)}
 	write := &mcp.ToolAnnotations{DestructiveHint: hint(false), OpenWorldHint: hint(false)}
 	regs := []func() error{
 		func() error {
-			return addTool(s, &mcp.Tool{Name: "list_rooms", Title: "List rooms", Annotations: readOnly,
+			return addTool(b, &mcp.Tool{Name: "list_rooms", Title: "List rooms", Annotations: readOnly,
 				Description: "List the rooms around a path, with their state and holder."},
-				func(ctx context.Context, _ stick.Caller, _ *mcp.CallToolRequest, in listRoomsIn) (listRoomsOut, string, error) {
+				func(ctx context.Context, cl call, in listRoomsIn) (listRoomsOut, string, error) {
 					path := in.ContextPath
 					if path == "" {
-						path, _ = os.Getwd()
+						path = b.fe.listPath()
 					}
-					rooms, err := svc.ListRooms(ctx, path)
+					rooms, err := cl.svc.ListRooms(ctx, path)
 					out := listRoomsOut{ContextPath: path, Rooms: rooms}
 					return out, textListRooms(out), err
 				})
 		},
 		func() error {
-			return addTool(s, &mcp.Tool{Name: "join_path", Title: "Join the room of a path", Annotations: &mcp.ToolAnnotations{IdempotentHint: true, DestructiveHint: hint(false), OpenWorldHint: hint(false)},
+			return addTool(b, &mcp.Tool{Name: "join_path", Title: "Join the room of a path", Annotations: &mcp.ToolAnnotations{IdempotentHint: true, DestructiveHint: hint(false), OpenWorldHint: hint(false)},
 				Description: "Join your workspace's room, or a named one (made if none). Keep the reclaim_token: after a restart, join_path with it to be the same member again. Next: wait_for_turn."},
-				s.joinPath)
+				b.joinPath)
 		},
 		func() error {
-			return addTool(s, &mcp.Tool{Name: "wait_for_turn", Title: "Wait for your turn", Annotations: write,
+			return addTool(b, &mcp.Tool{Name: "wait_for_turn", Title: "Wait for your turn", Annotations: write,
 				Description: "Claim the stick if free or reserved for you, else block up to max_wait_ms. status: your_turn (read the previous handoff first), not_yet (call again), takeover_available (see takeover_stick) or closed. While you hold the stick and keep making calls, the server keeps your lease alive."},
-				s.waitForTurn)
+				b.waitForTurn)
 		},
 		func() error {
-			return addTool(s, &mcp.Tool{Name: "heartbeat", Title: "Renew your lease", Annotations: &mcp.ToolAnnotations{IdempotentHint: true, DestructiveHint: hint(false), OpenWorldHint: hint(false)},
+			return addTool(b, &mcp.Tool{Name: "heartbeat", Title: "Renew your lease", Annotations: &mcp.ToolAnnotations{IdempotentHint: true, DestructiveHint: hint(false), OpenWorldHint: hint(false)},
 				Description: "While you hold the stick, renew your lease every heartbeat_interval_ms (your other calls and the server renew it too). stale_lease or turn_mismatch: you lost it; stop working, read get_room_state."},
-				func(ctx context.Context, c stick.Caller, _ *mcp.CallToolRequest, in leaseIn) (heartbeatOut, string, error) {
-					res, err := svc.Heartbeat(ctx, c, in.lease())
+				func(ctx context.Context, cl call, in leaseIn) (heartbeatOut, string, error) {
+					res, err := cl.svc.Heartbeat(ctx, cl.caller, in.lease())
 					out := heartbeatOut{HeartbeatResult: res, NextStep: "keep working (your calls renew the lease; if you make none, heartbeat again " + until(time.Now(), res.NextHeartbeatAt) + "); release_stick with a handoff when done"}
 					return out, textHeartbeat(out), err
 				})
 		},
 		func() error {
-			return addTool(s, &mcp.Tool{Name: "release_stick", Title: "Release the stick with a handoff", Annotations: write,
+			return addTool(b, &mcp.Tool{Name: "release_stick", Title: "Release the stick with a handoff", Annotations: write,
 				Description: "End your turn with a truthful handoff; the stick goes to the next member that is active or away. Then wait_for_turn again."},
-				func(ctx context.Context, c stick.Caller, _ *mcp.CallToolRequest, in releaseIn) (releaseOut, string, error) {
-					res, err := svc.Release(ctx, c, in.lease(), in.Handoff)
+				func(ctx context.Context, cl call, in releaseIn) (releaseOut, string, error) {
+					res, err := cl.svc.Release(ctx, cl.caller, in.lease(), in.Handoff)
 					out := releaseOut{ReleaseResult: res, NextStep: nextAfterRelease(res)}
 					return out, textRelease(out), err
 				})
 		},
 		func() error {
-			return addTool(s, &mcp.Tool{Name: "pass_stick", Title: "Pass the stick to a member", Annotations: write,
+			return addTool(b, &mcp.Tool{Name: "pass_stick", Title: "Pass the stick to a member", Annotations: write,
 				Description: "End your turn like release_stick, but hand the stick to to_agent_id, a member that is active or away."},
-				func(ctx context.Context, c stick.Caller, _ *mcp.CallToolRequest, in passIn) (releaseOut, string, error) {
-					res, err := svc.Pass(ctx, c, in.lease(), in.ToAgentID, in.Handoff)
+				func(ctx context.Context, cl call, in passIn) (releaseOut, string, error) {
+					res, err := cl.svc.Pass(ctx, cl.caller, in.lease(), in.ToAgentID, in.Handoff)
 					out := releaseOut{ReleaseResult: res, NextStep: nextAfterRelease(res)}
 					return out, textRelease(out), err
 				})
 		},
 		func() error {
-			return addTool(s, &mcp.Tool{Name: "takeover_stick", Title: "Take over a failed turn", Annotations: write,
+			return addTool(b, &mcp.Tool{Name: "takeover_stick", Title: "Take over a failed turn", Annotations: write,
 				Description: "After takeover_available (a holder or recipient failed): take the stick, with a reason. Then read get_room_events for context."},
-				func(ctx context.Context, c stick.Caller, _ *mcp.CallToolRequest, in takeoverIn) (takeoverOut, string, error) {
-					res, err := svc.Takeover(ctx, c, in.RoomID, in.ExpectedTurnID, in.Reason)
-					out := takeoverOut{TakeoverResult: res, AgentID: c.AgentID, now: time.Now(),
+				func(ctx context.Context, cl call, in takeoverIn) (takeoverOut, string, error) {
+					res, err := cl.svc.Takeover(ctx, cl.caller, in.RoomID, in.ExpectedTurnID, in.Reason)
+					out := takeoverOut{TakeoverResult: res, AgentID: cl.caller.AgentID, now: time.Now(),
 						NextStep: "read get_room_events (from the recent handoff) to recover context, then work; release_stick with a handoff when done"}
 					return out, textTakeover(out), err
 				})
 		},
 		func() error {
-			return addTool(s, &mcp.Tool{Name: "get_room_state", Title: "Read a room's state", Annotations: readOnly,
+			return addTool(b, &mcp.Tool{Name: "get_room_state", Title: "Read a room's state", Annotations: readOnly,
 				Description: "Read the room: holder, reserved recipient, turn, state, members and the pending handoff."},
-				func(ctx context.Context, _ stick.Caller, _ *mcp.CallToolRequest, in roomIn) (stick.RoomStatus, string, error) {
-					res, err := svc.RoomState(ctx, in.RoomID)
+				func(ctx context.Context, cl call, in roomIn) (stick.RoomStatus, string, error) {
+					res, err := cl.svc.RoomState(ctx, in.RoomID)
 					return res, textState(res), err
 				})
 		},
 		func() error {
-			return addTool(s, &mcp.Tool{Name: "get_room_events", Title: "Read a room's event log", Annotations: readOnly,
+			return addTool(b, &mcp.Tool{Name: "get_room_events", Title: "Read a room's event log", Annotations: readOnly,
 				Description: "Read the room's log (claims, handoffs, takeovers, notes, ...), oldest first, after a cursor."},
-				func(ctx context.Context, _ stick.Caller, _ *mcp.CallToolRequest, in eventsIn) (stick.EventPage, string, error) {
-					res, err := svc.RoomEvents(ctx, in.RoomID, in.After, in.Limit)
+				func(ctx context.Context, cl call, in eventsIn) (stick.EventPage, string, error) {
+					res, err := cl.svc.RoomEvents(ctx, in.RoomID, in.After, in.Limit)
 					return res, textEvents(res), err
 				})
 		},
 		func() error {
-			return addTool(s, &mcp.Tool{Name: "leave_path", Title: "Leave a room", Annotations: write,
+			return addTool(b, &mcp.Tool{Name: "leave_path", Title: "Leave a room", Annotations: write,
 				Description: "Leave the room's member sequence. Release or pass the stick first."},
-				func(ctx context.Context, c stick.Caller, _ *mcp.CallToolRequest, in roomIn) (leaveOut, string, error) {
-					err := svc.Leave(ctx, c, in.RoomID)
-					if err == nil {
-						s.forget(in.RoomID, c.AgentID)
-					}
-					return leaveOut{RoomID: in.RoomID, AgentID: c.AgentID, Left: err == nil},
-						"left room_id " + in.RoomID + " as " + c.AgentID + "; you are out of its sequence.\nnext: join_path again to rejoin (at the end of the sequence)", err
+				func(ctx context.Context, cl call, in roomIn) (leaveOut, string, error) {
+					err := cl.svc.Leave(ctx, cl.caller, in.RoomID)
+					return leaveOut{RoomID: in.RoomID, AgentID: cl.caller.AgentID, Left: err == nil},
+						"left room_id " + in.RoomID + " as " + cl.caller.AgentID + "; you are out of its sequence.\nnext: join_path again to rejoin (at the end of the sequence)", err
 				})
 		},
 		func() error {
-			return addTool(s, &mcp.Tool{Name: "close_room", Title: "Close a room", Annotations: &mcp.ToolAnnotations{DestructiveHint: hint(true), OpenWorldHint: hint(false)},
+			return addTool(b, &mcp.Tool{Name: "close_room", Title: "Close a room", Annotations: &mcp.ToolAnnotations{DestructiveHint: hint(true), OpenWorldHint: hint(false)},
 				Description: "Close the room for good when its work is done; its log and document stay readable."},
-				func(ctx context.Context, c stick.Caller, _ *mcp.CallToolRequest, in closeIn) (stick.CloseResult, string, error) {
-					res, err := svc.Close(ctx, c, in.RoomID, in.Reason, in.Conclusion)
+				func(ctx context.Context, cl call, in closeIn) (stick.CloseResult, string, error) {
+					res, err := cl.svc.Close(ctx, cl.caller, in.RoomID, in.Reason, in.Conclusion)
 					return res, textClose(res), err
 				})
 		},
 		func() error {
-			return addTool(s, &mcp.Tool{Name: "set_room_policy", Title: "Change a room's timeouts", Annotations: write,
+			return addTool(b, &mcp.Tool{Name: "set_room_policy", Title: "Change a room's timeouts", Annotations: write,
 				Description: "Change the room's timeouts in ms (only those given; 0 resets one to the default). Only when asked. While the stick is held or reserved, only that member may; running deadlines never shorten."},
-				func(ctx context.Context, c stick.Caller, _ *mcp.CallToolRequest, in policyIn) (policyOut, string, error) {
+				func(ctx context.Context, cl call, in policyIn) (policyOut, string, error) {
 					var u stick.PolicyUpdate
 					for _, f := range []struct {
 						name string
@@ -297,24 +292,24 @@ func (s *Server) register() error {
 						}
 						*f.dst = d
 					}
-					p, err := svc.SetPolicy(ctx, c, in.RoomID, u)
+					p, err := cl.svc.SetPolicy(ctx, cl.caller, in.RoomID, u)
 					out := policyOut{RoomID: in.RoomID, Policy: p}
 					return out, "room " + in.RoomID + " policy: " + textPolicy(p), err
 				})
 		},
 		func() error {
-			return addTool(s, &mcp.Tool{Name: "reorder_members", Title: "Reorder the member sequence", Annotations: write,
+			return addTool(b, &mcp.Tool{Name: "reorder_members", Title: "Reorder the member sequence", Annotations: write,
 				Description: "Set the order release_stick follows: these members first, then the others. Only when asked."},
-				func(ctx context.Context, c stick.Caller, _ *mcp.CallToolRequest, in reorderIn) (membersOut, string, error) {
-					ms, err := svc.ReorderMembers(ctx, c, in.RoomID, in.AgentIDs)
+				func(ctx context.Context, cl call, in reorderIn) (membersOut, string, error) {
+					ms, err := cl.svc.ReorderMembers(ctx, cl.caller, in.RoomID, in.AgentIDs)
 					out := membersOut{RoomID: in.RoomID, Members: ms}
 					return out, textMembers(in.RoomID, ms), err
 				})
 		},
 		func() error {
-			return addTool(s, &mcp.Tool{Name: "sync", Title: "Catch up with the room's log, and post", Annotations: write,
+			return addTool(b, &mcp.Tool{Name: "sync", Title: "Catch up with the room's log, and post", Annotations: write,
 				Description: "Post the outbox, then get the events not yet given to you, oldest first; repeat until has_more is false to catch up. Can wait for a new event."},
-				func(ctx context.Context, c stick.Caller, _ *mcp.CallToolRequest, in syncIn) (stick.SyncResult, string, error) {
+				func(ctx context.Context, cl call, in syncIn) (stick.SyncResult, string, error) {
 					wait, err := stick.WaitSeconds(int64(in.WaitSeconds))
 					if err != nil {
 						return stick.SyncResult{}, "", err
@@ -324,15 +319,15 @@ func (s *Server) register() error {
 					for _, n := range in.Outbox {
 						req.Outbox = append(req.Outbox, n.note())
 					}
-					res, err := svc.Sync(ctx, c, in.RoomID, req)
+					res, err := cl.svc.Sync(ctx, cl.caller, in.RoomID, req)
 					return res, textSync(res), err
 				})
 		},
 		func() error {
-			return addTool(s, &mcp.Tool{Name: "append_note", Title: "Post a note to the room", Annotations: write,
+			return addTool(b, &mcp.Tool{Name: "append_note", Title: "Post a note to the room", Annotations: write,
 				Description: "Post a note (progress, warning, question, answer, decision), with or without the stick."},
-				func(ctx context.Context, c stick.Caller, _ *mcp.CallToolRequest, in noteIn) (noteOut, string, error) {
-					res, err := svc.Post(ctx, c, in.RoomID, outNote{Text: in.Text, MessageType: in.MessageType, ReplyTo: in.ReplyTo,
+				func(ctx context.Context, cl call, in noteIn) (noteOut, string, error) {
+					res, err := cl.svc.Post(ctx, cl.caller, in.RoomID, outNote{Text: in.Text, MessageType: in.MessageType, ReplyTo: in.ReplyTo,
 						Metadata: in.Metadata, ClientMessageID: in.ClientMessageID}.note())
 					text := string(res.Event.MessageType) + " posted as event " + itoa(res.Event.Seq) + " in room " + in.RoomID
 					if res.Duplicate {
@@ -343,29 +338,29 @@ func (s *Server) register() error {
 				})
 		},
 		func() error {
-			return addTool(s, &mcp.Tool{Name: "read_room_doc", Title: "Read the room's document", Annotations: readOnly,
+			return addTool(b, &mcp.Tool{Name: "read_room_doc", Title: "Read the room's document", Annotations: readOnly,
 				Description: "Read the room's markdown document (plan, decisions, findings) and its version."},
-				s.readRoomDoc)
+				readRoomDoc)
 		},
 		func() error {
-			return addTool(s, &mcp.Tool{Name: "update_room_doc", Title: "Rewrite the room's document", Annotations: write,
+			return addTool(b, &mcp.Tool{Name: "update_room_doc", Title: "Rewrite the room's document", Annotations: write,
 				Description: "Replace the whole document if still at expected_version; on version_conflict read, merge, retry. append_room_doc adds without conflicts."},
-				s.updateRoomDoc)
+				updateRoomDoc)
 		},
 		func() error {
-			return addTool(s, &mcp.Tool{Name: "append_room_doc", Title: "Add to the room's document", Annotations: write,
+			return addTool(b, &mcp.Tool{Name: "append_room_doc", Title: "Add to the room's document", Annotations: write,
 				Description: "Add markdown to the end of the document or of a section; never conflicts."},
-				s.appendRoomDoc)
+				appendRoomDoc)
 		},
 		func() error {
-			return addTool(s, &mcp.Tool{Name: "room_doc_history", Title: "List the document's versions", Annotations: readOnly,
+			return addTool(b, &mcp.Tool{Name: "room_doc_history", Title: "List the document's versions", Annotations: readOnly,
 				Description: "List the document's versions, oldest first."},
-				s.roomDocHistory)
+				roomDocHistory)
 		},
 		func() error {
-			return addTool(s, &mcp.Tool{Name: "search_events", Title: "Search the rooms' logs and documents", Annotations: readOnly,
+			return addTool(b, &mcp.Tool{Name: "search_events", Title: "Search the rooms' logs and documents", Annotations: readOnly,
 				Description: "Full-text search, best first, over notes, handoffs and documents of all rooms (or room_id's): find earlier work before redoing it."},
-				s.searchEvents)
+				searchEvents)
 		},
 	}
 	// Adding the tools (the SDK decodes every schema, and a server with
@@ -396,35 +391,12 @@ func (l leaseIn) lease() stick.Lease {
 	return stick.Lease{RoomID: l.RoomID, LeaseID: l.LeaseID, TurnID: l.ExpectedTurnID}
 }
 
-// joinPath joins the room of a path (or a named room) as the connection's derived identity,
-// or as the member an agent_id_override or reclaim_token names; the
-// identity it joins as is the connection's in that room only. A join with
-// neither passes on the name of the connection's last override or reclaim
-// as its agent_id_override, so it stays flagged as overridden and package
-// stick checks that name in the room it lands in. Every join passes the
-// memberships the connection holds (stick.JoinRequest.Held): package stick
-// proves a name by the token held for it, and makes the member this
-// connection was before it reclaimed another leave.
-func (s *Server) joinPath(ctx context.Context, c stick.Caller, req *mcp.CallToolRequest, in joinPathIn) (joinOut, string, error) {
-	conn, err := s.conn(req)
+// joinPath joins a room as the frontend allows (see frontend.join).
+func (b *toolbox) joinPath(ctx context.Context, cl call, in joinPathIn) (joinOut, string, error) {
+	res, err := b.fe.join(ctx, cl, in)
 	if err != nil {
 		return joinOut{}, "", err
 	}
-	jr := stick.JoinRequest{Path: in.ContextPath, Name: in.Name, ForceNew: in.ForceNew, AgentIDOverride: in.AgentIDOverride, ReclaimToken: in.ReclaimToken,
-		Held: conn.held()}
-	if jr.AgentIDOverride == "" && jr.ReclaimToken == "" {
-		jr.AgentIDOverride = conn.overridden()
-		jr.ReclaimIfGone = s.recorded(conn, in.ContextPath, in.Name)
-	}
-	res, err := s.cfg.Service.JoinPath(ctx, c, jr)
-	if err != nil {
-		return joinOut{}, "", err
-	}
-	conn.joined(res, jr.AgentIDOverride != "")
-	if res.Left != "" {
-		s.forget(res.RoomID, res.Left)
-	}
-	s.record(ctx, conn, res)
 	out := joinOut{JoinResult: res, NextStep: nextAfterJoin(res)}
 	return out, textJoin(out), nil
 }

@@ -12,28 +12,28 @@ import (
 // waitForTurn blocks in the service's WaitForTurn. When the client asked for
 // progress (a progress token), it reports every ProgressEvery how long it
 // has waited; a cancelled request or a closed connection ends it at once.
-func (s *Server) waitForTurn(ctx context.Context, c stick.Caller, req *mcp.CallToolRequest, in waitIn) (waitOut, string, error) {
+func (b *toolbox) waitForTurn(ctx context.Context, cl call, in waitIn) (waitOut, string, error) {
 	maxWait, err := ms("max_wait_ms", in.MaxWaitMS)
 	if err != nil {
 		return waitOut{}, "", err
 	}
 	wr := stick.WaitRequest{RoomID: in.RoomID, Cursor: in.Cursor, MaxWait: maxWait}
-	if token := req.Params.GetProgressToken(); token != nil && (wr.MaxWait == nil || *wr.MaxWait > 0) {
-		stop := s.reportProgress(ctx, req, token, wr.MaxWait)
+	if token := cl.req.Params.GetProgressToken(); token != nil && (wr.MaxWait == nil || *wr.MaxWait > 0) {
+		stop := b.reportProgress(ctx, cl.req, token, wr.MaxWait)
 		defer stop()
 	}
-	res, err := s.cfg.Service.WaitForTurn(ctx, c, wr)
+	res, err := cl.svc.WaitForTurn(ctx, cl.caller, wr)
 	if err != nil {
 		return waitOut{}, "", err
 	}
-	out := waitOut{WaitResult: res, AgentID: c.AgentID, NextStep: nextAfterWait(res, time.Now())}
+	out := waitOut{WaitResult: res, AgentID: cl.caller.AgentID, NextStep: nextAfterWait(res, time.Now(), b.fe.keepsLeases())}
 	return out, textWait(out), nil
 }
 
 // reportProgress sends progress notifications until the returned function
 // is called; it returns only once no notification can follow, so none
 // arrives after the tool's result.
-func (s *Server) reportProgress(ctx context.Context, req *mcp.CallToolRequest, token any, maxWait *time.Duration) func() {
+func (b *toolbox) reportProgress(ctx context.Context, req *mcp.CallToolRequest, token any, maxWait *time.Duration) func() {
 	ctx, cancel := context.WithCancel(ctx)
 	done := make(chan struct{})
 	start := time.Now()
@@ -43,7 +43,7 @@ func (s *Server) reportProgress(ctx context.Context, req *mcp.CallToolRequest, t
 	}
 	go func() {
 		defer close(done)
-		t := time.NewTicker(s.cfg.ProgressEvery)
+		t := time.NewTicker(b.progressEvery)
 		defer t.Stop()
 		for {
 			select {

@@ -37,13 +37,7 @@ func TestWaitReportsProgressAndReturnsOnRelease(t *testing.T) {
 		}
 		done <- result{raw: res}
 	}()
-	deadline := time.Now().Add(10 * time.Second)
-	for progress.Load() < 2 {
-		if time.Now().After(deadline) {
-			t.Fatal("no progress notifications while waiting")
-		}
-		time.Sleep(5 * time.Millisecond)
-	}
+	awaitCount(t, &progress, 2, "no progress notifications while waiting")
 	ok(t, holder, "release_stick", with(lease(first), "handoff", handoff("over to you")))
 	select {
 	case r := <-done:
