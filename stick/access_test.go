@@ -9,6 +9,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/stickhq/stick/identity"
 	"github.com/stickhq/stick/stick"
 )
 
@@ -29,9 +30,13 @@ type hub struct {
 	peerToken string
 }
 
-// member is the caller a frontend names for p's client claude-code.
+// member is the caller a hub names for p's client claude-code.
 func member(p stick.Principal) stick.Caller {
-	return stick.Caller{AgentID: "claude-code@" + p.Handle(), Kind: stick.KindHarness}
+	c, err := identity.NamePrincipal(p, identity.Client{Name: "claude-code"}, "")
+	if err != nil {
+		panic(err)
+	}
+	return c
 }
 
 func newHub(t *testing.T, p stick.Principal) *hub {
