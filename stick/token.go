@@ -36,6 +36,10 @@ type Token struct {
 	// LastUsedAt is when a request last presented it, to within
 	// TokenUseGrain; zero for never.
 	LastUsedAt time.Time `json:"last_used_at,omitzero"`
+	// State is whether it works, as the Service judged it when it
+	// returned the token (see Token.StateAt); a store neither keeps nor
+	// gives it.
+	State TokenState `json:"state,omitempty"`
 }
 
 // TokenState says whether a token works.
@@ -48,9 +52,9 @@ const (
 	TokenRevoked TokenState = "revoked"
 )
 
-// State returns whether t works at now: revoked, else expired once now
+// StateAt returns whether t works at now: revoked, else expired once now
 // reaches ExpiresAt, else active.
-func (t Token) State(now time.Time) TokenState {
+func (t Token) StateAt(now time.Time) TokenState {
 	switch {
 	case !t.RevokedAt.IsZero():
 		return TokenRevoked

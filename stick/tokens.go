@@ -42,8 +42,10 @@ func (s *Service) CreateToken(ctx context.Context, req TokenRequest) (Token, str
 		return Token{}, "", Errorf(CodeForbidden, "the token %s reaches %s, and may not make a token that reaches more", Quote(p.Name), p.Rooms).
 			WithHint("limit the new token to rooms the token %s reaches", Quote(p.Name))
 	}
-	now := s.clock.Now()
-	t := Token{ID: newID(tokenIDPrefix, 8), Name: req.Name, Role: req.Role, Rooms: rooms, CreatedAt: now}
+	// A token's times are kept to the millisecond, as every store keeps
+	// them; the token returned is the one listed.
+	now := s.clock.Now().Truncate(time.Millisecond)
+	t := Token{ID: newID(tokenIDPrefix, 8), Name: req.Name, Role: req.Role, Rooms: rooms, CreatedAt: now, State: TokenActive}
 	switch {
 	case req.ExpiresIn < 0:
 		return Token{}, "", invalidArg("expires_in", "expires_in must be positive, got %v", req.ExpiresIn)
@@ -54,7 +56,7 @@ func (s *Service) CreateToken(ctx context.Context, req TokenRequest) (Token, str
 	case !req.ExpiresAt.IsZero() && !req.ExpiresAt.After(now):
 		return Token{}, "", invalidArg("expires_at", "expires_at %s is not in the future", req.ExpiresAt.UTC().Format(time.RFC3339))
 	default:
-		t.ExpiresAt = req.ExpiresAt
+		t.ExpiresAt = req.ExpiresAt.Truncate(time.Millisecond)
 	}
 	secret := newSecret()
 	err = s.store.Update(ctx, func(tx Tx) error {
@@ -74,7 +76,9 @@ func (s *Service) CreateToken(ctx context.Context, req TokenRequest) (Token, str
 					WithHint("choose another name, or revoke that token first ('stick token revoke %s')", o.ID)
 			}
 		}
-		return tx.CreateToken(t, HashSecret(secret))
+		stored := t
+		stored.State = ""
+		return tx.CreateToken(stored, HashSecret(secret))
 	})
 	if err != nil {
 		return Token{}, "", err
@@ -83,7 +87,7 @@ func (s *Service) CreateToken(ctx context.Context, req TokenRequest) (Token, str
 }
 
 // ListTokens returns the tokens, revoked and expired ones too, oldest
-// first: never a secret nor a hash. A Service acting for a principal
+// first, each with its State now: never a secret nor a hash. A Service acting for a principal
 // limited to some rooms lists only the tokens its scope covers.
 //
 // Errors: only the store's.
@@ -97,6 +101,10 @@ func (s *Service) ListTokens(ctx context.Context) ([]Token, error) {
 		out = slices.DeleteFunc(toks, func(t Token) bool { return !s.manages(t) })
 		return err
 	})
+	now := s.clock.Now()
+	for i := range out {
+		out[i].State = out[i].StateAt(now)
+	}
 	if out == nil {
 		out = []Token{}
 	}
@@ -156,9 +164,10 @@ func (s *Service) RevokeToken(ctx context.Context, ref string) (RevokeResult, er
 		if out.Already {
 			return nil
 		}
-		out.Token.RevokedAt = s.clock.Now()
+		out.Token.RevokedAt = s.clock.Now().Truncate(time.Millisecond)
 		return tx.SaveToken(out.Token)
 	})
+	out.Token.State = TokenRevoked
 	return out, err
 }
 
@@ -193,7 +202,7 @@ func (s *Service) Authenticate(ctx context.Context, secret string) (Principal, e
 	if err != nil {
 		return Principal{}, err
 	}
-	if !found || t.State(now) != TokenActive {
+	if !found || t.StateAt(now) != TokenActive {
 		return Principal{}, unauthenticated()
 	}
 	if now.Sub(t.LastUsedAt) >= TokenUseGrain {

@@ -158,8 +158,8 @@ func TestRevokeToken(t *testing.T) {
 	}
 	toks, _ := e.svc.ListTokens(e.ctx)
 	for _, tok := range toks {
-		if tok.State(e.clock.Now()) != stick.TokenRevoked {
-			t.Fatalf("%s is %s", tok.Name, tok.State(e.clock.Now()))
+		if tok.StateAt(e.clock.Now()) != stick.TokenRevoked || tok.State != stick.TokenRevoked {
+			t.Fatalf("%s is %s (listed as %s)", tok.Name, tok.StateAt(e.clock.Now()), tok.State)
 		}
 	}
 }
