@@ -138,7 +138,7 @@ func Actions() []Action { return slices.Sorted(maps.Keys(access)) }
 // that acts for a principal replaces that principal.
 func (s *Service) As(p Principal) *Service {
 	p.Rooms = Scope{Names: slices.Clone(p.Rooms.Names), KeyPrefixes: slices.Clone(p.Rooms.KeyPrefixes)}
-	return &Service{core: s.core, principal: &p}
+	return &Service{core: s.core, principal: &p, handle: p.Handle()}
 }
 
 // Principal returns who s acts for, and false for a Service that acts for
@@ -185,12 +185,12 @@ func (s *Service) act(a Action, c Caller) error {
 // of its members.
 func (s *Service) owns(agentID string) error {
 	p := s.principal
-	if p == nil || p.Owns(agentID) {
+	if p == nil || handleOwns(s.handle, agentID) {
 		return nil
 	}
 	return Errorf(CodeForbidden, "agent id %s is not a member of the token %s: over a hub, a member's id comes from its token and its client",
 		Quote(agentID), Quote(p.Name)).With("agent_id", agentID).
-		WithHint("leave the agent id out; the hub names you %s plus your client", p.Handle())
+		WithHint("leave the agent id out; the hub names you by your client, then @%s", s.handle)
 }
 
 // reaches reports whether s may see room r: it acts for no principal, or

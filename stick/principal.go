@@ -190,8 +190,11 @@ func (p Principal) Handle() string { return TokenHandle(p.Name) }
 // the principal acts only as such members, so a caller can never be a
 // member of another credential, nor one named on a host (those have no
 // "@"). Package identity names them.
-func (p Principal) Owns(agentID string) bool {
-	h := p.Handle()
+func (p Principal) Owns(agentID string) bool { return handleOwns(p.Handle(), agentID) }
+
+// handleOwns reports whether agentID names a member of the principal
+// whose handle is h (see Principal.Owns).
+func handleOwns(h, agentID string) bool {
 	local, ok := strings.CutSuffix(agentID, "@"+h)
 	return ok && h != "" && local != "" && !strings.Contains(local, "@")
 }

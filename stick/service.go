@@ -25,6 +25,8 @@ type Service struct {
 	// principal is who the Service acts for; nil for no one in particular,
 	// unrestricted.
 	principal *Principal
+	// handle is the principal's Handle, worked out once.
+	handle string
 }
 
 // core is what every Service made from one New shares: the store, the
