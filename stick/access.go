@@ -128,9 +128,9 @@ func Actions() []Action { return slices.Sorted(maps.Keys(access)) }
 // Service first checks that p's role may do it (Access), else it fails
 // with forbidden, and that p has not expired, else unauthenticated. It
 // acts only in the rooms p's scope reaches: other rooms are missing from
-// its lists and searches, and reading or acting in one by its id is
-// room_not_found, as if it did not exist, so a limited credential learns
-// nothing of them. Joining a room the scope does not reach is forbidden,
+// its lists and searches, and reading or acting in one by its id, name
+// or path is room_not_found, as if it did not exist, so a limited
+// credential learns nothing of them. Joining a room the scope does not reach is forbidden,
 // decided by the name or key the room has, not by whether it exists yet.
 // And every Caller it is given must be one of p's members (Principal.Owns),
 // else forbidden: a frontend names callers with package identity from the
