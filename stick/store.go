@@ -7,9 +7,9 @@ import (
 	"github.com/stickhq/stick/procid"
 )
 
-// Store persists rooms, members, events and documents. Package store
-// implements it on a local database file; another store (a database
-// server shared by several hosts) must give every guarantee below, since
+// Store persists rooms, members, events, documents and a hub's tokens.
+// Package store implements it on a local database file; another store (a
+// database server shared by several hosts) must give every guarantee below, since
 // the Service's rules rely on them and on nothing else, and every
 // implementation must pass the same behaviour tests: the conformance
 // suite in package stick/storetest, which a store runs from its own tests.
