@@ -101,6 +101,7 @@ stage "fuzz ($FUZZTIME each)"
 fuzz() { go test -run '^$' -fuzz "^$1\$" -fuzztime "$FUZZTIME" -fuzzminimizetime 2s "$2"; }
 fuzz FuzzHandoffValidate ./stick
 fuzz FuzzParseQuery ./stick
+fuzz FuzzAuthenticate ./stick
 fuzz FuzzCanonical ./workspace
 fuzz FuzzAncestors ./workspace
 fuzz FuzzRemoteKey ./workspace

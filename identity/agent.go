@@ -7,6 +7,7 @@ import (
 	"strings"
 
 	"github.com/stickhq/stick/procid"
+	"github.com/stickhq/stick/stick"
 )
 
 // sessionEnv lists environment variables in which harnesses export a
@@ -21,7 +22,7 @@ var sessionEnv = []string{"CLAUDE_CODE_SESSION_ID", "CODEX_THREAD_ID", "GEMINI_S
 // The process name is never used: a harness started as "node …/gemini" is
 // known by its client name.
 func Slug(clientName string) string {
-	s := words(clientName)
+	s := stick.Slugify(clientName)
 	for changed := true; changed; {
 		changed = false
 		for _, suffix := range []string{"-mcp-client", "-client", "-mcp", "-cli"} {
@@ -34,23 +35,6 @@ func Slug(clientName string) string {
 		return "mcp"
 	}
 	return s
-}
-
-// words is s in lower case with each run of characters other than ASCII
-// letters and digits as one dash, and none at either end.
-func words(s string) string {
-	var b strings.Builder
-	dash := false
-	for _, r := range strings.ToLower(s) {
-		if r >= 'a' && r <= 'z' || r >= '0' && r <= '9' {
-			b.WriteRune(r)
-			dash = false
-		} else if !dash && b.Len() > 0 {
-			b.WriteByte('-')
-			dash = true
-		}
-	}
-	return strings.TrimSuffix(b.String(), "-")
 }
 
 // short cuts a slug to 32 bytes, with no dash at its end.

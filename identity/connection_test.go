@@ -49,9 +49,9 @@ func TestInstances(t *testing.T) {
 		{"a harness's connection", func(c *identity.Claims) (*identity.Connection, error) {
 			return c.NameConnection(identity.Client{Name: "codex-mcp-client", Version: "0.9"}, harness, "")
 		}, identity.AgentID("codex-mcp-client", harness, ""), identity.InstanceID("codex-mcp-client", harness, "", 2), "codex-mcp-client 0.9 #2"},
-		{"an agent's token", func(c *identity.Claims) (*identity.Connection, error) {
-			return c.NameCredential(identity.Credential{Token: "Ana Laptop", Role: identity.RoleAgent}, identity.Client{Name: "claude-code", Version: "2.0"})
-		}, "claude-code@ana-laptop", "claude-code@ana-laptop.2", "claude-code 2.0 #2"},
+		{"a token", func(c *identity.Claims) (*identity.Connection, error) {
+			return c.NameCredential(stick.Principal{Name: "Ana Laptop", Role: stick.AccessAgent}, identity.Client{Name: "claude-code", Version: "2.0"}, "")
+		}, "claude-code@ana-laptop", "claude-code.2@ana-laptop", "Ana Laptop (claude-code 2.0 #2)"},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			must := named(t)

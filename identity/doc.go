@@ -12,8 +12,11 @@
 //     marker is in the environment (the same id its 'stick mcp' derives),
 //     else the person, human:<user>; with the process the command belongs
 //     to (its anchor: the harness, or the person's terminal shell);
-//   - a connection authenticated by a token ([Claims.NameCredential]): the
-//     token's name and role and the client's slug, never a request field;
+//   - a caller a hub authenticated by a token ([NamePrincipal], and
+//     [Claims.NameCredential] for a connection it holds): the client's
+//     slug, "@" and the token name's handle ("claude-code@alex-s-team"),
+//     told apart by a session where one token serves several agents of
+//     one client; never from a request's agent id;
 //   - and the owner-only record ([Records]) that lets a harness restarted
 //     in the same workspace find its member again without its reclaim
 //     token.

@@ -64,15 +64,11 @@ func noCredential() *stick.Error {
 // memberOf names the member a call authenticated as p makes from client:
 // the credential's name and the client's, through package identity, so
 // every frontend of a hub names its callers alike. It is the one place
-// the HTTP transport names a member. A fresh set of claims serves every
-// call, so the name never depends on the calls running beside it.
+// the HTTP transport names a member. Nothing is claimed: the name never
+// depends on the calls running beside it, and a restarted client is the
+// same member at once.
 func memberOf(p stick.Principal, client identity.Client) (stick.Caller, error) {
-	c, err := identity.NewClaims("").NameCredential(identity.Credential{Token: p.Name, Role: identity.RoleAgent}, client)
-	if err != nil {
-		return stick.Caller{}, err
-	}
-	c.Release()
-	return c.Caller, nil
+	return identity.NamePrincipal(p, client, "")
 }
 
 // bind implements frontend: a call acts as the member its principal and

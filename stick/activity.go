@@ -119,7 +119,7 @@ func (sn *snapshot) readDue(c Caller) bool {
 // to the holder's next call, so it reports none: it reports whether it
 // renewed.
 func (s *Service) Attend(ctx context.Context, c Caller, roomID string) bool {
-	if c.validate() != nil || requireRoomID(roomID) != nil {
+	if s.act(ActionAttend, c) != nil || c.validate() != nil || requireRoomID(roomID) != nil {
 		return false
 	}
 	due := false
@@ -175,6 +175,9 @@ func (s *Service) Attend(ctx context.Context, c Caller, roomID string) bool {
 //
 // Errors: invalid_argument, room_not_found, and other store errors.
 func (s *Service) KeepAlive(ctx context.Context, c Caller, l Lease) error {
+	if err := s.act(ActionKeepAlive, c); err != nil {
+		return err
+	}
 	if err := c.validate(); err != nil {
 		return err
 	}

@@ -29,6 +29,8 @@ const (
 	// asked for; MaxSearchLimit the most.
 	DefaultSearchLimit = 20
 	MaxSearchLimit     = 200
+	// MaxSearchRooms bounds SearchQuery.InRooms as a caller gives it.
+	MaxSearchRooms = 1000
 )
 
 // WaitSeconds converts a wait given in whole seconds, as a frontend takes

@@ -21,6 +21,10 @@
 // is a rule too: ParseQuery reads the query language into a SearchMatch that
 // each store compiles to its own full-text index, and SearchText and
 // Paragraphs say which text of the log and of a document is searched.
+// Who may do what on a hub is a rule too: a hub authenticates a request's
+// token (Service.Authenticate) and acts for its Principal through a
+// Service made by As, which checks the principal's role (the access table,
+// Access) and the rooms its Scope reaches in every method.
 // Frontends (the MCP server, the CLI) translate requests into Service calls and
 // Service results and errors back; they never decide.
 package stick

@@ -162,6 +162,9 @@ type JoinResult struct {
 // Errors: invalid_argument (path, name, both or neither of them, agent id,
 // reclaim_token, a field over its size limit), agent_id_in_use.
 func (s *Service) JoinPath(ctx context.Context, c Caller, req JoinRequest) (JoinResult, error) {
+	if err := s.act(ActionJoinPath, c); err != nil {
+		return JoinResult{}, err
+	}
 	if err := req.checkSizes(); err != nil {
 		return JoinResult{}, err
 	}
@@ -172,6 +175,9 @@ func (s *Service) JoinPath(ctx context.Context, c Caller, req JoinRequest) (Join
 			return JoinResult{}, err
 		}
 		c.AgentID = req.AgentIDOverride
+		if err := s.owns(c.AgentID); err != nil {
+			return JoinResult{}, err
+		}
 	}
 	if err := c.validate(); err != nil {
 		return JoinResult{}, err
@@ -199,6 +205,9 @@ func (s *Service) JoinPath(ctx context.Context, c Caller, req JoinRequest) (Join
 		room, err := place(tx, s.clock.Now(), &out)
 		if err != nil {
 			return err
+		}
+		if !s.reaches(room) {
+			return s.unreached(room)
 		}
 		sn, err := s.load(tx, room.ID)
 		if err != nil {
@@ -228,6 +237,11 @@ func (s *Service) JoinPath(ctx context.Context, c Caller, req JoinRequest) (Join
 			if id := sn.goneMember(c, req.ReclaimIfGone); id != "" {
 				c.AgentID, out.AgentID, out.Reclaimed, out.FoundAgain = id, id, true, true
 			}
+		}
+		if err := s.owns(c.AgentID); err != nil {
+			// A reclaim token of a member of another credential, or of
+			// this host, is no way in for a principal.
+			return err
 		}
 		if out.ReclaimToken, err = s.enrol(tx, sn, c, enrolment{override: override, forceNew: req.ForceNew, reclaimed: out.Reclaimed}, &out.NewMember); err != nil {
 			return err

@@ -14,6 +14,9 @@ import (
 //
 // Errors: invalid_argument (text), room_not_found, room_closed, unknown_member.
 func (s *Service) AppendNote(ctx context.Context, c Caller, roomID, text string) (Event, error) {
+	if err := s.act(ActionAppendNote, c); err != nil {
+		return Event{}, err
+	}
 	res, err := s.Post(ctx, c, roomID, Note{Text: text})
 	return res.Event, err
 }
@@ -74,6 +77,9 @@ const (
 // Errors: invalid_argument (text, message_type, reply_to, metadata,
 // client_message_id), room_not_found, room_closed, unknown_member.
 func (s *Service) Post(ctx context.Context, c Caller, roomID string, n Note) (PostResult, error) {
+	if err := s.act(ActionPost, c); err != nil {
+		return PostResult{}, err
+	}
 	if err := n.validate(""); err != nil {
 		return PostResult{}, err
 	}
@@ -153,6 +159,9 @@ func (n Note) validate(field string) error {
 //
 // Errors: invalid_argument, room_not_found, room_closed, unknown_member, stick_held.
 func (s *Service) Leave(ctx context.Context, c Caller, roomID string) error {
+	if err := s.act(ActionLeave, c); err != nil {
+		return err
+	}
 	return s.updateAs(ctx, c, roomID, false, (*snapshot).leaver, func(tx Tx, sn *snapshot) error {
 		return sn.leave(tx, c.AgentID)
 	})
@@ -214,6 +223,9 @@ type CloseResult struct {
 // would make the document too long), room_not_found, unknown_member,
 // stick_held.
 func (s *Service) Close(ctx context.Context, c Caller, roomID, reason, conclusion string) (CloseResult, error) {
+	if err := s.act(ActionClose, c); err != nil {
+		return CloseResult{}, err
+	}
 	if err := checkFreeText("reason", reason, MaxReasonLen, false); err != nil {
 		return CloseResult{}, err
 	}
@@ -284,6 +296,9 @@ func (s *Service) Close(ctx context.Context, c Caller, roomID, reason, conclusio
 // Errors: invalid_argument (the offending field), room_not_found,
 // room_closed, unknown_member, stick_held.
 func (s *Service) SetPolicy(ctx context.Context, c Caller, roomID string, u PolicyUpdate) (Policy, error) {
+	if err := s.act(ActionSetPolicy, c); err != nil {
+		return Policy{}, err
+	}
 	var out Policy
 	err := s.memberUpdate(ctx, c, roomID, func(tx Tx, sn *snapshot) error {
 		if err := sn.mayChangePolicy(c.AgentID); err != nil {
@@ -340,6 +355,9 @@ func (sn *snapshot) mayChangePolicy(agent string) error {
 // Errors: invalid_argument (empty or duplicate ids), room_not_found,
 // room_closed, unknown_member (a listed id is not a member).
 func (s *Service) ReorderMembers(ctx context.Context, c Caller, roomID string, order []string) ([]MemberStatus, error) {
+	if err := s.act(ActionReorderMembers, c); err != nil {
+		return nil, err
+	}
 	if len(order) == 0 {
 		return nil, invalidArg("agent_ids", "agent_ids must list at least one member")
 	}

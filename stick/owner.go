@@ -57,6 +57,9 @@ func (l Lease) validate() error {
 // Errors, in order: invalid_argument, room_not_found, room_closed,
 // turn_mismatch, stale_lease.
 func (s *Service) Heartbeat(ctx context.Context, c Caller, l Lease) (HeartbeatResult, error) {
+	if err := s.act(ActionHeartbeat, c); err != nil {
+		return HeartbeatResult{}, err
+	}
 	var out HeartbeatResult
 	if err := c.validate(); err != nil {
 		return out, err
@@ -128,6 +131,9 @@ func (s *Service) holderSnapshot(tx Tx, c Caller, l Lease) (*snapshot, error) {
 // Errors, in order: invalid_argument, room_not_found, room_closed,
 // turn_mismatch, stale_lease, invalid_handoff.
 func (s *Service) Release(ctx context.Context, c Caller, l Lease, h Handoff) (ReleaseResult, error) {
+	if err := s.act(ActionRelease, c); err != nil {
+		return ReleaseResult{}, err
+	}
 	return s.handOn(ctx, c, l, h, "")
 }
 
@@ -139,6 +145,9 @@ func (s *Service) Release(ctx context.Context, c Caller, l Lease, h Handoff) (Re
 // turn_mismatch, stale_lease, invalid_handoff, unknown_member (the target is
 // not a member, inactive, or gone).
 func (s *Service) Pass(ctx context.Context, c Caller, l Lease, to string, h Handoff) (ReleaseResult, error) {
+	if err := s.act(ActionPass, c); err != nil {
+		return ReleaseResult{}, err
+	}
 	if err := validateAgentID("to_agent_id", to); err != nil {
 		return ReleaseResult{}, err
 	}

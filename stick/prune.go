@@ -121,6 +121,9 @@ func checkIdleFor(idleFor time.Duration) (time.Duration, error) {
 //
 // Errors: invalid_argument (idle_for).
 func (s *Service) AbandonedRooms(ctx context.Context, idleFor time.Duration) ([]AbandonedRoom, error) {
+	if err := s.allow(ActionAbandonedRooms); err != nil {
+		return nil, err
+	}
 	idleFor, err := checkIdleFor(idleFor)
 	if err != nil {
 		return nil, err
@@ -131,7 +134,7 @@ func (s *Service) AbandonedRooms(ctx context.Context, idleFor time.Duration) ([]
 		if err != nil {
 			return err
 		}
-		for _, r := range rooms {
+		for _, r := range s.reachable(rooms) {
 			sn, err := s.load(tx, r.ID)
 			if err != nil {
 				return err
@@ -160,6 +163,9 @@ func (s *Service) AbandonedRooms(ctx context.Context, idleFor time.Duration) ([]
 //
 // Errors: invalid_argument (idle_for, the caller).
 func (s *Service) PruneRooms(ctx context.Context, c Caller, idleFor time.Duration) ([]AbandonedRoom, error) {
+	if err := s.act(ActionPruneRooms, c); err != nil {
+		return nil, err
+	}
 	if err := c.validate(); err != nil {
 		return nil, err
 	}

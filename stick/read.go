@@ -100,6 +100,9 @@ type EventPage struct {
 //
 // Errors: invalid_argument, room_not_found.
 func (s *Service) RoomState(ctx context.Context, roomID string) (RoomStatus, error) {
+	if err := s.allow(ActionRoomState); err != nil {
+		return RoomStatus{}, err
+	}
 	if err := requireRoomID(roomID); err != nil {
 		return RoomStatus{}, err
 	}
@@ -162,6 +165,9 @@ func (s *Service) status(tx Tx, sn *snapshot) (RoomStatus, error) {
 //
 // Errors: invalid_argument (path).
 func (s *Service) ListRooms(ctx context.Context, path string) ([]RoomSummary, error) {
+	if err := s.allow(ActionListRooms); err != nil {
+		return nil, err
+	}
 	var chain []string
 	var root string
 	if path != "" {
@@ -208,7 +214,7 @@ func (s *Service) ListRooms(ctx context.Context, path string) ([]RoomSummary, er
 				rooms = append(rooms, r)
 			}
 		}
-		out, err = s.summaries(tx, rooms)
+		out, err = s.summaries(tx, s.reachable(rooms))
 		return err
 	})
 	return out, err
@@ -261,6 +267,9 @@ func (s *Service) summaries(tx Tx, rooms []Room) ([]RoomSummary, error) {
 //
 // Errors: invalid_argument (room_key empty or too long).
 func (s *Service) RoomsByKey(ctx context.Context, key string) ([]RoomSummary, error) {
+	if err := s.allow(ActionRoomsByKey); err != nil {
+		return nil, err
+	}
 	if err := checkLen("room_key", key, workspace.MaxKeyLen); err != nil {
 		return nil, err
 	}
@@ -274,7 +283,7 @@ func (s *Service) RoomsByKey(ctx context.Context, key string) ([]RoomSummary, er
 		if err != nil {
 			return err
 		}
-		out, err = s.summaries(tx, rooms)
+		out, err = s.summaries(tx, s.reachable(rooms))
 		return err
 	})
 	return out, err
@@ -285,6 +294,9 @@ func (s *Service) RoomsByKey(ctx context.Context, key string) ([]RoomSummary, er
 //
 // Errors: invalid_argument (name), room_not_found.
 func (s *Service) RoomNamed(ctx context.Context, name string) (RoomSummary, error) {
+	if err := s.allow(ActionRoomNamed); err != nil {
+		return RoomSummary{}, err
+	}
 	if err := checkRoomName("name", name); err != nil {
 		return RoomSummary{}, err
 	}
@@ -294,7 +306,7 @@ func (s *Service) RoomNamed(ctx context.Context, name string) (RoomSummary, erro
 		if err != nil {
 			return err
 		}
-		if len(rooms) == 0 {
+		if rooms = s.reachable(rooms); len(rooms) == 0 {
 			return Errorf(CodeRoomNotFound, "no room is named %s", name).With("name", name).
 				WithHint("join by the name to create the room; a list of rooms shows the open named ones")
 		}
@@ -323,6 +335,9 @@ func (s *Service) RoomNamed(ctx context.Context, name string) (RoomSummary, erro
 //
 // Errors: invalid_argument, room_not_found.
 func (s *Service) RoomEvents(ctx context.Context, roomID string, after int64, limit int) (EventPage, error) {
+	if err := s.allow(ActionRoomEvents); err != nil {
+		return EventPage{}, err
+	}
 	if err := requireRoomID(roomID); err != nil {
 		return EventPage{}, err
 	}
@@ -341,7 +356,7 @@ func (s *Service) RoomEvents(ctx context.Context, roomID string, after int64, li
 	}
 	var page EventPage
 	err := s.store.View(ctx, func(tx Tx) error {
-		if err := roomExists(tx, roomID); err != nil {
+		if err := s.roomExists(tx, roomID); err != nil {
 			return err
 		}
 		evs, err := tx.Events(roomID, after, limit+1)
@@ -370,6 +385,9 @@ func (s *Service) RoomEvents(ctx context.Context, roomID string, after int64, li
 //
 // Errors: as RoomEvents, and ctx's error when ctx ends.
 func (s *Service) FollowEvents(ctx context.Context, roomID string, after int64, limit int) (EventPage, error) {
+	if err := s.allow(ActionFollowEvents); err != nil {
+		return EventPage{}, err
+	}
 	for {
 		changed := s.store.Changed()
 		page, err := s.RoomEvents(ctx, roomID, after, limit)

@@ -49,6 +49,9 @@ type Document struct {
 //
 // Errors: invalid_argument (room_id, version), room_not_found.
 func (s *Service) ReadDoc(ctx context.Context, roomID string, version int64) (Document, error) {
+	if err := s.allow(ActionReadDoc); err != nil {
+		return Document{}, err
+	}
 	if err := requireRoomID(roomID); err != nil {
 		return Document{}, err
 	}
@@ -57,7 +60,7 @@ func (s *Service) ReadDoc(ctx context.Context, roomID string, version int64) (Do
 	}
 	var out Document
 	err := s.store.View(ctx, func(tx Tx) error {
-		if err := roomExists(tx, roomID); err != nil {
+		if err := s.roomExists(tx, roomID); err != nil {
 			return err
 		}
 		cur, err := currentDoc(tx, roomID)
@@ -90,12 +93,15 @@ func (s *Service) ReadDoc(ctx context.Context, roomID string, version int64) (Do
 //
 // Errors: invalid_argument (room_id), room_not_found.
 func (s *Service) DocHistory(ctx context.Context, roomID string) ([]DocVersion, error) {
+	if err := s.allow(ActionDocHistory); err != nil {
+		return nil, err
+	}
 	if err := requireRoomID(roomID); err != nil {
 		return nil, err
 	}
 	var out []DocVersion
 	err := s.store.View(ctx, func(tx Tx) error {
-		if err := roomExists(tx, roomID); err != nil {
+		if err := s.roomExists(tx, roomID); err != nil {
 			return err
 		}
 		var err error
@@ -120,6 +126,9 @@ func (s *Service) DocHistory(ctx context.Context, roomID string) ([]DocVersion, 
 // Errors: invalid_argument (content, expected_version), room_not_found,
 // room_closed, unknown_member, version_conflict.
 func (s *Service) UpdateDoc(ctx context.Context, c Caller, roomID, content string, expected int64) (Document, error) {
+	if err := s.act(ActionUpdateDoc, c); err != nil {
+		return Document{}, err
+	}
 	if problem := textProblem(content, MaxDocLen, false); problem != "" {
 		return Document{}, invalidArg("content", "content %s", problem)
 	}
@@ -161,6 +170,9 @@ func (s *Service) UpdateDoc(ctx context.Context, c Caller, roomID, content strin
 // Errors: invalid_argument (text, section), room_not_found, room_closed,
 // unknown_member.
 func (s *Service) AppendDoc(ctx context.Context, c Caller, roomID, text, section string) (Document, error) {
+	if err := s.act(ActionAppendDoc, c); err != nil {
+		return Document{}, err
+	}
 	if problem := textProblem(text, MaxNoteLen, true); problem != "" {
 		return Document{}, invalidArg("text", "text %s", problem)
 	}

@@ -23,6 +23,9 @@ import (
 // chain; details: path, the canonical path), room_closed (every room on
 // the chain is closed and closedToo is false; details: room_id, path).
 func (s *Service) RoomFor(ctx context.Context, path string, closedToo bool) (RoomSummary, error) {
+	if err := s.allow(ActionRoomFor); err != nil {
+		return RoomSummary{}, err
+	}
 	res, err := s.resolve(path)
 	if err != nil {
 		return RoomSummary{}, err
@@ -34,7 +37,7 @@ func (s *Service) RoomFor(ctx context.Context, path string, closedToo bool) (Roo
 		if err != nil {
 			return err
 		}
-		pick, err := roomOnChain(chain, rooms, closedToo)
+		pick, err := roomOnChain(chain, s.reachable(rooms), closedToo)
 		if err != nil {
 			return err
 		}

@@ -2,6 +2,7 @@ package stick
 
 import (
 	"context"
+	"slices"
 	"time"
 )
 
@@ -32,6 +33,11 @@ type SearchQuery struct {
 	Query string
 	// RoomID limits the search to one room; "" searches every room.
 	RoomID string
+	// InRooms, when not nil, keeps hits of these rooms only (an empty,
+	// non-nil list keeps none). A Service acting for a principal limited
+	// to some rooms (see As) sets it to the rooms the principal reaches,
+	// or to those of them a caller's list names; at most MaxSearchRooms.
+	InRooms []string
 	// Type keeps hits of one kind (see SearchTypes): a note's message type
 	// (note, question, answer, decision, or a custom x-... type), another
 	// event type (release, pass, close), or "document" for rooms' current
@@ -73,14 +79,27 @@ type SearchHit struct {
 // Search finds the entries of the room log and documents that contain the
 // query's words, best first. It sees every event and document committed
 // before it began. No membership is needed, and closed rooms are searched
-// too. It reads in a View transaction; a store that indexes lazily (a
+// too; a Service acting for a principal searches only the rooms the
+// principal reaches. It reads in a View transaction; a store that indexes lazily (a
 // SearchIndexer) is first asked to catch up.
 //
-// Errors: invalid_argument (query, room_id, type, from_agent_id, limit),
-// room_not_found, search_unavailable, db_busy (catching up the index).
+// Errors: invalid_argument (query, room_id, in_rooms, type,
+// from_agent_id, limit), room_not_found, search_unavailable, db_busy
+// (catching up the index).
 func (s *Service) Search(ctx context.Context, q SearchQuery) ([]SearchHit, error) {
+	if err := s.allow(ActionSearch); err != nil {
+		return nil, err
+	}
 	if err := checkLen("room_id", q.RoomID, MaxIDLen); err != nil {
 		return nil, err
+	}
+	if len(q.InRooms) > MaxSearchRooms {
+		return nil, invalidArg("in_rooms", "in_rooms lists %d rooms; at most %d are allowed", len(q.InRooms), MaxSearchRooms)
+	}
+	for _, id := range q.InRooms {
+		if err := checkLen("in_rooms", id, MaxIDLen); err != nil {
+			return nil, err
+		}
 	}
 	match, err := ParseQuery(q.Query)
 	if err != nil {
@@ -108,9 +127,17 @@ func (s *Service) Search(ctx context.Context, q SearchQuery) ([]SearchHit, error
 	var out []SearchHit
 	err = s.store.View(ctx, func(tx Tx) error {
 		if q.RoomID != "" {
-			if err := roomExists(tx, q.RoomID); err != nil {
+			if err := s.roomExists(tx, q.RoomID); err != nil {
 				return err
 			}
+		}
+		q := q
+		if q.RoomID == "" && s.principal != nil && !s.principal.Rooms.All() {
+			ids, err := s.reachableIDs(tx, q.InRooms)
+			if err != nil || len(ids) == 0 {
+				return err
+			}
+			q.InRooms = ids
 		}
 		var err error
 		out, err = tx.Search(match, q)
@@ -120,4 +147,21 @@ func (s *Service) Search(ctx context.Context, q SearchQuery) ([]SearchHit, error
 		out = []SearchHit{}
 	}
 	return out, err
+}
+
+// reachableIDs returns the ids of the rooms s reaches, of those in (every
+// room when in is nil), sorted.
+func (s *Service) reachableIDs(tx Tx, in []string) ([]string, error) {
+	rooms, err := tx.RoomsUnder("", true)
+	if err != nil {
+		return nil, err
+	}
+	ids := []string{}
+	for _, r := range s.reachable(rooms) {
+		if in == nil || slices.Contains(in, r.ID) {
+			ids = append(ids, r.ID)
+		}
+	}
+	slices.Sort(ids)
+	return ids, nil
 }

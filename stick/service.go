@@ -14,7 +14,24 @@ import (
 // store transaction and re-checks fencing there, so any number of Services in
 // any number of processes may share one Store safely. A Service is safe for
 // concurrent use.
+//
+// A Service made by New acts for whoever runs it, unrestricted: the local
+// frontends (the CLI, 'stick mcp') are trusted as the user's own
+// programs. One made by As acts for a Principal, the credential a hub
+// authenticated: every method then checks the principal's role and the
+// rooms it reaches (see Access).
 type Service struct {
+	*core
+	// principal is who the Service acts for; nil for no one in particular,
+	// unrestricted.
+	principal *Principal
+	// handle is the principal's Handle, worked out once.
+	handle string
+}
+
+// core is what every Service made from one New shares: the store, the
+// clock, the caches and the shutdown signal.
+type core struct {
 	store    Store
 	clock    Clock
 	liveness Liveness
@@ -54,7 +71,7 @@ func WithLivenessPoll(d time.Duration) Option { return func(s *Service) { s.live
 // New returns a Service over st. It fails only with invalid_argument, when
 // WithDefaults gave an invalid policy.
 func New(st Store, opts ...Option) (*Service, error) {
-	s := &Service{
+	s := &Service{core: &core{
 		store:        st,
 		clock:        SystemClock{},
 		liveness:     procid.Checker{},
@@ -62,7 +79,7 @@ func New(st Store, opts ...Option) (*Service, error) {
 		defaults:     DefaultPolicy,
 		livenessPoll: time.Second,
 		done:         make(chan struct{}),
-	}
+	}}
 	for _, o := range opts {
 		o(s)
 	}
@@ -77,7 +94,8 @@ func (s *Service) Defaults() Policy { return s.defaults }
 
 // Shutdown makes every WaitForTurn in progress, and every later one, return
 // at once with its current result, so a server can stop without waiting out
-// long polls. It does not close the Store.
+// long polls. It does not close the Store. It shuts down every Service
+// that As made from the same one too.
 func (s *Service) Shutdown() {
 	s.closeOnce.Do(func() { close(s.done) })
 }

@@ -33,13 +33,14 @@ type snapshot struct {
 }
 
 // load reads a room and its members inside tx and probes the holder's and the
-// reserved recipient's processes.
+// reserved recipient's processes. A room s does not reach (see As) is
+// room_not_found, as one that does not exist.
 func (s *Service) load(tx Tx, roomID string) (*snapshot, error) {
 	r, ok, err := tx.Room(roomID)
 	if err != nil {
 		return nil, err
 	}
-	if !ok {
+	if !ok || !s.reaches(r) {
 		return nil, roomNotFound(roomID)
 	}
 	ms, err := tx.Members(roomID)
@@ -274,9 +275,10 @@ func sameMember(a, b Member) bool {
 		a.Process.PID == b.Process.PID && ms(a.Process.StartedAt) == ms(b.Process.StartedAt)
 }
 
-// roomExists returns room_not_found unless tx has the room.
-func roomExists(tx Tx, id string) error {
-	if _, ok, err := tx.Room(id); err != nil || ok {
+// roomExists returns room_not_found unless tx has the room and s
+// reaches it (see As).
+func (s *Service) roomExists(tx Tx, id string) error {
+	if r, ok, err := tx.Room(id); err != nil || ok && s.reaches(r) {
 		return err
 	}
 	return roomNotFound(id)

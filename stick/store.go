@@ -7,9 +7,9 @@ import (
 	"github.com/stickhq/stick/procid"
 )
 
-// Store persists rooms, members, events and documents. Package store
-// implements it on a local database file; another store (a database
-// server shared by several hosts) must give every guarantee below, since
+// Store persists rooms, members, events, documents and a hub's tokens.
+// Package store implements it on a local database file; another store (a
+// database server shared by several hosts) must give every guarantee below, since
 // the Service's rules rely on them and on nothing else, and every
 // implementation must pass the same behaviour tests: the conformance
 // suite in package stick/storetest, which a store runs from its own tests.
@@ -191,6 +191,21 @@ type Tx interface {
 	// bell) to ring once the transaction commits; nothing rings if it
 	// rolls back, and nothing inside View.
 	Ring(roomID, agentID string)
+
+	// CreateToken inserts a new token with hash, the hash of its secret
+	// (HashSecret). The Service gives a token id and a hash that no
+	// token has, and a name that no unrevoked token has.
+	CreateToken(t Token, hash TokenHash) error
+	// TokenByHash returns the token whose secret has the hash, revoked
+	// and expired ones too; ok is false when there is none.
+	TokenByHash(hash TokenHash) (t Token, ok bool, err error)
+	// Tokens returns every token, revoked and expired ones too, oldest
+	// first (in the order they were created).
+	Tokens() ([]Token, error)
+	// SaveToken stores the RevokedAt and LastUsedAt of an existing token.
+	// Its other fields and its hash never change; SaveToken keeps them as
+	// created.
+	SaveToken(t Token) error
 }
 
 // Clock tells the time and makes timers, so tests can drive TTLs without sleeping.

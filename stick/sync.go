@@ -63,6 +63,9 @@ type SyncResult struct {
 // room_not_found, room_closed (an outbox for a closed room),
 // unknown_member, and ctx's error when it ends during a wait.
 func (s *Service) Sync(ctx context.Context, c Caller, roomID string, req SyncRequest) (SyncResult, error) {
+	if err := s.act(ActionSync, c); err != nil {
+		return SyncResult{}, err
+	}
 	if err := c.validate(); err != nil {
 		return SyncResult{}, err
 	}

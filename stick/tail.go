@@ -17,6 +17,9 @@ type EventTail struct {
 //
 // Errors: invalid_argument (tail), room_not_found.
 func (s *Service) TailEvents(ctx context.Context, roomID string, n int) (EventTail, error) {
+	if err := s.allow(ActionTailEvents); err != nil {
+		return EventTail{}, err
+	}
 	if err := requireRoomID(roomID); err != nil {
 		return EventTail{}, err
 	}
@@ -28,7 +31,7 @@ func (s *Service) TailEvents(ctx context.Context, roomID string, n int) (EventTa
 	}
 	var out EventTail
 	err := s.store.View(ctx, func(tx Tx) error {
-		if err := roomExists(tx, roomID); err != nil {
+		if err := s.roomExists(tx, roomID); err != nil {
 			return err
 		}
 		evs, err := tx.LatestEvents(roomID, n+1)

@@ -37,6 +37,9 @@ func (t TakeoverResult) Lease() Lease {
 // room_closed, unknown_member, turn_mismatch, takeover_not_available,
 // takeover_ineligible.
 func (s *Service) Takeover(ctx context.Context, c Caller, roomID string, expectedTurn int64, reason string) (TakeoverResult, error) {
+	if err := s.act(ActionTakeover, c); err != nil {
+		return TakeoverResult{}, err
+	}
 	if err := checkFreeText("reason", reason, MaxReasonLen, true); err != nil {
 		return TakeoverResult{}, err.(*Error).WithHint("say why you take over, for example \"owner lease expired\"")
 	}

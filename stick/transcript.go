@@ -24,6 +24,9 @@ type Transcript struct {
 //
 // Errors: invalid_argument (room_id, after), room_not_found.
 func (s *Service) Transcript(ctx context.Context, roomID string, after int64) (Transcript, error) {
+	if err := s.allow(ActionTranscript); err != nil {
+		return Transcript{}, err
+	}
 	if err := requireRoomID(roomID); err != nil {
 		return Transcript{}, err
 	}

@@ -79,6 +79,9 @@ func (w WaitResult) Lease() Lease {
 //
 // Errors: invalid_argument, room_not_found, unknown_member (join first).
 func (s *Service) WaitForTurn(ctx context.Context, c Caller, req WaitRequest) (WaitResult, error) {
+	if err := s.act(ActionWaitForTurn, c); err != nil {
+		return WaitResult{}, err
+	}
 	if err := c.validate(); err != nil {
 		return WaitResult{}, err
 	}

@@ -1,5 +1,6 @@
-// Package store keeps rooms, members, events and room documents in one
-// SQLite database that many processes on a host share safely, searches them
+// Package store keeps rooms, members, events, room documents and a hub's
+// tokens (the hashes of their secrets, never the secrets) in one SQLite
+// database that many processes on a host share safely, searches them
 // with a full-text index (FTS5), and wakes waiters when any of them commits.
 // It implements stick.Store.
 //

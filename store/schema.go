@@ -214,6 +214,22 @@ CREATE UNIQUE INDEX rooms_open_name_idx ON rooms (room_name) WHERE closed_at IS 
 CREATE INDEX rooms_name_idx ON rooms (room_name, created_at) WHERE room_name IS NOT NULL;
 CREATE INDEX rooms_key_idx ON rooms (room_key, created_at);
 `,
+	// 8: the tokens a hub authenticates requests with: only the SHA-256
+	// hash of each secret, found by it through its unique index, and the
+	// scope as a JSON object ({"names": [...], "key_prefixes": [...]}).
+	`
+CREATE TABLE tokens (
+	token_id     TEXT PRIMARY KEY,
+	name         TEXT NOT NULL,
+	role         TEXT NOT NULL CHECK (role IN ('viewer', 'agent', 'operator')),
+	rooms_json   TEXT NOT NULL DEFAULT '{}',
+	secret_hash  BLOB NOT NULL UNIQUE CHECK (length(secret_hash) = 32),
+	created_at   INTEGER NOT NULL,
+	expires_at   INTEGER,
+	revoked_at   INTEGER,
+	last_used_at INTEGER
+) STRICT;
+`,
 }
 
 // keysVersion is the schema version that gave rooms their keys; a

@@ -1,6 +1,7 @@
 package store
 
 import (
+	"encoding/json"
 	"fmt"
 	"strings"
 
@@ -100,6 +101,12 @@ func (p searchPlan) rankQuery(q stick.SearchQuery) (string, []any) {
 			args = append(args, f.val)
 			filters += fmt.Sprintf(" AND %s = ?%d", f.col, len(args))
 		}
+	}
+	if q.InRooms != nil {
+		// One argument however many rooms: a JSON array of their ids.
+		rooms, _ := json.Marshal(q.InRooms)
+		args = append(args, string(rooms))
+		filters += fmt.Sprintf(" AND room_id IN (SELECT value FROM json_each(?%d))", len(args))
 	}
 	match := func(part searchPart) string {
 		args = append(args, part.expr)

@@ -355,8 +355,8 @@ func testSearchClauses(e *env) {
 	c.wantLabels(e, "wombat flaky", stick.SearchQuery{})
 }
 
-// RoomID, Type and From each keep only the hits they name, alone or
-// together.
+// RoomID, InRooms, Type and From each keep only the hits they name,
+// alone or together; an empty, non-nil InRooms keeps none.
 func testSearchFilters(e *env) {
 	needSearch(e)
 	c := newCorpus(e)
@@ -374,6 +374,13 @@ func testSearchFilters(e *env) {
 	c.wantLabels(e, "llama OR tokenizer", stick.SearchQuery{Type: "note"})
 	c.wantLabels(e, "escape OR alpaca", stick.SearchQuery{From: "b"}, "doc:room_1:Risks")
 	c.wantLabels(e, "wombat", stick.SearchQuery{Type: "close", RoomID: "room_3"}, "close")
+	c.wantLabels(e, "migrat* OR llama", stick.SearchQuery{InRooms: []string{"room_2"}}, "migrations", "doc:room_2:Notes")
+	c.wantLabels(e, "migrat* OR llama OR wombat", stick.SearchQuery{InRooms: []string{"room_2", "room_3", "room_9"}},
+		"migrations", "doc:room_2:Notes", "close")
+	c.wantLabels(e, "migrat*", stick.SearchQuery{InRooms: []string{}})
+	c.wantLabels(e, "migrat*", stick.SearchQuery{InRooms: []string{"room_1", "room_2"}, RoomID: "room_2"}, "migrations")
+	c.wantLabels(e, "migrat*", stick.SearchQuery{InRooms: []string{"room_1"}, RoomID: "room_2"})
+	c.wantLabels(e, "migrat*", stick.SearchQuery{InRooms: []string{"room_1", "room_2"}, From: "a"}, "migration", "migrationsplan")
 }
 
 // The entry that is all the query's word comes before one that mentions

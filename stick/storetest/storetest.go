@@ -88,6 +88,7 @@ var groups = []group{
 	{"Events", eventCases},
 	{"Documents", docCases},
 	{"Search", searchCases},
+	{"Tokens", tokenCases},
 	{"Transactions", txCases},
 	{"Wake", wakeCases},
 }
