@@ -233,7 +233,7 @@ Agents use it through the MCP server, 'stick mcp', which their harness starts
 		newWhoami(agent), newStatus(agent), newList(agent), newJoin(agent), newState(agent), newEvents(agent), newSync(agent),
 		newPolicy(agent), newLeave(agent), newClose(agent), newRooms(agent),
 		newNote(agent), newDoc(agent), newSearch(agent), newExport(agent),
-		newDemo(), newInstall(), newUninstall(), newInstallSkill(), newUninstallSkill(), newPrompt(), newDoctor(), newMCP(version), newMan(version),
+		newDemo(), newInstall(), newUninstall(), newInstallSkill(), newUninstallSkill(), newPrompt(), newDoctor(), newMCP(version), newServe(version), newMan(version),
 		newVersion(version), newWhere(), newGuardian())
 	groupCommands(root)
 	return root
@@ -248,7 +248,7 @@ var commandGroups = []struct {
 	{"turn", "Take turns:", []string{"wait", "try", "hold", "release", "pass", "takeover", "heartbeat"}},
 	{"room", "Watch and manage a room:", []string{"whoami", "status", "list", "join", "state", "events", "sync", "policy", "leave", "close", "rooms"}},
 	{"memory", "Share what you know:", []string{"note", "doc", "search", "export"}},
-	{"setup", "Set up:", []string{"demo", "install", "uninstall", "install-skill", "uninstall-skill", "prompt", "doctor", "mcp", "man"}},
+	{"setup", "Set up:", []string{"demo", "install", "uninstall", "install-skill", "uninstall-skill", "prompt", "doctor", "mcp", "serve", "man"}},
 }
 
 func groupCommands(root *cobra.Command) {

@@ -5,6 +5,7 @@ import (
 	"io"
 	"sync/atomic"
 
+	"github.com/stickhq/stick/server"
 	"github.com/stickhq/stick/stick"
 	"github.com/stickhq/stick/store"
 )
@@ -29,6 +30,11 @@ type Wiring struct {
 	// Options are given to every Service the commands make (tests set a
 	// clock through them).
 	Options []stick.Option
+	// Hub, when set, gives 'stick serve' the hub's credentials: it sets
+	// cfg's Auth, AnyCredential and ServiceFor for the hub's Service svc
+	// over st. Without it the hub has no tokens, and answers only on a
+	// loopback address.
+	Hub func(st stick.Store, svc *stick.Service, cfg *server.Config)
 }
 
 // A LaterStore is a store that opens in the background (see
