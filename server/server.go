@@ -130,7 +130,8 @@ func New(ctx context.Context, cfg Config, ln net.Listener) (*Server, error) {
 			return nil, refuseOpen(ln.Addr())
 		}
 	}
-	if err := s.setPublicURL(); err != nil { 		return nil, err
+	if err := s.setPublicURL(); err != nil {
+		return nil, err
 	}
 	if cfg.TLSCert != "" {
 		if _, err := tls.LoadX509KeyPair(cfg.TLSCert, cfg.TLSKey); err != nil {
