@@ -98,7 +98,7 @@ func serve(cmd *cobra.Command, version string, cfg server.Config, addr string) e
 		return err
 	}
 	out := cmd.OutOrStdout()
-	fmt.Fprintf(out, "stick serve: listening on %s\n", srv.PublicURL())
+	fmt.Fprintf(out, "stick serve: listening on %s (public URL %s)\n", srv.ListenURL(), srv.PublicURL())
 	if open, err := srv.Open(cmd.Context()); err == nil && open {
 		fmt.Fprintf(out, "stick serve: no token exists, so requests need none and act as %s (loopback only; 'stick token create NAME' to require tokens)\n", cfg.Local.Name)
 	}

@@ -157,11 +157,7 @@ func refuseOpen(addr net.Addr) error {
 func (s *Server) setPublicURL() error {
 	raw := s.cfg.PublicURL
 	if raw == "" {
-		scheme := "http"
-		if s.cfg.TLSCert != "" {
-			scheme = "https"
-		}
-		raw = scheme + "://" + s.ln.Addr().String()
+		raw = s.ListenURL()
 	}
 	u, err := url.Parse(raw)
 	if err != nil || u.Scheme != "http" && u.Scheme != "https" || u.Host == "" || u.RawQuery != "" || u.Fragment != "" {
@@ -172,6 +168,15 @@ func (s *Server) setPublicURL() error {
 	s.publicOrigin = originOf(u)
 	s.publicHost = u.Hostname()
 	return nil
+}
+
+// ListenURL is the URL of the listener itself: http or https, and the
+// address it listens on.
+func (s *Server) ListenURL() string {
+	if s.cfg.TLSCert != "" {
+		return "https://" + s.ln.Addr().String()
+	}
+	return "http://" + s.ln.Addr().String()
 }
 
 // PublicURL is the URL clients reach the hub by.
