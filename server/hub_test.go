@@ -2,8 +2,8 @@ package server_test
 
 import (
 	"bytes"
-	"fmt"
 	"encoding/json"
+	"fmt"
 	"io"
 	"net/http"
 	"strings"
@@ -23,8 +23,8 @@ type hub struct {
 	t *testing.T
 	// url is where the tests reach the hub, public the URL it says it has.
 	url, public string
-	data string
-	proc *testproc.Proc
+	data        string
+	proc        *testproc.Proc
 	// env is the hub's environment, for the commands run beside it.
 	env []string
 	// check validates answers against the hub's OpenAPI document.
