@@ -133,28 +133,6 @@ func (rs *replays) drop(el *list.Element) {
 	}
 }
 
-// recorder keeps a copy of what a handler answers, for the cache.
-type recorder struct {
-	http.ResponseWriter
-	status int
-	body   bytes.Buffer
-}
-
-func (r *recorder) WriteHeader(st int) {
-	if r.status == 0 {
-		r.status = st
-	}
-	r.ResponseWriter.WriteHeader(st)
-}
-
-func (r *recorder) Write(b []byte) (int, error) {
-	if r.status == 0 {
-		r.status = http.StatusOK
-	}
-	r.body.Write(b)
-	return r.ResponseWriter.Write(b)
-}
-
 // idempotent serves a write with an Idempotency-Key through the cache: a
 // repeat gets the first answer again, with Idempotent-Replayed: true.
 // body is the request's body, already read.
@@ -185,8 +163,8 @@ func (s *Server) idempotent(w http.ResponseWriter, r *http.Request, body []byte,
 		_, _ = w.Write(rp.body)
 		return
 	}
-	rec := &recorder{ResponseWriter: w}
-	defer func() { s.replays.finish(rp, rec.status, rec.Header().Get("Content-Type"), rec.body.Bytes()) }()
+	rec := &statusWriter{ResponseWriter: w, keep: &bytes.Buffer{}}
+	defer func() { s.replays.finish(rp, rec.status, rec.Header().Get("Content-Type"), rec.keep.Bytes()) }()
 	serve(rec)
 }
 

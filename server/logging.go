@@ -1,6 +1,7 @@
 package server
 
 import (
+	"bytes"
 	"context"
 	"crypto/rand"
 	"encoding/hex"
@@ -43,11 +44,13 @@ func requestID(r *http.Request) string { return infoOf(r).id }
 // noteError keeps the error a request is answered with for its log line.
 func noteError(r *http.Request, err error) { infoOf(r).err = err }
 
-// statusWriter remembers the status and size of an answer.
+// statusWriter remembers the status and size of an answer, and with keep
+// a copy of its body (for the idempotency cache).
 type statusWriter struct {
 	http.ResponseWriter
 	status int
 	bytes  int64
+	keep   *bytes.Buffer
 }
 
 func (w *statusWriter) WriteHeader(st int) {
@@ -60,6 +63,9 @@ func (w *statusWriter) WriteHeader(st int) {
 func (w *statusWriter) Write(b []byte) (int, error) {
 	if w.status == 0 {
 		w.status = http.StatusOK
+	}
+	if w.keep != nil {
+		w.keep.Write(b)
 	}
 	n, err := w.ResponseWriter.Write(b)
 	w.bytes += int64(n)

@@ -29,11 +29,7 @@ func (n noteIn) note() stick.Note {
 
 // postNote posts a note to the room.
 func postNote(c *call, in noteIn) (stick.PostResult, error) {
-	caller, err := c.who()
-	if err != nil {
-		return stick.PostResult{}, err
-	}
-	return c.svc.Post(c.ctx, caller, c.room, in.note())
+	return c.svc.Post(c.ctx, c.caller, c.room, in.note())
 }
 
 type syncIn struct {
@@ -49,10 +45,6 @@ type syncIn struct {
 // syncRoom posts the outbox, then returns the events this member has not
 // been given yet; with wait_seconds, a long poll.
 func syncRoom(c *call, in syncIn) (stick.SyncResult, error) {
-	caller, err := c.who()
-	if err != nil {
-		return stick.SyncResult{}, err
-	}
 	wait, err := stick.WaitSeconds(in.WaitSeconds)
 	if err != nil {
 		return stick.SyncResult{}, err
@@ -69,7 +61,7 @@ func syncRoom(c *call, in syncIn) (stick.SyncResult, error) {
 	for _, n := range in.Outbox {
 		req.Outbox = append(req.Outbox, n.note())
 	}
-	return c.svc.Sync(c.ctx, caller, c.room, req)
+	return c.svc.Sync(c.ctx, c.caller, c.room, req)
 }
 
 type docQuery struct {
@@ -98,11 +90,7 @@ func updateDoc(c *call, in docPutIn) (stick.DocVersion, error) {
 		return stick.DocVersion{}, stick.Errorf(stick.CodeInvalidArgument, "expected_version is required: the version you read (0 for a document never written)").
 			With("field", "expected_version").WithHint("GET the document first and send its version as expected_version")
 	}
-	caller, err := c.who()
-	if err != nil {
-		return stick.DocVersion{}, err
-	}
-	d, err := c.svc.UpdateDoc(c.ctx, caller, c.room, *in.Content, *in.ExpectedVersion)
+	d, err := c.svc.UpdateDoc(c.ctx, c.caller, c.room, *in.Content, *in.ExpectedVersion)
 	return d.DocVersion, err
 }
 
@@ -113,11 +101,7 @@ type docAppendIn struct {
 
 // appendDoc adds text to the end of the document or of a section.
 func appendDoc(c *call, in docAppendIn) (stick.DocVersion, error) {
-	caller, err := c.who()
-	if err != nil {
-		return stick.DocVersion{}, err
-	}
-	d, err := c.svc.AppendDoc(c.ctx, caller, c.room, in.Text, in.Section)
+	d, err := c.svc.AppendDoc(c.ctx, c.caller, c.room, in.Text, in.Section)
 	return d.DocVersion, err
 }
 

@@ -7,6 +7,7 @@ import (
 	"time"
 
 	"github.com/prometheus/client_golang/prometheus"
+	"github.com/prometheus/client_golang/prometheus/collectors"
 	"github.com/prometheus/client_golang/prometheus/promhttp"
 	"github.com/stickhq/stick/stick"
 )
@@ -66,8 +67,8 @@ func newMetrics(rooms func(context.Context) (open, members int, err error)) *met
 	m.reg.MustRegister(m.requests, m.latency, m.polls, m.joins, m.grants, m.takeovers,
 		prometheus.NewGaugeFunc(prometheus.GaugeOpts{Name: "stick_rooms_open", Help: "Rooms not closed (-1 when the store cannot be read)."}, scrape(false)),
 		prometheus.NewGaugeFunc(prometheus.GaugeOpts{Name: "stick_members_active", Help: "Members of open rooms who take turns: active or away (-1 when the store cannot be read)."}, scrape(true)),
-		prometheus.NewProcessCollector(prometheus.ProcessCollectorOpts{}),
-		prometheus.NewGoCollector(),
+		collectors.NewProcessCollector(collectors.ProcessCollectorOpts{}),
+		collectors.NewGoCollector(),
 	)
 	return m
 }

@@ -74,17 +74,14 @@ func joinRoom(c *call, in joinIn) (stick.JoinResult, error) {
 	if err := oneOf(map[string]string{"context_path": in.ContextPath, "key": in.Key, "name": in.Name}); err != nil {
 		return stick.JoinResult{}, err
 	}
-	caller, err := c.who()
-	if err != nil {
-		return stick.JoinResult{}, err
-	}
 	req := stick.JoinRequest{Path: in.ContextPath, Name: in.Name, ForceNew: in.ForceNew, ReclaimToken: in.ReclaimToken}
 	if in.Key != "" {
+		var err error
 		if req.Path, err = keyedPath(c.ctx, c.svc, in.Key); err != nil {
 			return stick.JoinResult{}, err
 		}
 	}
-	res, err := c.svc.JoinPath(c.ctx, caller, req)
+	res, err := c.svc.JoinPath(c.ctx, c.caller, req)
 	if err == nil && res.NewMember {
 		c.s.metrics.joins.Inc()
 	}

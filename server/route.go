@@ -64,8 +64,8 @@ type call struct {
 	// room is the path's room_id, "" for an endpoint of no room.
 	room string
 	body []byte
-	// caller is the member the request acts as, once named.
-	caller *stick.Caller
+	// caller is the member the request acts as (see callerOf).
+	caller stick.Caller
 	// polled is set when the request began a long poll.
 	polled bool
 }
@@ -94,18 +94,6 @@ func (c *call) decode(v any) error {
 	return decodeBody(c.body, v)
 }
 
-// who returns the member the request acts as (see callerOf).
-func (c *call) who() (stick.Caller, error) {
-	if c.caller == nil {
-		caller, err := c.s.callerOf(c.principal, c.client)
-		if err != nil {
-			return stick.Caller{}, err
-		}
-		c.caller = &caller
-	}
-	return *c.caller, nil
-}
-
 // text is an answer that is not JSON.
 type text struct {
 	contentType string
@@ -125,28 +113,28 @@ func (s *Server) serveRoute(rt route) http.Handler {
 		}
 		c.principal, _ = stick.PrincipalFrom(r.Context())
 		c.svc = s.serviceFor(c.principal)
+		var err error
+		if c.caller, err = s.callerOf(c.principal, c.client); err != nil {
+			s.writeError(w, r, err)
+			return
+		}
 		if !rt.write() {
 			s.answer(w, r, rt, c)
 			return
 		}
-		body, err := readBody(r)
-		if err != nil {
+		if c.body, err = readBody(r); err != nil {
 			s.writeError(w, r, err)
 			return
 		}
-		c.body = body
-		s.idempotent(w, r, body, func(w http.ResponseWriter) { s.answer(w, r, rt, c) })
+		s.idempotent(w, r, c.body, func(w http.ResponseWriter) { s.answer(w, r, rt, c) })
 	})
 }
 
 // answer runs rt's handler and writes its result or error.
 func (s *Server) answer(w http.ResponseWriter, r *http.Request, rt route, c *call) {
 	out, err := rt.serve(c)
-	if err == nil && rt.attend && c.room != "" {
-		var caller stick.Caller
-		if caller, err = c.who(); err == nil && c.svc.Attend(c.ctx, caller, c.room) {
-			out, err = rt.serve(c) // read again: the holder's lease was renewed
-		}
+	if err == nil && rt.attend && c.room != "" && c.svc.Attend(c.ctx, c.caller, c.room) {
+		out, err = rt.serve(c) // read again: the holder's lease was renewed
 	}
 	if err != nil {
 		s.writeError(w, r, err)

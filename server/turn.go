@@ -34,13 +34,9 @@ func millis(field string, ms *int64) (*time.Duration, error) {
 	return &d, nil
 }
 
-// waitTurn claims the stick when the caller may, else waits for it up to
+// waitTurn claims the stick when the c.caller may, else waits for it up to
 // max_wait_ms: a long poll, which the hub's stop ends with its not_yet.
 func waitTurn(c *call, in waitIn) (waitOut, error) {
-	caller, err := c.who()
-	if err != nil {
-		return waitOut{}, err
-	}
 	wait, err := millis("max_wait_ms", in.MaxWaitMS)
 	if err != nil {
 		return waitOut{}, err
@@ -52,11 +48,11 @@ func waitTurn(c *call, in waitIn) (waitOut, error) {
 		}
 		defer end()
 	}
-	res, err := c.svc.WaitForTurn(c.ctx, caller, stick.WaitRequest{RoomID: c.room, Cursor: in.Cursor, MaxWait: wait})
+	res, err := c.svc.WaitForTurn(c.ctx, c.caller, stick.WaitRequest{RoomID: c.room, Cursor: in.Cursor, MaxWait: wait})
 	if err == nil && res.Status == stick.YourTurn {
 		c.s.metrics.grants.Inc()
 	}
-	return waitOut{WaitResult: res, AgentID: caller.AgentID}, err
+	return waitOut{WaitResult: res, AgentID: c.caller.AgentID}, err
 }
 
 type leaseIn struct {
@@ -70,11 +66,7 @@ func (c *call) lease(in leaseIn) stick.Lease {
 
 // heartbeat renews the holder's lease.
 func heartbeat(c *call, in leaseIn) (stick.HeartbeatResult, error) {
-	caller, err := c.who()
-	if err != nil {
-		return stick.HeartbeatResult{}, err
-	}
-	return c.svc.Heartbeat(c.ctx, caller, c.lease(in))
+	return c.svc.Heartbeat(c.ctx, c.caller, c.lease(in))
 }
 
 type releaseIn struct {
@@ -84,11 +76,7 @@ type releaseIn struct {
 
 // release ends the turn with a handoff.
 func release(c *call, in releaseIn) (stick.ReleaseResult, error) {
-	caller, err := c.who()
-	if err != nil {
-		return stick.ReleaseResult{}, err
-	}
-	return c.svc.Release(c.ctx, caller, c.lease(in.leaseIn), in.Handoff)
+	return c.svc.Release(c.ctx, c.caller, c.lease(in.leaseIn), in.Handoff)
 }
 
 type passIn struct {
@@ -99,11 +87,7 @@ type passIn struct {
 
 // pass ends the turn with a handoff to one member.
 func pass(c *call, in passIn) (stick.ReleaseResult, error) {
-	caller, err := c.who()
-	if err != nil {
-		return stick.ReleaseResult{}, err
-	}
-	return c.svc.Pass(c.ctx, caller, c.lease(in.leaseIn), in.ToAgentID, in.Handoff)
+	return c.svc.Pass(c.ctx, c.caller, c.lease(in.leaseIn), in.ToAgentID, in.Handoff)
 }
 
 type takeoverIn struct {
@@ -113,11 +97,7 @@ type takeoverIn struct {
 
 // takeover takes the stick of a failed turn.
 func takeover(c *call, in takeoverIn) (stick.TakeoverResult, error) {
-	caller, err := c.who()
-	if err != nil {
-		return stick.TakeoverResult{}, err
-	}
-	res, err := c.svc.Takeover(c.ctx, caller, c.room, in.ExpectedTurnID, in.Reason)
+	res, err := c.svc.Takeover(c.ctx, c.caller, c.room, in.ExpectedTurnID, in.Reason)
 	if err == nil {
 		c.s.metrics.takeovers.Inc()
 	}
@@ -130,16 +110,12 @@ type leaveOut struct {
 	Left    bool   `json:"left"`
 }
 
-// leave takes the caller out of the room's member sequence.
+// leave takes the c.caller out of the room's member sequence.
 func leave(c *call, _ struct{}) (leaveOut, error) {
-	caller, err := c.who()
-	if err != nil {
+	if err := c.svc.Leave(c.ctx, c.caller, c.room); err != nil {
 		return leaveOut{}, err
 	}
-	if err := c.svc.Leave(c.ctx, caller, c.room); err != nil {
-		return leaveOut{}, err
-	}
-	return leaveOut{RoomID: c.room, AgentID: caller.AgentID, Left: true}, nil
+	return leaveOut{RoomID: c.room, AgentID: c.caller.AgentID, Left: true}, nil
 }
 
 type closeIn struct {
@@ -149,11 +125,7 @@ type closeIn struct {
 
 // closeRoom closes the room for good, with a conclusion.
 func closeRoom(c *call, in closeIn) (stick.CloseResult, error) {
-	caller, err := c.who()
-	if err != nil {
-		return stick.CloseResult{}, err
-	}
-	return c.svc.Close(c.ctx, caller, c.room, in.Reason, in.Conclusion)
+	return c.svc.Close(c.ctx, c.caller, c.room, in.Reason, in.Conclusion)
 }
 
 type policyIn struct {
@@ -171,10 +143,6 @@ type policyOut struct {
 
 // setPolicy changes the room's timeouts given.
 func setPolicy(c *call, in policyIn) (policyOut, error) {
-	caller, err := c.who()
-	if err != nil {
-		return policyOut{}, err
-	}
 	var u stick.PolicyUpdate
 	durations := []struct {
 		field string
@@ -186,11 +154,12 @@ func setPolicy(c *call, in policyIn) (policyOut, error) {
 		{"wait_for_turn_max_wait_ms", in.WaitMaxWaitMS, &u.WaitMaxWait},
 	}
 	for _, d := range durations {
+		var err error
 		if *d.to, err = millis(d.field, d.ms); err != nil {
 			return policyOut{}, err
 		}
 	}
-	p, err := c.svc.SetPolicy(c.ctx, caller, c.room, u)
+	p, err := c.svc.SetPolicy(c.ctx, c.caller, c.room, u)
 	return policyOut{RoomID: c.room, Policy: p}, err
 }
 
@@ -205,10 +174,6 @@ type membersOut struct {
 
 // reorder sets the order the stick goes round in.
 func reorder(c *call, in reorderIn) (membersOut, error) {
-	caller, err := c.who()
-	if err != nil {
-		return membersOut{}, err
-	}
-	ms, err := c.svc.ReorderMembers(c.ctx, caller, c.room, in.AgentIDs)
+	ms, err := c.svc.ReorderMembers(c.ctx, c.caller, c.room, in.AgentIDs)
 	return membersOut{RoomID: c.room, Members: ms}, err
 }
