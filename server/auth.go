@@ -46,8 +46,11 @@ func (s *Server) open(ctx context.Context) (bool, error) {
 	if !s.loopback {
 		return false, nil
 	}
-	if s.cfg.Auth == nil || s.cfg.AnyCredential == nil {
+	switch {
+	case s.cfg.Auth == nil:
 		return true, nil
+	case s.cfg.AnyCredential == nil:
+		return false, nil
 	}
 	some, err := s.cfg.AnyCredential(ctx)
 	return !some, err

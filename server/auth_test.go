@@ -159,7 +159,7 @@ func TestCrossOrigin(t *testing.T) {
 	// The hub's own origin, and a page of it, are welcome.
 	c.ok(post, "/api/v1/rooms", map[string]any{"name": "mine"}, "Origin", h.url, "Sec-Fetch-Site", "same-origin")
 	localhost := h.client("", "")
-	localhost.h = &hub{t: t, url: strings.Replace(h.url, "127.0.0.1", "localhost", 1), check: h.check}
+	localhost.h = &hub{t: t, url: strings.Replace(h.url, "127.0.0.1", "localhost", 1), check: h.check, http: h.http}
 	if roomCount(t, localhost) != 1 {
 		t.Fatal("the hub by the name localhost")
 	}
