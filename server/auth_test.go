@@ -2,7 +2,9 @@ package server_test
 
 import (
 	"encoding/json"
+	"net"
 	"net/http"
+	"os"
 	"strconv"
 	"strings"
 	"testing"
@@ -229,4 +231,21 @@ func logLines(t *testing.T, h *hub) []map[string]any {
 		}
 	}
 	return out
+}
+
+// A hub on every address, with no public URL given, names itself by the
+// host's name.
+func TestPublicURLOfEveryAddress(t *testing.T) {
+	t.Parallel()
+	data := t.TempDir()
+	_, env := makeTokens(t, data, tokenSpec{"ci", stick.AccessAgent})
+	h := startHub(t, data, env, "--addr", "0.0.0.0:0")
+	host, err := os.Hostname()
+	if err != nil {
+		t.Skip(err)
+	}
+	_, port, _ := strings.Cut(strings.TrimPrefix(h.url, "http://"), ":")
+	if h.public != "http://"+net.JoinHostPort(host, port) {
+		t.Fatalf("public URL %s, host %s", h.public, host)
+	}
 }

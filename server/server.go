@@ -10,6 +10,8 @@ import (
 	"net"
 	"net/http"
 	"net/url"
+	"os"
+	"strconv"
 	"strings"
 	"sync"
 	"time"
@@ -42,7 +44,8 @@ type Config struct {
 	// after the user's login, with the operator role and every room).
 	Local stick.Principal
 	// PublicURL is the URL clients reach the hub by (behind a reverse
-	// proxy, the proxy's); default: http(s)://<listening address>.
+	// proxy, the proxy's); default: http(s)://<listening address>, with
+	// the host's name for an address that is every address (0.0.0.0).
 	PublicURL string
 	// TLSCert and TLSKey are the files of the certificate and key to serve
 	// HTTPS with; both or neither.
@@ -158,6 +161,15 @@ func (s *Server) setPublicURL() error {
 	raw := s.cfg.PublicURL
 	if raw == "" {
 		raw = s.ListenURL()
+		if tcp, ok := s.ln.Addr().(*net.TCPAddr); ok && tcp.IP.IsUnspecified() {
+			// Listening on every address: the host's name is the one
+			// clients most likely reach it by.
+			host, err := os.Hostname()
+			if err != nil || host == "" {
+				host = "localhost"
+			}
+			raw = strings.Replace(raw, tcp.String(), net.JoinHostPort(host, strconv.Itoa(tcp.Port)), 1)
+		}
 	}
 	u, err := url.Parse(raw)
 	if err != nil || u.Scheme != "http" && u.Scheme != "https" || u.Host == "" || u.RawQuery != "" || u.Fragment != "" {
