@@ -62,10 +62,10 @@ accepting, ends long polls at once and lets the writes in flight finish.`,
 		},
 	}
 	f := cmd.Flags()
-	f.StringVar(&addr, "addr", defaultAddr, "the address to listen on (default $"+addrEnv+", else "+defaultAddr+")")
-	f.StringVar(&cert, "tls-cert", "", "serve HTTPS with this PEM certificate (default $"+tlsCertEnv+")")
-	f.StringVar(&key, "tls-key", "", "the PEM key of --tls-cert (default $"+tlsKeyEnv+")")
-	f.StringVar(&public, "public-url", "", "the URL clients reach the hub by (default $"+publicURLEnv+", else http(s)://ADDR)")
+	f.StringVar(&addr, "addr", defaultAddr, "the address to listen on (or $"+addrEnv+")")
+	f.StringVar(&cert, "tls-cert", "", "serve HTTPS with this PEM certificate (or $"+tlsCertEnv+")")
+	f.StringVar(&key, "tls-key", "", "the PEM key of --tls-cert (or $"+tlsKeyEnv+")")
+	f.StringVar(&public, "public-url", "", "the URL clients reach the hub by (or $"+publicURLEnv+"; default http(s)://ADDR)")
 	return cmd
 }
 
