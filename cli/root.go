@@ -234,7 +234,7 @@ Agents use it through the MCP server, 'stick mcp', which their harness starts
 		newPolicy(agent), newLeave(agent), newClose(agent), newRooms(agent),
 		newNote(agent), newDoc(agent), newSearch(agent), newExport(agent),
 		newDemo(), newInstall(), newUninstall(), newInstallSkill(), newUninstallSkill(), newPrompt(), newDoctor(), newMCP(version), newMan(version),
-		newToken(),
+		newServe(version), newToken(),
 		newVersion(version), newWhere(), newGuardian())
 	groupCommands(root)
 	return root
@@ -250,7 +250,7 @@ var commandGroups = []struct {
 	{"room", "Watch and manage a room:", []string{"whoami", "status", "list", "join", "state", "events", "sync", "policy", "leave", "close", "rooms"}},
 	{"memory", "Share what you know:", []string{"note", "doc", "search", "export"}},
 	{"setup", "Set up:", []string{"demo", "install", "uninstall", "install-skill", "uninstall-skill", "prompt", "doctor", "mcp", "man"}},
-	{"hub", "Serve other machines:", []string{"token"}},
+	{"hub", "Serve other machines:", []string{"serve", "token"}},
 }
 
 func groupCommands(root *cobra.Command) {

@@ -1,0 +1,77 @@
+package cli
+
+import (
+	"bufio"
+	"net/http"
+	"os"
+	"os/exec"
+	"strings"
+	"syscall"
+	"testing"
+	"time"
+)
+
+// The built binary refuses to serve where other hosts reach it without a
+// token, as a usage error that says what to do, and makes no database.
+func TestBinaryServeOffLoopback(t *testing.T) {
+	t.Parallel()
+	b := newBinRoom(t)
+	r := b.run(t, "serve", "--addr", "0.0.0.0:0")
+	if r.code != exitUsage || r.stdout != "" || !strings.Contains(r.stderr, "stick: invalid_argument: stick serve will not listen on") ||
+		!strings.Contains(r.stderr, "hint: make a token first ('stick token create NAME --role agent')") {
+		t.Fatalf("exit %d, stdout %q, stderr:\n%s", r.code, r.stdout, r.stderr)
+	}
+}
+
+// The built binary serves on loopback from $STICK_ADDR, and SIGTERM stops
+// it: exit 0, "stopped".
+func TestBinaryServeStops(t *testing.T) {
+	t.Parallel()
+	b := newBinRoom(t)
+	cmd := exec.Command(stickBin, "serve")
+	cmd.Env = append(append(os.Environ(), b.env...), "STICK_ADDR=127.0.0.1:0")
+	out, err := cmd.StdoutPipe()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { _ = cmd.Process.Kill(); _ = cmd.Wait() })
+	lines := bufio.NewScanner(out)
+	if !lines.Scan() {
+		t.Fatal("stick serve printed nothing")
+	}
+	url, _, ok := strings.Cut(strings.TrimPrefix(lines.Text(), "stick serve: listening on "), " ")
+	if !ok || !strings.HasPrefix(url, "http://127.0.0.1:") {
+		t.Fatalf("first line %q", lines.Text())
+	}
+	resp, err := http.Get(url + "/healthz")
+	if err != nil {
+		t.Fatal(err)
+	}
+	resp.Body.Close()
+	if resp.StatusCode != http.StatusOK {
+		t.Fatalf("healthz: %d", resp.StatusCode)
+	}
+	if err := cmd.Process.Signal(syscall.SIGTERM); err != nil {
+		t.Fatal(err)
+	}
+	var rest []string
+	for lines.Scan() {
+		rest = append(rest, lines.Text())
+	}
+	done := make(chan error, 1)
+	go func() { done <- cmd.Wait() }()
+	select {
+	case err := <-done:
+		if err != nil {
+			t.Fatalf("stick serve after SIGTERM: %v", err)
+		}
+	case <-time.After(20 * time.Second):
+		t.Fatal("stick serve did not stop")
+	}
+	if !strings.Contains(strings.Join(rest, "\n"), "stick serve: stopped") {
+		t.Fatalf("stdout after SIGTERM: %q", rest)
+	}
+}

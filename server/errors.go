@@ -1,0 +1,137 @@
+package server
+
+import (
+	"encoding/json"
+	"net/http"
+	"strconv"
+
+	"github.com/stickhq/stick/stick"
+)
+
+// The codes of errors only the hub gives: they concern HTTP itself, not
+// the protocol, so package stick has no use for them.
+const (
+	// CodeNotFound: no endpoint has this path.
+	CodeNotFound stick.Code = "not_found"
+	// CodeMethodNotAllowed: the path exists, but not with this method.
+	CodeMethodNotAllowed stick.Code = "method_not_allowed"
+	// CodeTooLarge: the request body is over the hub's limit.
+	CodeTooLarge stick.Code = "request_too_large"
+	// CodeRateLimited: too many failed authentications came from the
+	// client's address; Retry-After says when to try again.
+	CodeRateLimited stick.Code = "rate_limited"
+	// CodeIdempotencyKeyReused: the Idempotency-Key was used before for
+	// another request (another method, path or body).
+	CodeIdempotencyKeyReused stick.Code = "idempotency_key_reused"
+	// CodeShuttingDown: the hub is stopping; Retry-After says when to try
+	// again (a restarted hub, or another one).
+	CodeShuttingDown stick.Code = "shutting_down"
+)
+
+// statuses maps every error code to its HTTP status. A code not listed
+// (one a later version of package stick adds) is a client error, 400.
+var statuses = map[stick.Code]int{
+	stick.CodeInvalidArgument:       http.StatusBadRequest,
+	stick.CodeInvalidHandoff:        http.StatusBadRequest,
+	stick.CodeUnauthenticated:       http.StatusUnauthorized,
+	stick.CodeForbidden:             http.StatusForbidden,
+	stick.CodeRoomNotFound:          http.StatusNotFound,
+	CodeNotFound:                    http.StatusNotFound,
+	CodeMethodNotAllowed:            http.StatusMethodNotAllowed,
+	stick.CodeRoomClosed:            http.StatusConflict,
+	stick.CodeUnknownMember:         http.StatusConflict,
+	stick.CodeTurnMismatch:          http.StatusConflict,
+	stick.CodeStaleLease:            http.StatusConflict,
+	stick.CodeTakeoverNotAvailable:  http.StatusConflict,
+	stick.CodeTakeoverIneligible:    http.StatusConflict,
+	stick.CodeStickHeld:             http.StatusConflict,
+	stick.CodeVersionConflict:       http.StatusConflict,
+	stick.CodeAgentIDInUse:          http.StatusConflict,
+	CodeTooLarge:                    http.StatusRequestEntityTooLarge,
+	CodeIdempotencyKeyReused:        http.StatusUnprocessableEntity,
+	CodeRateLimited:                 http.StatusTooManyRequests,
+	stick.CodeSearchUnavailable:     http.StatusServiceUnavailable,
+	stick.CodeDBBusy:                http.StatusServiceUnavailable,
+	stick.CodeCanceled:              http.StatusServiceUnavailable,
+	CodeShuttingDown:                http.StatusServiceUnavailable,
+	stick.CodeDBSchemaMismatch:      http.StatusInternalServerError,
+	stick.CodeUnsupportedFilesystem: http.StatusInternalServerError,
+	stick.CodeDataDir:               http.StatusInternalServerError,
+	stick.CodeDBCorrupt:             http.StatusInternalServerError,
+	stick.CodeHarness:               http.StatusInternalServerError,
+	stick.CodeInternal:              http.StatusInternalServerError,
+}
+
+// retryAfter is the Retry-After, in seconds, of a 503 or 429 that does not
+// say its own: a busy store or a stopping hub is worth asking again soon.
+const retryAfter = 1
+
+// statusOf returns the HTTP status of an error code.
+func statusOf(code stick.Code) int {
+	if st, ok := statuses[code]; ok {
+		return st
+	}
+	return http.StatusBadRequest
+}
+
+// errorBody is the body of every error answer:
+// {"error": {"code", "message", "hint", "details"}}.
+type errorBody struct {
+	Error errorFields `json:"error"`
+}
+
+// errorFields are a coded error's fields, as every frontend shows them.
+type errorFields struct {
+	Code    stick.Code     `json:"code"`
+	Message string         `json:"message"`
+	Hint    string         `json:"hint,omitempty"`
+	Details map[string]any `json:"details,omitempty"`
+}
+
+// failure is what the hub answers for err: its status and body. An error
+// of status 500 keeps its code but not its message, which may name the
+// hub's files or say what failed inside it: the caller gets the request's
+// id to quote, and the hub's log has the rest (see logRequest).
+func failure(err error, requestID string) (int, errorBody) {
+	e := stick.AsError(err)
+	st := statusOf(e.Code)
+	f := errorFields{Code: e.Code, Message: e.Message, Hint: e.Hint, Details: e.Details}
+	if st == http.StatusInternalServerError {
+		f.Message = "the hub failed to serve this request (request " + requestID + ")"
+		f.Hint = "try again later; the hub's operator finds the cause in its log under request " + requestID
+		f.Details = nil
+	}
+	return st, errorBody{Error: f}
+}
+
+// writeError answers err. A 503 and a 429 carry Retry-After (the error's
+// details["retry_after_s"], else retryAfter); a 401 carries
+// WWW-Authenticate, naming where the hub's resource metadata is.
+func (s *Server) writeError(w http.ResponseWriter, r *http.Request, err error) {
+	st, body := failure(err, requestID(r))
+	noteError(r, err)
+	switch st {
+	case http.StatusServiceUnavailable, http.StatusTooManyRequests:
+		secs := retryAfter
+		if n, ok := body.Error.Details["retry_after_s"].(int); ok && n > 0 {
+			secs = n
+		}
+		w.Header().Set("Retry-After", strconv.Itoa(secs))
+	case http.StatusUnauthorized:
+		w.Header().Set("WWW-Authenticate", `Bearer resource_metadata="`+s.metadataURL()+`"`)
+	}
+	writeJSON(w, st, body)
+}
+
+// writeJSON answers v as JSON with status st.
+func writeJSON(w http.ResponseWriter, st int, v any) {
+	b, err := json.Marshal(v)
+	if err != nil {
+		st = http.StatusInternalServerError
+		b = []byte(`{"error":{"code":"internal","message":"the hub could not encode its answer"}}`)
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.Header().Set("Content-Length", strconv.Itoa(len(b)+1))
+	w.WriteHeader(st)
+	_, _ = w.Write(append(b, '\n'))
+}

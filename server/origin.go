@@ -1,0 +1,103 @@
+package server
+
+import (
+	"net"
+	"net/http"
+	"net/url"
+	"strings"
+
+	"github.com/stickhq/stick/stick"
+)
+
+// guard refuses, with forbidden (403), what a browser may send on behalf of
+// a page the hub never served:
+//
+//   - on a loopback hub, a Host that is not a loopback name nor the public
+//     URL's host: a page of another site whose name was made to point at
+//     127.0.0.1 (DNS rebinding) would otherwise reach the hub as its own
+//     origin, with no token needed;
+//   - an Origin other than the hub's own (its public URL's scheme, host and
+//     port), on every method: net/http's CrossOriginProtection lets every
+//     GET through, and the hub's reads are private;
+//   - without an Origin, a Sec-Fetch-Site of cross-site or same-site.
+//
+// The resource metadata is exempt from the Origin checks: it is public,
+// and browsers' MCP clients read it from their own origin.
+func (s *Server) guard(next http.Handler) http.Handler {
+	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		if err := s.checkHost(r); err != nil {
+			s.writeError(w, r, err)
+			return
+		}
+		if r.URL.Path != metadataPath {
+			if err := s.checkOrigin(r); err != nil {
+				s.writeError(w, r, err)
+				return
+			}
+		}
+		next.ServeHTTP(w, r)
+	})
+}
+
+func (s *Server) checkHost(r *http.Request) error {
+	if !s.loopback {
+		return nil
+	}
+	host := hostName(r.Host)
+	if loopbackName(host) || strings.EqualFold(host, s.publicHost) {
+		return nil
+	}
+	return stick.Errorf(stick.CodeForbidden, "this hub listens on a loopback address and answers only to a loopback host name, not %s", stick.Quote(host)).
+		WithHint("reach it as 127.0.0.1, [::1] or localhost, or start it with --public-url naming the host it is reached by")
+}
+
+func (s *Server) checkOrigin(r *http.Request) error {
+	origin := r.Header.Get("Origin")
+	if origin != "" {
+		if strings.EqualFold(origin, s.publicOrigin) {
+			return nil
+		}
+		return stick.Errorf(stick.CodeForbidden, "a cross-origin request from %s: this hub answers only pages of its own origin, %s", stick.Quote(origin), s.publicOrigin).
+			WithHint("call the hub from a program (curl, an agent), not from a web page of another site")
+	}
+	switch r.Header.Get("Sec-Fetch-Site") {
+	case "cross-site", "same-site":
+		return stick.Errorf(stick.CodeForbidden, "a cross-site request: this hub answers only pages of its own origin, %s", s.publicOrigin).
+			WithHint("call the hub from a program (curl, an agent), not from a web page of another site")
+	}
+	return nil
+}
+
+// hostName is the host of a Host header, without its port or brackets.
+func hostName(hostport string) string {
+	if h, _, err := net.SplitHostPort(hostport); err == nil {
+		return h
+	}
+	return strings.TrimSuffix(strings.TrimPrefix(hostport, "["), "]")
+}
+
+// loopbackName reports whether host names this host: localhost (or a
+// name under .localhost, which resolvers keep on the host), or a loopback
+// IP address.
+func loopbackName(host string) bool {
+	host = strings.ToLower(strings.TrimSuffix(host, "."))
+	if host == "localhost" || strings.HasSuffix(host, ".localhost") {
+		return true
+	}
+	ip := net.ParseIP(host)
+	return ip != nil && ip.IsLoopback()
+}
+
+// originOf returns the origin of a URL: scheme://host[:port], the port
+// left out when it is the scheme's default, as browsers send Origin.
+func originOf(u *url.URL) string {
+	host := u.Hostname()
+	if strings.Contains(host, ":") {
+		host = "[" + host + "]"
+	}
+	port := u.Port()
+	if port == "" || u.Scheme == "http" && port == "80" || u.Scheme == "https" && port == "443" {
+		return strings.ToLower(u.Scheme + "://" + host)
+	}
+	return strings.ToLower(u.Scheme + "://" + host + ":" + port)
+}

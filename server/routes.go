@@ -1,0 +1,108 @@
+package server
+
+import (
+	"net/http"
+	"reflect"
+	"slices"
+
+	"github.com/stickhq/stick/stick"
+)
+
+// Paths of the API.
+const (
+	apiPrefix = "/api/v1"
+	roomPath  = apiPrefix + "/rooms/{room_id}"
+)
+
+// Error codes documented per endpoint, besides commonCodes.
+var (
+	roomCodes   = []stick.Code{stick.CodeRoomNotFound}
+	memberCodes = []stick.Code{stick.CodeRoomNotFound, stick.CodeRoomClosed, stick.CodeUnknownMember, stick.CodeAgentIDInUse}
+	leaseCodes  = append(slices.Clone(memberCodes), stick.CodeTurnMismatch, stick.CodeStaleLease)
+	handCodes   = append(slices.Clone(leaseCodes), stick.CodeInvalidHandoff)
+	docCodes    = append(slices.Clone(memberCodes), stick.CodeVersionConflict)
+	writeCodes  = []stick.Code{CodeIdempotencyKeyReused, CodeTooLarge}
+)
+
+// with returns codes and the codes of a write.
+func with(codes ...[]stick.Code) []stick.Code {
+	var out []stick.Code
+	for _, c := range codes {
+		out = append(out, c...)
+	}
+	return out
+}
+
+// apiRoutes are the endpoints of the JSON API: one for every MCP tool,
+// and the export.
+func apiRoutes() []route {
+	g, p, put := http.MethodGet, http.MethodPost, http.MethodPut
+	rts := []route{
+		endpoint(g, apiPrefix+"/rooms", "list_rooms", "List the rooms (every one, or those of a path, a key or a name)", nil, listRooms),
+		endpoint(p, apiPrefix+"/rooms", "join_path", "Join a room by name (made if none is open), by key, or by a path on the hub's host",
+			with(writeCodes, []stick.Code{stick.CodeRoomNotFound, stick.CodeAgentIDInUse}), joinRoom),
+		endpoint(g, roomPath, "get_room_state", "Read a room: holder, turn, state, members and the pending handoff", roomCodes, roomState),
+		endpoint(p, roomPath+"/wait", "wait_for_turn", "Claim the stick, or wait for it up to max_wait_ms (a long poll)", with(writeCodes, memberCodes), waitTurn),
+		endpoint(p, roomPath+"/heartbeat", "heartbeat", "Renew the holder's lease", with(writeCodes, leaseCodes), heartbeat),
+		endpoint(p, roomPath+"/release", "release_stick", "End the turn with a handoff; the stick goes to the next member", with(writeCodes, handCodes), release),
+		endpoint(p, roomPath+"/pass", "pass_stick", "End the turn with a handoff to one member", with(writeCodes, handCodes), pass),
+		endpoint(p, roomPath+"/takeover", "takeover_stick", "Take the stick of a failed turn",
+			with(writeCodes, memberCodes, []stick.Code{stick.CodeTurnMismatch, stick.CodeTakeoverNotAvailable, stick.CodeTakeoverIneligible}), takeover),
+		endpoint(p, roomPath+"/leave", "leave_path", "Leave the room's member sequence", with(writeCodes, memberCodes, []stick.Code{stick.CodeStickHeld}), leave),
+		endpoint(p, roomPath+"/close", "close_room", "Close the room for good, with a conclusion", with(writeCodes, memberCodes, []stick.Code{stick.CodeStickHeld}), closeRoom),
+		endpoint(p, roomPath+"/policy", "set_room_policy", "Change the room's timeouts", with(writeCodes, memberCodes, []stick.Code{stick.CodeStickHeld}), setPolicy),
+		endpoint(p, roomPath+"/reorder", "reorder_members", "Set the order the stick goes round in", with(writeCodes, memberCodes), reorder),
+		endpoint(g, roomPath+"/events", "get_room_events", "Read the room's log after a cursor; with wait_ms, wait for the next events (a long poll)", roomCodes, roomEvents),
+		endpoint(p, roomPath+"/notes", "append_note", "Post a note", with(writeCodes, memberCodes), postNote),
+		endpoint(p, roomPath+"/sync", "sync", "Post an outbox, then get the events not yet given to you", with(writeCodes, memberCodes), syncRoom),
+		endpoint(g, roomPath+"/doc", "read_room_doc", "Read the room's document", roomCodes, readDoc),
+		endpoint(put, roomPath+"/doc", "update_room_doc", "Replace the document if it is still at expected_version", with(writeCodes, docCodes), updateDoc),
+		endpoint(p, roomPath+"/doc/append", "append_room_doc", "Add markdown to the end of the document or of a section", with(writeCodes, memberCodes), appendDoc),
+		endpoint(g, roomPath+"/doc/history", "room_doc_history", "List the document's versions", roomCodes, docHistory),
+		endpoint(g, apiPrefix+"/search", "search_events", "Search the rooms' logs and documents, best first", []stick.Code{stick.CodeSearchUnavailable}, search),
+	}
+	ex := endpoint(g, roomPath+"/export", "", "Export the room: state, members, document and every event, as markdown or JSON", roomCodes, export)
+	ex.out, ex.text = reflect.TypeFor[stick.Transcript](), "text/markdown"
+	rts = append(rts, ex)
+	for i := range rts {
+		switch rts[i].tool {
+		case "get_room_state", "get_room_events", "read_room_doc", "room_doc_history":
+			rts[i].attend = true
+		}
+	}
+	return rts
+}
+
+// routes builds the hub's handler: the checks every request passes, then
+// the endpoints.
+func (s *Server) routes() http.Handler {
+	api := http.NewServeMux()
+	methods := map[string][]string{}
+	for _, rt := range apiRoutes() {
+		api.Handle(rt.method+" "+rt.pattern, s.serveRoute(rt))
+		methods[rt.pattern] = append(methods[rt.pattern], rt.method)
+	}
+	for pattern, ms := range methods {
+		api.Handle(pattern, s.allowed(ms))
+	}
+	api.Handle("GET "+apiPrefix+"/openapi.json", s.named("GET "+apiPrefix+"/openapi.json", http.HandlerFunc(serveOpenAPI)))
+	api.Handle("GET /metrics", s.named("GET /metrics", s.metrics.handler()))
+	if s.cfg.MCP != nil {
+		api.Handle("/mcp", s.named("/mcp", s.cfg.MCP))
+	}
+	api.HandleFunc("/", s.notFound)
+
+	top := http.NewServeMux()
+	top.Handle("GET /healthz", s.named("GET /healthz", http.HandlerFunc(s.health)))
+	top.Handle(metadataPath, s.named(metadataPath, s.metadata()))
+	top.Handle("/", s.authenticate(api))
+	return s.observe(s.guard(top))
+}
+
+// named marks the requests h serves with its route, for logs and metrics.
+func (s *Server) named(route string, h http.Handler) http.Handler {
+	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		infoOf(r).route = route
+		h.ServeHTTP(w, r)
+	})
+}
