@@ -108,3 +108,4 @@ fuzz FuzzRemoteKey ./workspace
 fuzz FuzzToolArguments ./mcpserver
 fuzz FuzzStdioLine ./mcpserver
 fuzz FuzzRender ./render
+fuzz FuzzDecodeBody ./server
