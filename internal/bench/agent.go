@@ -57,13 +57,23 @@ func joinReady(ctx context.Context, data, repo, id string) (*agent, *bufio.Scann
 	if err != nil {
 		return nil, nil, err
 	}
+	in, err := readyGo()
+	if err != nil {
+		a.close()
+		return nil, nil, err
+	}
+	return a, in, nil
+}
+
+// readyGo says "ready" and returns once the parent says "go", with the
+// rest of the input.
+func readyGo() (*bufio.Scanner, error) {
 	in := bufio.NewScanner(os.Stdin)
 	fmt.Println("ready")
 	if !in.Scan() || in.Text() != "go" {
-		a.close()
-		return nil, nil, fmt.Errorf("want go on stdin")
+		return nil, fmt.Errorf("want go on stdin")
 	}
-	return a, in, nil
+	return in, nil
 }
 
 func (a *agent) close() {
