@@ -21,7 +21,8 @@ type Options struct {
 	// the big database's calls; not its size).
 	Count int
 	// Stick is the stick binary whose 'stick mcp' the MCP scenarios
-	// start; empty means this program in its "stick" role.
+	// start, and whose 'stick serve' the hub's; empty means this program
+	// in its "stick" role.
 	Stick string
 	// Log receives one line as each scenario starts; nil for none.
 	Log func(format string, args ...any)
