@@ -8,7 +8,6 @@ import (
 
 	"github.com/stickhq/stick/internal/reexec"
 	"github.com/stickhq/stick/stick"
-	"github.com/stickhq/stick/store"
 )
 
 func init() {
@@ -41,9 +40,7 @@ func turns(args []string) error {
 	if err != nil {
 		return err
 	}
-	fmt.Println("done", formatDurations(samples))
-	for in.Scan() {
-	}
+	reportDone(in, samples)
 	return nil
 }
 
@@ -228,15 +225,11 @@ func checkRotation(ctx context.Context, data string, turns int64) ([]string, err
 
 // roomLog returns every event of the only open room in data.
 func roomLog(ctx context.Context, data string) ([]stick.Event, error) {
-	st, err := store.OpenDir(data, store.Options{})
+	st, svc, err := openService(data)
 	if err != nil {
 		return nil, err
 	}
-	defer st.Close()
-	svc, err := stick.New(st)
-	if err != nil {
-		return nil, err
-	}
+	defer closeService(st, svc)
 	rooms, err := svc.ListRooms(ctx, "")
 	if err != nil {
 		return nil, err

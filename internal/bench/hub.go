@@ -15,7 +15,6 @@ import (
 	"time"
 
 	"github.com/stickhq/stick/stick"
-	"github.com/stickhq/stick/store"
 )
 
 // The hub's scenarios run a real 'stick serve' in a child process on a
@@ -70,6 +69,17 @@ func (e *env) startHub(ctx context.Context) (*hub, error) {
 	return h, nil
 }
 
+// startHubWithTokens makes an agent token of each name, then starts a
+// hub; it returns the hub and the tokens' secrets, in order.
+func (e *env) startHubWithTokens(ctx context.Context, names ...string) (*hub, []string, error) {
+	secrets, err := makeTokens(ctx, e.data, names...)
+	if err != nil {
+		return nil, nil, err
+	}
+	h, err := e.startHub(ctx)
+	return h, secrets, err
+}
+
 // stop stops the hub as Ctrl-C would, so that it ends its long polls and
 // writes its profiles (STICKBENCH_PROFILE), and waits for it to exit.
 func (h *hub) stop() error {
@@ -91,16 +101,11 @@ func (h *hub) stop() error {
 // makeTokens makes an agent token of each name in the database of data
 // and returns their secrets, in order.
 func makeTokens(ctx context.Context, data string, names ...string) ([]string, error) {
-	st, err := store.OpenDir(data, store.Options{})
+	st, svc, err := openService(data)
 	if err != nil {
 		return nil, err
 	}
-	defer st.Close()
-	svc, err := stick.New(st)
-	if err != nil {
-		return nil, err
-	}
-	defer svc.Shutdown()
+	defer closeService(st, svc)
 	var secrets []string
 	for _, n := range names {
 		_, secret, err := svc.CreateToken(ctx, stick.TokenRequest{Name: n, Role: stick.AccessAgent})

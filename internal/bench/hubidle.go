@@ -21,11 +21,7 @@ func hubIdle(ctx context.Context, e *env) ([]Result, error) {
 	if e.o.Quick {
 		waiters = 20
 	}
-	secrets, err := makeTokens(ctx, e.data, "team")
-	if err != nil {
-		return nil, err
-	}
-	h, err := e.startHub(ctx)
+	h, secrets, err := e.startHubWithTokens(ctx, "team")
 	if err != nil {
 		return nil, err
 	}

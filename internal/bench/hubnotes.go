@@ -4,54 +4,9 @@ import (
 	"context"
 	"fmt"
 	"strconv"
-	"time"
 
-	"github.com/stickhq/stick/internal/reexec"
 	"github.com/stickhq/stick/stick"
 )
-
-func init() {
-	reexec.Register("bench-rest-notes", roleMain("bench-rest-notes", restNotes))
-}
-
-// restNotes: args url room id n, the token in tokenEnv. The process is a
-// plain HTTP client of the hub at url, named id: it joins the room, says
-// "ready", waits for "go", posts n notes one after another, then says
-// "done" with the time each post took and exits when its input closes.
-func restNotes(args []string) error {
-	if len(args) != 4 {
-		return fmt.Errorf("want url room id n, got %q", args)
-	}
-	n, err := strconv.Atoi(args[3])
-	if err != nil {
-		return err
-	}
-	ctx := context.Background()
-	c, err := restClientFromEnv(args[0], args[2])
-	if err != nil {
-		return err
-	}
-	room, err := c.join(ctx, args[1])
-	if err != nil {
-		return err
-	}
-	in, err := readyGo()
-	if err != nil {
-		return err
-	}
-	samples := make([]time.Duration, 0, n)
-	for i := range n {
-		t0 := time.Now()
-		if err := c.note(ctx, room, fmt.Sprintf("note %d of %s: the flaky test is parser_test.go:88, its clock is not injected", i, args[2])); err != nil {
-			return err
-		}
-		samples = append(samples, time.Since(t0))
-	}
-	fmt.Println("done", formatDurations(samples))
-	for in.Scan() {
-	}
-	return nil
-}
 
 // hubNotes: 16 plain HTTP clients, each in its own process with a token
 // of its own, post notes to one room of one hub as fast as it answers;
@@ -68,11 +23,7 @@ func hubNotes(ctx context.Context, e *env) ([]Result, error) {
 	for i := range names {
 		names[i] = fmt.Sprintf("team-%02d", i)
 	}
-	secrets, err := makeTokens(ctx, e.data, names...)
-	if err != nil {
-		return nil, err
-	}
-	h, err := e.startHub(ctx)
+	h, secrets, err := e.startHubWithTokens(ctx, names...)
 	if err != nil {
 		return nil, err
 	}
