@@ -64,7 +64,7 @@ func httpLoopback(ctx context.Context, e *env) ([]FloorResult, error) {
 	if err != nil {
 		return nil, err
 	}
-	client := &http.Client{Transport: &http.Transport{MaxIdleConnsPerHost: 1, DisableCompression: true}}
+	client := &http.Client{Transport: newTransport(1)}
 	defer client.CloseIdleConnections()
 	url := "http://" + addr + "/"
 	msg := []byte(`{"lease_id":"lease_0123456789abcdef","expected_turn_id":12345,"handoff":{"status":"turn 12345 is yours","next_action":"go on"}}`)

@@ -122,18 +122,19 @@ func makeTokens(ctx context.Context, data string, names ...string) ([]string, er
 // token names the member, and connections kept alive between requests.
 type restClient struct {
 	api, token, name string
-	http             *http.Client
+	hc               *http.Client
 }
 
-// newTransport keeps up to conns connections to the hub alive: one per
-// request in flight, so a long poll never waits for another's connection.
+// newTransport keeps up to conns idle connections alive between requests:
+// as many as the requests that may be in flight at once, so that once warm
+// no request opens a connection of its own.
 func newTransport(conns int) *http.Transport {
-	return &http.Transport{MaxIdleConnsPerHost: conns, DisableCompression: true, ForceAttemptHTTP2: false}
+	return &http.Transport{MaxIdleConnsPerHost: conns, DisableCompression: true}
 }
 
 // newRESTClient is client name with token on the hub at url, over tr.
 func newRESTClient(url, token, name string, tr *http.Transport) *restClient {
-	return &restClient{api: url + "/api/v1", token: token, name: name, http: &http.Client{Transport: tr}}
+	return &restClient{api: url + "/api/v1", token: token, name: name, hc: &http.Client{Transport: tr}}
 }
 
 // restClientFromEnv is a client role's client: the token from tokenEnv.
@@ -166,7 +167,7 @@ func (c *restClient) call(ctx context.Context, method, path string, in, out any)
 	if in != nil {
 		req.Header.Set("Content-Type", "application/json")
 	}
-	resp, err := c.http.Do(req)
+	resp, err := c.hc.Do(req)
 	if err != nil {
 		return fmt.Errorf("%s %s: %w", method, path, err)
 	}
@@ -233,7 +234,7 @@ func (c *restClient) metric(ctx context.Context, url, name string) (float64, err
 		return 0, err
 	}
 	req.Header.Set("Authorization", "Bearer "+c.token)
-	resp, err := c.http.Do(req)
+	resp, err := c.hc.Do(req)
 	if err != nil {
 		return 0, err
 	}
