@@ -61,8 +61,10 @@ func newRoot(stdout, stderr io.Writer) *cobra.Command {
 dependencies do with nothing of stick's logic (a claim's and a release's
 SQLite transactions through stick's driver and pragmas, the same through
 the sqlite3 tool for comparison, a pipe round trip between two processes,
-an MCP call of an empty tool over stdio, a bare Go program's start). Then
-it runs each scenario on a fresh temporary database with real processes.
+an HTTP round trip over loopback, an MCP call of an empty tool over
+stdio, a bare Go program's start). Then it runs each scenario on a fresh
+temporary database with real processes; the hub's scenarios start a real
+'stick serve' and talk to it as HTTP clients with tokens.
 
 It prints the machine, a table of the floors (count, p50, p99, mean,
 throughput, CPU, what), and a table of the scenarios: count, p50, p99,
@@ -74,7 +76,7 @@ scenario with a ratio target meets its target when the ratio does (its
 absolute target is still shown, ok or missed); when a floor it needs is
 unavailable here, the absolute target decides, and a note says so.
 
-With no arguments it runs every floor and every scenario (one to three
+With no arguments it runs every floor and every scenario (three to four
 minutes); name scenarios to run only those and the floors they need (a
 name may also be a floor's). handoff-mcp's ratio is built on
 handoff-library's p50, so naming handoff-mcp runs handoff-library too. A
@@ -83,6 +85,7 @@ db_busy, an error no caller should see) says so under the table and
 misses its target, however fast it was.`,
 		Example: `  stickbench                       # every floor and scenario, full size
   stickbench handoff-library cycle # only these, after their floors
+  stickbench handoff-rest hub-idle hub-notes serve-start-up   # the hub's
   stickbench pipe sqlite-tx        # only these floors
   stickbench --quick               # every floor and scenario, small: does it work?
   stickbench --json > bench.json   # {"machine": ..., "floors": [...], "scenarios": [...]}
@@ -147,7 +150,7 @@ misses its target, however fast it was.`,
 	f.BoolVar(&asJSON, "json", false, "print the results as JSON")
 	f.BoolVar(&o.Quick, "quick", false, "small counts and short spans: check that every scenario works")
 	f.IntVar(&o.Count, "count", 0, "operations per count-based scenario (default: the target's size)")
-	f.StringVar(&o.Stick, "stick", "", "the stick binary whose 'stick mcp' to measure (default: this program's copy of it)")
+	f.StringVar(&o.Stick, "stick", "", "the stick binary whose 'stick mcp' and 'stick serve' to measure (default: this program's copy of it)")
 	f.BoolVar(&check, "check", false, "exit 1 when a scenario misses its target (its ratio target where it has one)")
 	f.BoolVar(&list, "list", false, "list the floors, the scenarios and their targets")
 	root.AddCommand(newChaos(stdout, stderr))

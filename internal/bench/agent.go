@@ -25,28 +25,42 @@ type agent struct {
 
 // joinAs opens the database in data and joins the room of repo as id.
 func joinAs(ctx context.Context, data, repo, id string) (*agent, error) {
-	st, err := store.OpenDir(data, store.Options{})
-	if err != nil {
-		return nil, err
-	}
-	svc, err := stick.New(st)
-	if err != nil {
-		st.Close()
-		return nil, err
-	}
 	self, err := procid.Self()
 	if err != nil {
-		st.Close()
+		return nil, err
+	}
+	st, svc, err := openService(data)
+	if err != nil {
 		return nil, err
 	}
 	a := &agent{st: st, svc: svc, me: stick.Caller{AgentID: id, Kind: stick.KindProcess, Process: self}}
 	j, err := svc.JoinPath(ctx, a.me, stick.JoinRequest{Path: repo})
 	if err != nil {
-		st.Close()
+		a.close()
 		return nil, err
 	}
 	a.room = j.RoomID
 	return a, nil
+}
+
+// openService opens the database in data, making it when there is none,
+// and a Service over it; shut both down with closeService.
+func openService(data string) (*store.Store, *stick.Service, error) {
+	st, err := store.OpenDir(data, store.Options{})
+	if err != nil {
+		return nil, nil, err
+	}
+	svc, err := stick.New(st)
+	if err != nil {
+		st.Close()
+		return nil, nil, err
+	}
+	return st, svc, nil
+}
+
+func closeService(st *store.Store, svc *stick.Service) {
+	svc.Shutdown()
+	st.Close()
 }
 
 // joinReady is the start of a role that takes part in a measured run: it
@@ -57,19 +71,26 @@ func joinReady(ctx context.Context, data, repo, id string) (*agent, *bufio.Scann
 	if err != nil {
 		return nil, nil, err
 	}
-	in := bufio.NewScanner(os.Stdin)
-	fmt.Println("ready")
-	if !in.Scan() || in.Text() != "go" {
+	in, err := readyGo()
+	if err != nil {
 		a.close()
-		return nil, nil, fmt.Errorf("want go on stdin")
+		return nil, nil, err
 	}
 	return a, in, nil
 }
 
-func (a *agent) close() {
-	a.svc.Shutdown()
-	a.st.Close()
+// readyGo says "ready" and returns once the parent says "go", with the
+// rest of the input.
+func readyGo() (*bufio.Scanner, error) {
+	in := bufio.NewScanner(os.Stdin)
+	fmt.Println("ready")
+	if !in.Scan() || in.Text() != "go" {
+		return nil, fmt.Errorf("want go on stdin")
+	}
+	return in, nil
 }
+
+func (a *agent) close() { closeService(a.st, a.svc) }
 
 // wait blocks in WaitForTurn for up to d.
 func (a *agent) wait(ctx context.Context, d time.Duration) (stick.WaitResult, error) {

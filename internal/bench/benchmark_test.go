@@ -7,9 +7,10 @@ import (
 
 // The benchmarks run the scenarios for benchstat: b.N is the number of
 // operations of the count-based scenarios (handoffs, turns, cycles, kills,
-// starts, big-database rooms and calls), so run them with a fixed count,
-// for example -benchtime 500x; contention and idle waiters run at their
-// quick spans whatever b.N is. Each reports its figures as metrics.
+// starts, notes, big-database rooms and calls), so run them with a fixed
+// count, for example -benchtime 500x; contention and the idle waiters (of
+// 'stick mcp' and of the hub) run at their quick spans whatever b.N is.
+// Each reports its figures as metrics.
 
 func BenchmarkHandoffLibrary(b *testing.B) { benchScenario(b, "handoff-library", false) }
 func BenchmarkHandoffMCP(b *testing.B)     { benchScenario(b, "handoff-mcp", false) }
@@ -22,6 +23,10 @@ func BenchmarkStartUp(b *testing.B)        { benchScenario(b, "start-up", false)
 func BenchmarkBigDatabase(b *testing.B)    { benchScenario(b, "big-database", false) }
 func BenchmarkSyncBacklog(b *testing.B)    { benchScenario(b, "sync-backlog", false) }
 func BenchmarkSearch(b *testing.B)         { benchScenario(b, "search", false) }
+func BenchmarkHandoffREST(b *testing.B)    { benchScenario(b, "handoff-rest", false) }
+func BenchmarkHubIdle(b *testing.B)        { benchScenario(b, "hub-idle", true) }
+func BenchmarkHubNotes(b *testing.B)       { benchScenario(b, "hub-notes", false) }
+func BenchmarkServeStartUp(b *testing.B)   { benchScenario(b, "serve-start-up", false) }
 
 func benchScenario(b *testing.B, name string, quick bool) {
 	i := indexOf(Scenarios(), name)

@@ -35,6 +35,8 @@ func Floors() []Floor {
 			measure: sqlite3C},
 		{Name: "pipe", What: "round trip of a short line between two processes over pipes",
 			measure: pipeRoundTrip},
+		{Name: "http-loopback", What: "round trip of a short JSON request to an HTTP server in another process, keep-alive, loopback, net/http at both ends",
+			measure: httpLoopback},
 		{Name: "mcp-stdio", What: "tools/call of an empty tool over stdio, MCP Go SDK at both ends",
 			measure: mcpStdio},
 		{Name: "bare-start", What: "spawn to exit of a Go program that does nothing",

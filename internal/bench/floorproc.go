@@ -76,25 +76,7 @@ func pipeRoundTrip(ctx context.Context, e *env) ([]FloorResult, error) {
 		}
 		return time.Since(t0), nil
 	}
-	for range 100 {
-		if _, err := trip(); err != nil {
-			return nil, err
-		}
-	}
-	n := e.fixed(5000, 500)
-	samples := make([]time.Duration, 0, n)
-	m := startMeter(cmd.Process.Pid)
-	for range n {
-		d, err := trip()
-		if err != nil {
-			return nil, err
-		}
-		samples = append(samples, d)
-	}
-	f := FloorResult{Floor: "pipe", Unit: "round trips"}
-	f.fromMeter(m, n)
-	f.fromSamples(samples)
-	return []FloorResult{f}, nil
+	return timeTrips(FloorResult{Floor: "pipe", Unit: "round trips"}, 100, e.fixed(5000, 500), cmd.Process.Pid, trip)
 }
 
 // mcpEmpty serves one tool that does nothing, over stdio with the MCP Go
@@ -135,22 +117,26 @@ func mcpStdio(ctx context.Context, e *env) ([]FloorResult, error) {
 		}
 		return time.Since(t0), nil
 	}
-	for range 20 {
-		if _, err := call(); err != nil {
+	return timeTrips(FloorResult{Floor: "mcp-stdio", Unit: "calls"}, 20, e.fixed(2000, 200), cmd.Process.Pid, call)
+}
+
+// timeTrips makes warm untimed trips, then times n more, metering this
+// process and the child pid, and returns f with their figures.
+func timeTrips(f FloorResult, warm, n, pid int, trip func() (time.Duration, error)) ([]FloorResult, error) {
+	for range warm {
+		if _, err := trip(); err != nil {
 			return nil, err
 		}
 	}
-	n := e.fixed(2000, 200)
 	samples := make([]time.Duration, 0, n)
-	m := startMeter(cmd.Process.Pid)
+	m := startMeter(pid)
 	for range n {
-		d, err := call()
+		d, err := trip()
 		if err != nil {
 			return nil, err
 		}
 		samples = append(samples, d)
 	}
-	f := FloorResult{Floor: "mcp-stdio", Unit: "calls"}
 	f.fromMeter(m, n)
 	f.fromSamples(samples)
 	return []FloorResult{f}, nil

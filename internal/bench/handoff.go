@@ -8,7 +8,6 @@ import (
 
 	"github.com/stickhq/stick/internal/reexec"
 	"github.com/stickhq/stick/stick"
-	"github.com/stickhq/stick/store"
 )
 
 func init() {
@@ -16,10 +15,8 @@ func init() {
 }
 
 // turns: args data repo id last. The process joins, says "ready", waits
-// for "go", then takes turns: each time it gets the stick it times the
-// handoff it received (if stamped) and releases with a stamped handoff.
-// The first turn after last ends its loop; it says "done" with its
-// samples and exits when its input closes.
+// for "go", then takes turns through the library (see takeTurns); it says
+// "done" with its samples and exits when its input closes.
 func turns(args []string) error {
 	if len(args) != 4 {
 		return fmt.Errorf("want data repo id last, got %q", args)
@@ -34,41 +31,52 @@ func turns(args []string) error {
 		return err
 	}
 	defer a.close()
+	samples, err := takeTurns(last,
+		func() (stick.WaitResult, error) { return a.wait(ctx, 30*time.Second) },
+		func(l stick.Lease, h stick.Handoff) error {
+			_, err := a.svc.Release(ctx, a.me, l, h)
+			return err
+		})
+	if err != nil {
+		return err
+	}
+	reportDone(in, samples)
+	return nil
+}
+
+// takeTurns waits for the stick and releases it, again and again: each
+// time it gets the stick it times the handoff it received (if stamped)
+// and releases with a stamped handoff. The first turn after last ends
+// its loop, with a final handoff; it returns the samples.
+func takeTurns(last int64, wait func() (stick.WaitResult, error), release func(stick.Lease, stick.Handoff) error) ([]time.Duration, error) {
 	var samples []time.Duration
 	for {
-		w, err := a.wait(ctx, 30*time.Second)
+		w, err := wait()
 		if err != nil {
-			return err
+			return nil, err
 		}
 		switch w.Status {
 		case stick.NotYet:
 			continue
 		case stick.YourTurn:
 		default:
-			return fmt.Errorf("wait_for_turn: %s (%s) at turn %d", w.Status, w.Reason, w.TurnID)
+			return nil, fmt.Errorf("wait_for_turn: %s (%s) at turn %d", w.Status, w.Reason, w.TurnID)
 		}
 		if d, ok := since(w.Handoff); ok && w.TurnID <= last {
 			samples = append(samples, d)
 		}
 		if w.TurnID > last {
-			if _, err := a.svc.Release(ctx, a.me, w.Lease(), stick.Handoff{Status: "done", NextAction: "stop"}); err != nil {
-				return err
-			}
-			break
+			return samples, release(w.Lease(), stick.Handoff{Status: "done", NextAction: "stop"})
 		}
-		if _, err := a.svc.Release(ctx, a.me, w.Lease(), stamped("take the next turn")); err != nil {
-			return err
+		if err := release(w.Lease(), stamped("take the next turn")); err != nil {
+			return nil, err
 		}
 	}
-	fmt.Println("done", formatDurations(samples))
-	for in.Scan() {
-	}
-	return nil
 }
 
 // handoffLibrary: two processes hand the stick to each other.
 func handoffLibrary(ctx context.Context, e *env) ([]Result, error) {
-	r, err := roundRobin(ctx, e, "handoff-library", 2, e.size(2000, 200))
+	r, err := roundRobin(ctx, e, rotation{name: "handoff-library", procs: 2, last: e.size(2000, 200), launch: e.libraryTurns})
 	if err != nil {
 		return nil, err
 	}
@@ -82,7 +90,7 @@ func handoffCrowd(ctx context.Context, e *env) ([]Result, error) {
 	if e.o.Quick {
 		procs = 4
 	}
-	r, err := roundRobin(ctx, e, "handoff-crowd", procs, e.size(1000, 100))
+	r, err := roundRobin(ctx, e, rotation{name: "handoff-crowd", procs: procs, last: e.size(1000, 100), launch: e.libraryTurns})
 	if err != nil {
 		return nil, err
 	}
@@ -90,60 +98,94 @@ func handoffCrowd(ctx context.Context, e *env) ([]Result, error) {
 	return []Result{r}, nil
 }
 
-// roundRobin runs procs turn-taking processes for last turns and checks
-// the room's log: every turn granted exactly once, in order, each to the
-// member the previous release reserved it for. Met is set when the log
-// is right; the caller adds its latency targets.
-func roundRobin(ctx context.Context, e *env, name string, procs, last int) (Result, error) {
-	r := Result{Scenario: name, Unit: "handoffs"}
-	kids := make([]*child, 0, procs)
-	defer func() { killAll(kids) }()
-	for i := range procs {
-		c, err := start(ctx, nil, "bench-turns", e.data, e.repo, fmt.Sprintf("p%02d", i), strconv.Itoa(last))
-		if err != nil {
-			return r, err
-		}
-		kids = append(kids, c)
-		// One at a time, so the first start creates the database alone.
-		if _, err := c.expect(ctx, "ready", time.Minute); err != nil {
-			return r, err
-		}
-	}
-	m := startMeter(pidsOf(kids)...)
-	for _, c := range kids {
-		if err := c.Send("go"); err != nil {
-			return r, err
-		}
-	}
-	var samples []time.Duration
-	for _, c := range kids {
-		rest, err := c.expect(ctx, "done", 10*time.Minute)
-		if err != nil {
-			return r, err
-		}
-		s, err := parseDurations(rest)
-		if err != nil {
-			return r, err
-		}
-		samples = append(samples, s...)
-	}
-	m.stop(&r, len(samples))
-	for _, c := range kids {
-		if err := c.finish(10 * time.Second); err != nil {
-			return r, err
-		}
+// libraryTurns starts a process that takes turns through the library as
+// member id (the bench-turns role).
+func (e *env) libraryTurns(ctx context.Context, id string, last int) (*child, error) {
+	return start(ctx, nil, "bench-turns", e.data, e.repo, id, strconv.Itoa(last))
+}
+
+// rotation is a round robin of processes taking turns in one room.
+type rotation struct {
+	name        string
+	procs, last int
+	// launch starts the process of member id, which takes turns until
+	// the first after last (see takeTurns) and speaks as bench-turns.
+	launch func(ctx context.Context, id string, last int) (*child, error)
+	// also are other processes of the scenario whose processor time
+	// counts (a hub).
+	also []int
+}
+
+// roundRobin runs ro.procs turn-taking processes for ro.last turns and
+// checks the room's log: every turn granted exactly once, in order, each
+// to the member the previous release reserved it for. Met is set when
+// the log is right; the caller adds its latency targets.
+func roundRobin(ctx context.Context, e *env, ro rotation) (Result, error) {
+	r := Result{Scenario: ro.name, Unit: "handoffs"}
+	samples, err := together(ctx, &r, ro.procs, func(i int) (*child, error) {
+		return ro.launch(ctx, fmt.Sprintf("p%02d", i), ro.last)
+	}, ro.also...)
+	if err != nil {
+		return r, err
 	}
 	r.latencies(samples)
-	problems, err := checkRotation(ctx, e.data, int64(last+procs))
+	problems, err := checkRotation(ctx, e.data, int64(ro.last+ro.procs))
 	if err != nil {
 		return r, err
 	}
 	r.Met = true
 	r.Problems = append(r.Problems, problems...)
 	if len(problems) == 0 {
-		r.note("%d turns, each granted once, in order, to the reserved member", last+procs)
+		r.note("%d turns, each granted once, in order, to the reserved member", ro.last+ro.procs)
 	}
 	return r, nil
+}
+
+// together starts procs children with launch, one at a time (each says
+// "ready" once set up, so the first start creates the database alone),
+// says "go" to all of them, and collects the samples each reports on its
+// line "done"; then it closes their input and waits for them to exit. r
+// gets the throughput (every sample over the wall time from "go" to the
+// last "done") and the processor time of this process, the children and
+// also.
+func together(ctx context.Context, r *Result, procs int, launch func(i int) (*child, error), also ...int) ([]time.Duration, error) {
+	kids := make([]*child, 0, procs)
+	defer func() { killAll(kids) }()
+	for i := range procs {
+		c, err := launch(i)
+		if err != nil {
+			return nil, err
+		}
+		kids = append(kids, c)
+		if _, err := c.expect(ctx, "ready", time.Minute); err != nil {
+			return nil, err
+		}
+	}
+	m := startMeter(append(pidsOf(kids), also...)...)
+	for _, c := range kids {
+		if err := c.Send("go"); err != nil {
+			return nil, err
+		}
+	}
+	var samples []time.Duration
+	for _, c := range kids {
+		rest, err := c.expect(ctx, "done", 10*time.Minute)
+		if err != nil {
+			return nil, err
+		}
+		s, err := parseDurations(rest)
+		if err != nil {
+			return nil, err
+		}
+		samples = append(samples, s...)
+	}
+	m.stop(r, len(samples))
+	for _, c := range kids {
+		if err := c.finish(10 * time.Second); err != nil {
+			return nil, err
+		}
+	}
+	return samples, nil
 }
 
 // checkRotation reads the only room's log and returns what is wrong with
@@ -183,15 +225,11 @@ func checkRotation(ctx context.Context, data string, turns int64) ([]string, err
 
 // roomLog returns every event of the only open room in data.
 func roomLog(ctx context.Context, data string) ([]stick.Event, error) {
-	st, err := store.OpenDir(data, store.Options{})
+	st, svc, err := openService(data)
 	if err != nil {
 		return nil, err
 	}
-	defer st.Close()
-	svc, err := stick.New(st)
-	if err != nil {
-		return nil, err
-	}
+	defer closeService(st, svc)
 	rooms, err := svc.ListRooms(ctx, "")
 	if err != nil {
 		return nil, err

@@ -12,15 +12,15 @@ import (
 )
 
 // testFloors are floors as a run measures them: claim and release
-// transactions of 100 µs each, a pipe round trip of 50 µs, an MCP call
-// of 250 µs and a bare start of 2 ms.
+// transactions of 100 µs each, a pipe round trip of 50 µs, an HTTP round
+// trip of 80 µs, an MCP call of 250 µs and a bare start of 2 ms.
 func testFloors() []FloorResult {
 	f := func(name string, d time.Duration) FloorResult {
 		return FloorResult{Floor: name, Count: 100, Unit: "ops", P50: d, P99: 2 * d, Mean: d, Throughput: float64(time.Second / d)}
 	}
 	return []FloorResult{f("sqlite-claim-tx", 100*time.Microsecond), f("sqlite-release-tx", 100*time.Microsecond),
 		{Floor: "sqlite3-c", Unavailable: "no sqlite3 tool on PATH"},
-		f("pipe", 50*time.Microsecond), f("mcp-stdio", 250*time.Microsecond), f("bare-start", 2*time.Millisecond)}
+		f("pipe", 50*time.Microsecond), f("http-loopback", 80*time.Microsecond), f("mcp-stdio", 250*time.Microsecond), f("bare-start", 2*time.Millisecond)}
 }
 
 // judged is r after RunOne (absolute target metAbs) and the ratio target
@@ -54,6 +54,9 @@ func TestRatioTargets(t *testing.T) {
 		// 5 × (50 + 100 + 100 µs) = 1.25 ms.
 		{"library handoff at the limit", Result{Scenario: "handoff-library", P50: 1250 * time.Microsecond}, 250 * time.Microsecond, 5, true, false, false},
 		{"library handoff over it", Result{Scenario: "handoff-library", P50: 1300 * time.Microsecond}, 250 * time.Microsecond, 5.2, false, true, false},
+		// 5 × (80 + 100 + 100 µs) = 1.4 ms.
+		{"REST handoff at the limit", Result{Scenario: "handoff-rest", P50: 1400 * time.Microsecond}, 280 * time.Microsecond, 5, true, false, false},
+		{"REST handoff over it", Result{Scenario: "handoff-rest", P50: 1500 * time.Microsecond}, 280 * time.Microsecond, 5.36, false, true, false},
 		// 2 × (1 ms + 2 × 250 µs) = 3 ms.
 		{"MCP handoff at the limit", Result{Scenario: "handoff-mcp", P50: 3 * time.Millisecond}, 1500 * time.Microsecond, 2, true, false, true},
 		{"MCP handoff over it", Result{Scenario: "handoff-mcp", P50: 3100 * time.Microsecond}, 1500 * time.Microsecond, 2.07, false, true, true},
@@ -124,8 +127,10 @@ func TestPlan(t *testing.T) {
 		{[]string{"cycle", "contention"}, "cycle contention", "sqlite-tx", false},
 		{[]string{"start-up", "search"}, "start-up search", "bare-start linked-start", false},
 		{[]string{"search"}, "search", "", false},
+		{[]string{"handoff-rest", "hub-notes"}, "handoff-rest hub-notes", "sqlite-tx http-loopback", false},
+		{[]string{"hub-idle", "serve-start-up"}, "hub-idle serve-start-up", "", false},
 		{[]string{"pipe", "sqlite3-c"}, "", "sqlite3-c pipe", false},
-		{nil, strings.Join(scenarioNamesOf(Scenarios()), " "), "sqlite-tx sqlite3-c pipe mcp-stdio bare-start linked-start", false},
+		{nil, strings.Join(scenarioNamesOf(Scenarios()), " "), "sqlite-tx sqlite3-c pipe http-loopback mcp-stdio bare-start linked-start", false},
 	} {
 		steps, floors, err := plan(c.names)
 		if err != nil {

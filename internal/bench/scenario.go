@@ -21,7 +21,8 @@ type Options struct {
 	// the big database's calls; not its size).
 	Count int
 	// Stick is the stick binary whose 'stick mcp' the MCP scenarios
-	// start; empty means this program in its "stick" role.
+	// start, and whose 'stick serve' the hub's; empty means this program
+	// in its "stick" role.
 	Stick string
 	// Log receives one line as each scenario starts; nil for none.
 	Log func(format string, args ...any)
@@ -57,6 +58,14 @@ func Scenarios() []Scenario {
 		{Name: "big-database", What: "10,000 rooms, 1,000,000 events: join, state, events (limit 100)", Target: "each p99 <= 2 ms", run: bigDatabase},
 		{Name: "sync-backlog", What: "a member catches up on 10,000 pending events through Sync, 50 per page", Target: "p99 <= 5 ms per page", run: syncBacklog},
 		{Name: "search", What: "full-text search over 100,000 notes and 100 documents, top 20 by bm25", Target: "p99 <= 20 ms", run: searchEvents},
+		// The hub's: a real 'stick serve' on a loopback port, with tokens,
+		// and plain HTTP clients of its JSON API. handoff-http and
+		// remote-crash, through 'stick mcp --server' proxies in front of
+		// such a hub (startHub), join here.
+		{Name: "handoff-rest", What: "release through the hub's JSON API in one HTTP client process until the other's long-polled wait answers your_turn", Target: "p50 <= 2 ms", run: handoffREST},
+		{Name: "hub-idle", What: "200 HTTP clients long-polling one 'stick serve' for their turn for 30 s: the hub's processor time and memory", Target: "hub CPU < 3% of one core, RSS <= 80 MB", run: hubIdle},
+		{Name: "hub-notes", What: "16 HTTP client processes posting notes to one room of one 'stick serve'", Target: ">= 3,000 notes/s", run: hubNotes},
+		{Name: "serve-start-up", What: "spawn 'stick serve' on a database with tokens until it answers an authenticated request", Target: "p50 <= 50 ms", run: serveStartUp},
 	}
 	ratios := ratioTargets()
 	for i := range all {

@@ -1,0 +1,36 @@
+package bench
+
+import (
+	"context"
+	"strconv"
+	"time"
+)
+
+// hubRoom is the named room the hub's scenarios meet in.
+const hubRoom = "stickbench"
+
+// handoffREST: two plain HTTP clients, each in its own process with a
+// token of its own, hand the stick to each other through one hub,
+// long-polling for their turns.
+func handoffREST(ctx context.Context, e *env) ([]Result, error) {
+	h, secrets, err := e.startHubWithTokens(ctx, "team-a", "team-b")
+	if err != nil {
+		return nil, err
+	}
+	defer func() { _ = h.Close() }()
+	n := 0
+	r, err := roundRobin(ctx, e, rotation{name: "handoff-rest", procs: 2, last: e.size(2000, 200), also: []int{h.PID()},
+		launch: func(ctx context.Context, id string, last int) (*child, error) {
+			c, err := start(ctx, []string{tokenEnv + "=" + secrets[n%len(secrets)]}, "bench-rest-turns", h.url, hubRoom, id, strconv.Itoa(last))
+			n++
+			return c, err
+		}})
+	if err != nil {
+		return nil, err
+	}
+	if err := h.stop(); err != nil {
+		return nil, err
+	}
+	r.Met = r.Met && r.P50 <= 2*time.Millisecond
+	return []Result{r}, nil
+}
