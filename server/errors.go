@@ -1,6 +1,7 @@
 package server
 
 import (
+	"bytes"
 	"encoding/json"
 	"net/http"
 	"strconv"
@@ -123,9 +124,15 @@ func (s *Server) writeError(w http.ResponseWriter, r *http.Request, err error) {
 	writeJSON(w, st, body)
 }
 
-// writeJSON answers v as JSON with status st.
+// writeJSON answers v as JSON with status st. '<', '>' and '&' are
+// written as they are, not as \u003c and the like: the answer is JSON,
+// never HTML, and people read it in a terminal.
 func writeJSON(w http.ResponseWriter, st int, v any) {
-	b, err := json.Marshal(v)
+	var buf bytes.Buffer
+	enc := json.NewEncoder(&buf)
+	enc.SetEscapeHTML(false)
+	err := enc.Encode(v)
+	b := bytes.TrimSuffix(buf.Bytes(), []byte("\n"))
 	if err != nil {
 		st = http.StatusInternalServerError
 		b = []byte(`{"error":{"code":"internal","message":"the hub could not encode its answer"}}`)

@@ -7,6 +7,7 @@ import (
 	"net/http"
 	"net/http/httptest"
 	"net/url"
+	"strconv"
 	"strings"
 	"testing"
 	"time"
@@ -175,4 +176,18 @@ func FuzzDecodeBody(f *testing.F) {
 			t.Fatalf("%q: %v %v", body, e.Code, e.Details)
 		}
 	})
+}
+
+// Answers are JSON for terminals and scripts, never HTML: '<', '>' and '&'
+// stay as they are, and the body is one line.
+func TestWriteJSONKeepsAngleBrackets(t *testing.T) {
+	rec := httptest.NewRecorder()
+	writeJSON(rec, http.StatusUnauthorized, map[string]string{"hint": "send 'Authorization: Bearer <token>' & retry"})
+	body := rec.Body.String()
+	if body != `{"hint":"send 'Authorization: Bearer <token>' & retry"}`+"\n" {
+		t.Fatalf("body %q", body)
+	}
+	if rec.Header().Get("Content-Length") != strconv.Itoa(len(body)) {
+		t.Fatalf("Content-Length %q for a body of %d bytes", rec.Header().Get("Content-Length"), len(body))
+	}
 }
