@@ -4,7 +4,9 @@ import (
 	"bytes"
 	"encoding/json"
 	"net/http"
+	"regexp"
 	"strconv"
+	"sync"
 
 	"github.com/stickhq/stick/stick"
 )
@@ -96,7 +98,7 @@ type errorFields struct {
 func failure(err error, requestID string) (int, errorBody) {
 	e := stick.AsError(err)
 	st := statusOf(e.Code)
-	f := errorFields{Code: e.Code, Message: e.Message, Hint: e.Hint, Details: e.Details}
+	f := errorFields{Code: e.Code, Message: apiWords(e.Message), Hint: apiWords(e.Hint), Details: e.Details}
 	if st == http.StatusInternalServerError {
 		f.Message = "the hub failed to serve this request (request " + requestID + ")"
 		f.Hint = "try again later; the hub's operator finds the cause in its log under request " + requestID
@@ -141,4 +143,33 @@ func writeJSON(w http.ResponseWriter, st int, v any) {
 	w.Header().Set("Content-Length", strconv.Itoa(len(b)+1))
 	w.WriteHeader(st)
 	_, _ = w.Write(append(b, '\n'))
+}
+
+// toolNames matches the name of an MCP tool (a word with an underscore,
+// such as get_room_state) in a message or hint of package stick.
+var toolNames = regexp.MustCompile(`\b[a-z]+(?:_[a-z]+)+\b`)
+
+// toolEndpoints maps an MCP tool to the endpoint of the JSON API that
+// stands for it ("GET /api/v1/rooms/{room_id}"), for apiWords.
+var toolEndpoints = sync.OnceValue(func() map[string]string {
+	m := map[string]string{}
+	for _, rt := range apiRoutes() {
+		if rt.tool != "" {
+			m[rt.tool] = rt.method + " " + rt.pattern
+		}
+	}
+	return m
+})
+
+// apiWords writes the MCP tool names that messages and hints of package
+// stick use as the endpoints of the JSON API a curl user calls instead:
+// "read the room with get_room_state" becomes "read the room with GET
+// /api/v1/rooms/{room_id}". Words that name no tool are left alone.
+func apiWords(s string) string {
+	return toolNames.ReplaceAllStringFunc(s, func(w string) string {
+		if ep, ok := toolEndpoints()[w]; ok {
+			return ep
+		}
+		return w
+	})
 }

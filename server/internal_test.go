@@ -191,3 +191,17 @@ func TestWriteJSONKeepsAngleBrackets(t *testing.T) {
 		t.Fatalf("Content-Length %q for a body of %d bytes", rec.Header().Get("Content-Length"), len(body))
 	}
 }
+
+// A curl user reads the endpoints to call where the library's messages
+// name MCP tools; other words stay.
+func TestAPIWords(t *testing.T) {
+	for in, want := range map[string]string{
+		"stop working as holder and read the room with get_room_state": "stop working as holder and read the room with GET /api/v1/rooms/{room_id}",
+		"call wait_for_turn again, then release_stick":                 "call POST /api/v1/rooms/{room_id}/wait again, then POST /api/v1/rooms/{room_id}/release",
+		"room_id must be non-empty; a heartbeat or sync is not needed": "room_id must be non-empty; a heartbeat or sync is not needed",
+	} {
+		if got := apiWords(in); got != want {
+			t.Errorf("apiWords(%q) = %q, want %q", in, got, want)
+		}
+	}
+}
