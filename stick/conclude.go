@@ -30,7 +30,7 @@ func (s *Service) operates() bool {
 // naming the member already named changes nothing. It returns the room's
 // state after.
 //
-// Errors: invalid_argument (agent_id), room_not_found, room_closed,
+// Errors: invalid_argument (concluder), room_not_found, room_closed,
 // unknown_member (the caller, or agentID, is no member), forbidden (an
 // agent that is not the concluder).
 func (s *Service) SetConcluder(ctx context.Context, c Caller, roomID, agentID string) (RoomStatus, error) {
@@ -38,7 +38,7 @@ func (s *Service) SetConcluder(ctx context.Context, c Caller, roomID, agentID st
 		return RoomStatus{}, err
 	}
 	if agentID != "" {
-		if err := validateAgentID("agent_id", agentID); err != nil {
+		if err := validateAgentID("concluder", agentID); err != nil {
 			return RoomStatus{}, err
 		}
 	}
