@@ -9,24 +9,13 @@ import (
 	"regexp"
 	"strings"
 	"testing"
-
-	"github.com/stickhq/stick/stick"
-	"github.com/stickhq/stick/store"
 )
 
 // /agents.md is made from the public URL of the hub's settings: another
 // URL, other instructions. It is served without a token on a hub that has
 // tokens, as markdown.
 func TestAgentsFollowsThePublicURL(t *testing.T) {
-	st, err := store.OpenDir(t.TempDir(), store.Options{})
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer st.Close()
-	svc, err := stick.New(st)
-	if err != nil {
-		t.Fatal(err)
-	}
+	svc := testService(t)
 	for _, public := range []string{"https://stick.example.com", "https://example.org/teams/stick/"} {
 		ln, err := net.Listen("tcp", "127.0.0.1:0")
 		if err != nil {

@@ -169,15 +169,16 @@ func (sn *snapshot) concluderTakes() (*Member, error) {
 		return sn.describe(Errorf(CodeUnknownMember, format, args...)).With("concluder", id).With("why", why).
 			WithHint("ask an operator of the hub to close the room, or to name another member responsible for its conclusion")
 	}
-	switch {
-	case m == nil:
-		return nil, fail("not_a_member", "%s, responsible for the room's conclusion, is no member of the room any more", id)
-	case !sn.present(m):
-		return nil, fail(MemberInactive, "%s, responsible for the room's conclusion, is inactive (last seen %s ago)", id, ago(sn.now, m.LastSeenAt))
-	case sn.standing(m, sn.probe) == MemberGone:
-		return nil, fail(MemberGone, "%s, responsible for the room's conclusion, is gone: its process has exited", id)
+	switch why := sn.unfit(m); why {
+	case "":
+		return m, nil
+	case notAMember:
+		return nil, fail(why, "%s, responsible for the room's conclusion, is no member of the room any more", id)
+	case MemberInactive:
+		return nil, fail(why, "%s, responsible for the room's conclusion, is inactive (last seen %s ago)", id, ago(sn.now, m.LastSeenAt))
+	default:
+		return nil, fail(why, "%s, responsible for the room's conclusion, is gone: its process has exited", id)
 	}
-	return m, nil
 }
 
 // conclusionHandoff is the handoff of a close that from asked: it asks
