@@ -38,6 +38,9 @@ type hub struct {
 	mu     sync.Mutex
 	// served lists the principal of every call ServiceFor served.
 	served []string
+	// restricted makes ServiceFor serve each principal through its own
+	// Service (As), as the hub does, which checks its role.
+	restricted bool
 }
 
 var (
@@ -61,6 +64,9 @@ func newHub(t *testing.T) *hub {
 			hb.mu.Lock()
 			defer hb.mu.Unlock()
 			hb.served = append(hb.served, p.TokenID)
+			if hb.restricted {
+				return hb.svc.As(p)
+			}
 			return hb.svc
 		}})
 	if err != nil {

@@ -223,6 +223,9 @@ func textState(r stick.RoomStatus) string {
 	if r.Takeover != "" {
 		fmt.Fprintf(&b, "; takeover available (%s)", r.Takeover)
 	}
+	if r.Concluder != "" {
+		fmt.Fprintf(&b, "; %s is responsible for the conclusion", r.Concluder)
+	}
 	b.WriteString(textMembers("", r.Members))
 	if h := r.PendingHandoff; h != nil && h.Handoff != nil {
 		fmt.Fprintf(&b, "\npending handoff (event %d from %s):\n%s", h.Seq, h.From, render.PlainHandoff(*h.Handoff))
@@ -279,6 +282,10 @@ func textSync(r stick.SyncResult) string {
 }
 
 func textClose(r stick.CloseResult) string {
+	if r.ConclusionRequested {
+		return fmt.Sprintf("asked to close room_id %s: the stick went to %s, who is responsible for the room's conclusion, with a handoff asking for it (event %d); the room stays open until %s closes it with the conclusion",
+			r.RoomID, r.Concluder, r.EventSeq, r.Concluder)
+	}
 	verb := "closed"
 	if r.Revised {
 		verb = "revised the conclusion of"

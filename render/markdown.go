@@ -62,6 +62,9 @@ func Markdown(w io.Writer, t stick.Transcript) {
 	if st.Takeover != "" {
 		fmt.Fprintf(w, "- **Takeover available:** %s\n", Line(string(st.Takeover)))
 	}
+	if st.Concluder != "" {
+		fmt.Fprintf(w, "- **Responsible for the conclusion:** %s\n", st.Concluder)
+	}
 	fmt.Fprintf(w, "- **Created:** %s\n", mdTime(st.CreatedAt))
 	if st.ClosedAt != nil {
 		fmt.Fprintf(w, "- **Closed:** %s\n", mdTime(*st.ClosedAt))
@@ -164,7 +167,7 @@ func writeMarkdownEvent(w io.Writer, e stick.Event) {
 	if e.From != "" {
 		title += " · " + e.From
 	}
-	if e.To != "" && (e.Type == stick.EventRelease || e.Type == stick.EventPass) {
+	if e.To != "" && (e.Type == stick.EventRelease || e.Type == stick.EventPass || e.Type == stick.EventConcluder) {
 		title += " → " + e.To
 	}
 	fmt.Fprintf(w, "\n### %s\n\n", title)

@@ -53,7 +53,7 @@ func SafeHandoff(h stick.Handoff) stick.Handoff {
 func SafeStatus(st stick.RoomStatus) stick.RoomStatus {
 	st.RoomID, st.CanonicalPath = Line(st.RoomID), Line(st.CanonicalPath)
 	st.RoomKey, st.RoomName = Line(st.RoomKey), Line(st.RoomName)
-	st.Owner, st.ReservedFor = Line(st.Owner), Line(st.ReservedFor)
+	st.Owner, st.ReservedFor, st.Concluder = Line(st.Owner), Line(st.ReservedFor), Line(st.Concluder)
 	members := make([]stick.MemberStatus, len(st.Members))
 	for i, m := range st.Members {
 		m.AgentID, m.DisplayName = Line(m.AgentID), Line(m.DisplayName)

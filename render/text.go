@@ -138,6 +138,9 @@ func WriteState(w io.Writer, s Style, st stick.RoomStatus, now time.Time) {
 	if st.Takeover != "" {
 		fmt.Fprintln(w, s.Warn("takeover available: "+Line(string(st.Takeover))))
 	}
+	if st.Concluder != "" {
+		fmt.Fprintln(w, "concluder "+s.Bold(st.Concluder))
+	}
 	fmt.Fprintln(w)
 	rows := make([][]string, 0, len(st.Members))
 	for _, m := range st.Members {

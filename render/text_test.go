@@ -112,4 +112,10 @@ func TestWriteState(t *testing.T) {
 	if b.String() != want {
 		t.Errorf("state:\n got %q\nwant %q", b.String(), want)
 	}
+	b.Reset()
+	st.Concluder, st.Takeover, st.PendingHandoff, st.Members = "codex:1", "", nil, nil
+	render.WriteState(&b, tags{}, st, now)
+	if !strings.Contains(b.String(), "holder <b>human:ana</b>, lease until 09:45:00\nconcluder <b>codex:1</b>\n\n") {
+		t.Errorf("state with a concluder:\n%s", b.String())
+	}
 }

@@ -88,3 +88,22 @@ func TestSafeWriter(t *testing.T) {
 		t.Errorf("SafeWriter wrote %q (%d, %v)", b.String(), n, err)
 	}
 }
+
+// The markdown export names the member responsible for the conclusion,
+// and a concluder event says whom it named.
+func TestMarkdownConcluder(t *testing.T) {
+	at := time.Date(2026, 4, 7, 10, 0, 0, 0, time.UTC)
+	tr := stick.Transcript{
+		Room:    stick.RoomStatus{RoomID: "r1", RoomName: "review", Concluder: "claude-code@alex\x1b[2J", CreatedAt: at, LastEventSeq: 1},
+		Events:  []stick.Event{{Seq: 1, Type: stick.EventConcluder, From: "ops@ops", To: "claude-code@alex", CreatedAt: at}},
+		TakenAt: at,
+	}
+	var b strings.Builder
+	render.Markdown(&b, tr)
+	out := b.String()
+	for _, want := range []string{"- **Responsible for the conclusion:** claude-code@alex\\x1b[2J\n", "### #1 concluder · ops@ops → claude-code@alex\n"} {
+		if !strings.Contains(out, want) {
+			t.Errorf("the export lacks %q:\n%s", want, out)
+		}
+	}
+}

@@ -101,7 +101,7 @@ func ref(name string) map[string]any { return map[string]any{"$ref": "#/componen
 func (b *docBuilder) operation(rt route) error {
 	id := rt.tool
 	if id == "" {
-		id = "export_room"
+		id = rt.op
 	}
 	name := camel(id)
 	op := map[string]any{"operationId": id, "summary": rt.summary}
@@ -185,6 +185,8 @@ func (b *docBuilder) extras() error {
 		map[string]any{"type": "string"}, true, stick.CodeUnauthenticated, stick.CodeForbidden, CodeRateLimited)
 	b.paths[apiPrefix+"/openapi.json"] = get("openapi", "This document", "application/json",
 		map[string]any{"type": "object"}, true, stick.CodeUnauthenticated, stick.CodeForbidden, CodeRateLimited)
+	b.paths[agentsPath] = get("agents_md", "The instructions a team gives its agents: the hub's URLs, the token, and a curl line for every step of a session; needs no token",
+		"text/markdown", map[string]any{"type": "string"}, false, stick.CodeForbidden)
 	b.paths[metadataPath] = get("oauth_protected_resource", "The hub's OAuth protected resource metadata (RFC 9728); needs no token",
 		"application/json", map[string]any{"type": "object", "required": []string{"resource"},
 			"properties": map[string]any{"resource": map[string]any{"type": "string"}}}, false)
@@ -285,7 +287,7 @@ func TestOpenAPIPaths(t *testing.T) {
 			t.Errorf("%s %s is not in openapi.json", rt.method, rt.pattern)
 		}
 	}
-	for _, p := range []string{"/healthz", "/metrics", apiPrefix + "/openapi.json", metadataPath} {
+	for _, p := range []string{"/healthz", "/metrics", apiPrefix + "/openapi.json", metadataPath, agentsPath} {
 		if _, ok := doc.Paths[p][strings.ToLower(http.MethodGet)]; !ok {
 			t.Errorf("GET %s is not in openapi.json", p)
 		}

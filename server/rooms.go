@@ -65,6 +65,7 @@ type joinIn struct {
 	ContextPath  string `json:"context_path,omitempty" jsonschema:"Instead of name: a path on the hub's host, whose room is joined or created."`
 	ForceNew     bool   `json:"force_new,omitempty" jsonschema:"With context_path: nest a new room under an existing one."`
 	ReclaimToken string `json:"reclaim_token,omitempty" jsonschema:"From an earlier join: be that member again."`
+	Conclude     bool   `json:"conclude,omitempty" jsonschema:"With name: if this join creates the room, you are responsible for its conclusion."`
 }
 
 // joinRoom joins the room of a name (made if none is open), of a key (the
@@ -74,7 +75,7 @@ func joinRoom(c *call, in joinIn) (stick.JoinResult, error) {
 	if err := oneOf(map[string]string{"context_path": in.ContextPath, "key": in.Key, "name": in.Name}); err != nil {
 		return stick.JoinResult{}, err
 	}
-	req := stick.JoinRequest{Path: in.ContextPath, Name: in.Name, ForceNew: in.ForceNew, ReclaimToken: in.ReclaimToken}
+	req := stick.JoinRequest{Path: in.ContextPath, Name: in.Name, ForceNew: in.ForceNew, ReclaimToken: in.ReclaimToken, Conclude: in.Conclude}
 	if in.Key != "" {
 		var err error
 		if req.Path, err = keyedPath(c.ctx, c.svc, in.Key); err != nil {

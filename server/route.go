@@ -13,9 +13,10 @@ import (
 // OpenAPI document says of it.
 type route struct {
 	method, pattern string
-	// tool is the MCP tool the endpoint stands for, "" for none.
-	tool    string
-	summary string
+	// tool is the MCP tool the endpoint stands for, "" for none; op
+	// names an endpoint of no tool (its OpenAPI operationId).
+	tool, op string
+	summary  string
 	// in is the type of the body (or, for GET, of the query parameters:
 	// fields tagged query:"name"); out the type of a success's body.
 	in, out reflect.Type

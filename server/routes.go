@@ -49,7 +49,7 @@ func apiRoutes() []route {
 		endpoint(p, roomPath+"/takeover", "takeover_stick", "Take the stick of a failed turn",
 			with(writeCodes, memberCodes, []stick.Code{stick.CodeTurnMismatch, stick.CodeTakeoverNotAvailable, stick.CodeTakeoverIneligible}), takeover),
 		endpoint(p, roomPath+"/leave", "leave_path", "Leave the room's member sequence", with(writeCodes, memberCodes, []stick.Code{stick.CodeStickHeld}), leave),
-		endpoint(p, roomPath+"/close", "close_room", "Close the room for good, with a conclusion", with(writeCodes, memberCodes, []stick.Code{stick.CodeStickHeld}), closeRoom),
+		endpoint(p, roomPath+"/close", "close_room", "Close the room for good, with a conclusion (an agent not responsible for the conclusion asks the member who is)", with(writeCodes, memberCodes, []stick.Code{stick.CodeStickHeld}), closeRoom),
 		endpoint(p, roomPath+"/policy", "set_room_policy", "Change the room's timeouts", with(writeCodes, memberCodes, []stick.Code{stick.CodeStickHeld}), setPolicy),
 		endpoint(p, roomPath+"/reorder", "reorder_members", "Set the order the stick goes round in", with(writeCodes, memberCodes), reorder),
 		endpoint(g, roomPath+"/events", "get_room_events", "Read the room's log after a cursor; with wait_ms, wait for the next events (a long poll)", roomCodes, roomEvents),
@@ -62,8 +62,13 @@ func apiRoutes() []route {
 		endpoint(g, apiPrefix+"/search", "search_events", "Search the rooms' logs and documents, best first", []stick.Code{stick.CodeSearchUnavailable}, search),
 	}
 	ex := endpoint(g, roomPath+"/export", "", "Export the room: state, members, document and every event, as markdown or JSON", roomCodes, export)
-	ex.out, ex.text = reflect.TypeFor[stick.Transcript](), "text/markdown"
-	rts = append(rts, ex)
+	ex.op, ex.out, ex.text = "export_room", reflect.TypeFor[stick.Transcript](), "text/markdown"
+	members := endpoint(g, roomPath+"/members", "", "Read who has joined the room; with min and wait_ms, wait until that many have (a long poll)", roomCodes, roomMembers)
+	members.op = "room_members"
+	concluder := endpoint(p, roomPath+"/concluder", "", "Name the member responsible for the room's conclusion (an operator, or that member itself)",
+		with(writeCodes, memberCodes), setConcluder)
+	concluder.op = "set_concluder"
+	rts = append(rts, ex, members, concluder)
 	for i := range rts {
 		switch rts[i].tool {
 		case "get_room_state", "get_room_events", "read_room_doc", "room_doc_history":
@@ -95,6 +100,7 @@ func (s *Server) routes() http.Handler {
 	top := http.NewServeMux()
 	top.Handle("GET /healthz", s.named("GET /healthz", http.HandlerFunc(s.health)))
 	top.Handle(metadataPath, s.named(metadataPath, s.metadata()))
+	top.Handle("GET "+agentsPath, s.named("GET "+agentsPath, http.HandlerFunc(s.serveAgents)))
 	top.Handle("/", s.authenticate(api))
 	return s.observe(s.guard(top))
 }

@@ -72,11 +72,13 @@ type Server struct {
 	publicURL    string
 	publicOrigin string
 	publicHost   string
-	log          *slog.Logger
-	handler      http.Handler
-	metrics      *metrics
-	limits       *limiter
-	replays      *replays
+	// agents is /agents.md, made from the public URL.
+	agents  []byte
+	log     *slog.Logger
+	handler http.Handler
+	metrics *metrics
+	limits  *limiter
+	replays *replays
 	// polls holds the services of the long polls in progress, which
 	// stopping shuts down so they answer at once; stopping is set once
 	// the hub is told to stop.
@@ -130,6 +132,10 @@ func New(ctx context.Context, cfg Config, ln net.Listener) (*Server, error) {
 		}
 	}
 	if err := s.setPublicURL(); err != nil {
+		return nil, err
+	}
+	var err error
+	if s.agents, err = agentsMarkdown(s.publicURL); err != nil {
 		return nil, err
 	}
 	if cfg.TLSCert != "" {

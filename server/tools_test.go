@@ -11,19 +11,26 @@ import (
 	"github.com/stickhq/stick/store"
 )
 
-// The JSON API has one endpoint for every tool 'stick mcp' offers, and
-// no endpoint names a tool that does not exist.
-func TestOneEndpointPerTool(t *testing.T) {
+// testService returns a Service over a new database, closed when the
+// test ends.
+func testService(t *testing.T) *stick.Service {
+	t.Helper()
 	st, err := store.OpenDir(t.TempDir(), store.Options{})
 	if err != nil {
 		t.Fatal(err)
 	}
-	defer st.Close()
+	t.Cleanup(func() { st.Close() })
 	svc, err := stick.New(st)
 	if err != nil {
 		t.Fatal(err)
 	}
-	srv, err := mcpserver.New(mcpserver.Config{Service: svc})
+	return svc
+}
+
+// The JSON API has one endpoint for every tool 'stick mcp' offers, and
+// no endpoint names a tool that does not exist.
+func TestOneEndpointPerTool(t *testing.T) {
+	srv, err := mcpserver.New(mcpserver.Config{Service: testService(t)})
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -23,6 +23,7 @@ const (
 	ActionDocHistory     Action = "DocHistory"
 	ActionSearch         Action = "Search"
 	ActionTranscript     Action = "Transcript"
+	ActionWaitForMembers Action = "WaitForMembers"
 	ActionJoinPath       Action = "JoinPath"
 	ActionWaitForTurn    Action = "WaitForTurn"
 	ActionHeartbeat      Action = "Heartbeat"
@@ -38,6 +39,7 @@ const (
 	ActionAttend         Action = "Attend"
 	ActionKeepAlive      Action = "KeepAlive"
 	ActionClose          Action = "Close"
+	ActionSetConcluder   Action = "SetConcluder"
 	ActionSetPolicy      Action = "SetPolicy"
 	ActionReorderMembers Action = "ReorderMembers"
 	ActionAbandonedRooms Action = "AbandonedRooms"
@@ -59,8 +61,9 @@ type permission struct {
 // may do everything.
 //
 // viewer reads: the lists of rooms, a room's state, log, tail and
-// document with its history, search, and the export (Transcript). Reading
-// needs no membership and changes nothing.
+// document with its history, search, the export (Transcript), and the
+// roster, waiting for it to fill (WaitForMembers). Reading needs no
+// membership and changes nothing.
 //
 // agent also acts as a member: joins a room, waits for and claims the
 // stick, heartbeats, releases, passes, takes over, leaves, posts notes,
@@ -70,9 +73,18 @@ type permission struct {
 // join, never is. Attend and KeepAlive renew a holder's lease, so they
 // are an agent's too.
 //
-// operator also manages: closes rooms, changes a room's policy and member
-// order, lists and prunes abandoned rooms, and creates, lists and revokes
-// tokens.
+// An agent also takes part in ending a team's session, under rules of
+// the room that Close and SetConcluder apply besides this table: an agent
+// asks to close a room that names a member responsible for its
+// conclusion (the stick goes to that member), closes it as that member
+// (only with a conclusion), and as that member names another one. A room
+// that names no such member only an operator closes.
+//
+// operator also manages: closes rooms outright (at once, with a
+// conclusion or without, whoever is responsible for it), names the
+// member responsible for a room's conclusion, changes a room's policy and
+// member order, lists and prunes abandoned rooms, and creates, lists and
+// revokes tokens.
 //
 // Authenticate, Defaults, Shutdown, As and Principal are no actions: they
 // are open to every Service.
@@ -89,6 +101,7 @@ var access = map[Action]permission{
 	ActionDocHistory:     {AccessViewer, "reading a document's history"},
 	ActionSearch:         {AccessViewer, "searching"},
 	ActionTranscript:     {AccessViewer, "exporting a room"},
+	ActionWaitForMembers: {AccessViewer, "reading a room's members"},
 	ActionJoinPath:       {AccessAgent, "joining a room"},
 	ActionWaitForTurn:    {AccessAgent, "waiting for the stick"},
 	ActionHeartbeat:      {AccessAgent, "renewing a lease"},
@@ -103,7 +116,8 @@ var access = map[Action]permission{
 	ActionAppendDoc:      {AccessAgent, "appending to a room's document"},
 	ActionAttend:         {AccessAgent, "renewing a lease"},
 	ActionKeepAlive:      {AccessAgent, "keeping a lease alive"},
-	ActionClose:          {AccessOperator, "closing a room"},
+	ActionClose:          {AccessAgent, "closing a room"},
+	ActionSetConcluder:   {AccessAgent, "naming the member responsible for a room's conclusion"},
 	ActionSetPolicy:      {AccessOperator, "changing a room's policy"},
 	ActionReorderMembers: {AccessOperator, "reordering a room's members"},
 	ActionAbandonedRooms: {AccessOperator, "listing abandoned rooms"},

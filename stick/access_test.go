@@ -169,6 +169,13 @@ var accessCases = []accessCase{
 		_, err := s.Transcript(h.ctx, h.named, 0)
 		return one(err)
 	}},
+	{action: stick.ActionWaitForMembers, miss: notFound, run: func(h *hub, s *stick.Service) (bool, error) {
+		r, err := s.WaitForMembers(h.ctx, h.named, 2, time.Minute)
+		if err == nil && !r.Reached {
+			h.t.Fatalf("triage has two members, yet the roster is %+v", r)
+		}
+		return one(err)
+	}},
 	{action: stick.ActionJoinPath, name: "by name", miss: forbidden, run: func(h *hub, s *stick.Service) (bool, error) {
 		_, err := s.JoinPath(h.ctx, h.c, stick.JoinRequest{Name: "triage"})
 		return one(err)
@@ -241,8 +248,19 @@ var accessCases = []accessCase{
 		// The lease is no longer current: KeepAlive returns at once.
 		return one(s.KeepAlive(h.ctx, h.c, h.lease))
 	}},
-	{action: stick.ActionClose, miss: notFound, run: func(h *hub, s *stick.Service) (bool, error) {
+	{action: stick.ActionClose, name: "as the concluder", miss: notFound, prep: concludes, run: func(h *hub, s *stick.Service) (bool, error) {
+		_, err := s.Close(h.ctx, h.c, h.named, "done", "Triage is done.")
+		return one(err)
+	}},
+	{action: stick.ActionClose, name: "asked of the concluder", miss: notFound, prep: func(h *hub) {
+		h.setConcluder(h.peer.AgentID)
+		h.claim()
+	}, run: func(h *hub, s *stick.Service) (bool, error) {
 		_, err := s.Close(h.ctx, h.c, h.named, "done", "")
+		return one(err)
+	}},
+	{action: stick.ActionSetConcluder, miss: notFound, prep: concludes, run: func(h *hub, s *stick.Service) (bool, error) {
+		_, err := s.SetConcluder(h.ctx, h.c, h.named, h.peer.AgentID)
 		return one(err)
 	}},
 	{action: stick.ActionSetPolicy, miss: notFound, run: func(h *hub, s *stick.Service) (bool, error) {
@@ -274,6 +292,18 @@ var accessCases = []accessCase{
 		_, err := s.RevokeToken(h.ctx, "old team")
 		return one(err)
 	}},
+}
+
+// concludes makes the principal's member responsible for triage's
+// conclusion.
+func concludes(h *hub) { h.setConcluder(h.c.AgentID) }
+
+// setConcluder names agent responsible for triage's conclusion, as the
+// unrestricted Service may.
+func (h *hub) setConcluder(agent string) {
+	if _, err := h.svc.SetConcluder(h.ctx, h.peer, h.named, agent); err != nil {
+		h.t.Fatal(err)
+	}
 }
 
 // abandon makes every room abandoned: nobody called for longer than the

@@ -23,7 +23,17 @@ const (
 	// EventDoc records a write to the room document; Data holds its
 	// version, op and size (DocData), Text the appended text of an append.
 	EventDoc EventType = "doc"
+	// EventConcluder records who named the member responsible for the
+	// room's conclusion (From) and whom (To; "" when the room names none
+	// any more). See SetConcluder.
+	EventConcluder EventType = "concluder"
 )
+
+// ReasonConclusionRequested is the Reason of the pass event by which a
+// member asked to close a room whose conclusion another member is
+// responsible for: the stick went to that member with a handoff asking
+// for the conclusion (see Close).
+const ReasonConclusionRequested = "conclusion_requested"
 
 // Event is one entry of a room's append-only log.
 type Event struct {
@@ -35,11 +45,13 @@ type Event struct {
 	Type   EventType `json:"event_type"`
 	// From is the acting member (releaser, passer, claimant, taker, author).
 	From string `json:"from_agent_id,omitempty"`
-	// To is the recipient of a pass or release, or the member revoked by a takeover.
+	// To is the recipient of a pass or release, the member revoked by a takeover, or the member a
+	// concluder event names.
 	To string `json:"to_agent_id,omitempty"`
 	// Handoff is set on release and pass events.
 	Handoff *Handoff `json:"handoff,omitempty"`
-	// Reason is the takeover reason, the claim reason (open_claim, sequence, direct_pass) or the close reason.
+	// Reason is the takeover reason, the claim reason (open_claim, sequence, direct_pass), the close reason,
+	// or ReasonConclusionRequested on a pass that asked for a room's conclusion.
 	Reason string `json:"reason,omitempty"`
 	// Text is a note's text or a close event's conclusion.
 	Text string `json:"text,omitempty"`

@@ -21,6 +21,12 @@ type JoinRequest struct {
 	Name string
 	// ForceNew creates a nested room at Path itself even when an ancestor room exists.
 	ForceNew bool
+	// Conclude, with Name, makes the caller responsible for the room's
+	// conclusion (Room.Concluder) when this join creates the room. A join
+	// of a room that exists leaves its concluder as it is, so every member
+	// of a team may join with it and the first to come is the one:
+	// JoinResult.Room says who is.
+	Conclude bool
 	// AgentIDOverride replaces the caller's derived identity (tests and debugging); it is flagged in the join event.
 	// An id that names a member of the room also needs that member's ReclaimToken.
 	AgentIDOverride string
@@ -159,7 +165,8 @@ type JoinResult struct {
 // a join is refused with invalid_argument on context_path; an open room
 // already there is still joined.
 //
-// Errors: invalid_argument (path, name, both or neither of them, agent id,
+// Errors: invalid_argument (path, name, both or neither of them, conclude
+// without a name, agent id,
 // reclaim_token, a field over its size limit), agent_id_in_use.
 func (s *Service) JoinPath(ctx context.Context, c Caller, req JoinRequest) (JoinResult, error) {
 	if err := s.act(ActionJoinPath, c); err != nil {
@@ -189,6 +196,10 @@ func (s *Service) JoinPath(ctx context.Context, c Caller, req JoinRequest) (Join
 		}
 		place = func(tx Tx, now time.Time, out *JoinResult) (Room, error) { return namedRoom(tx, req.Name, now, out) }
 	} else {
+		if req.Conclude {
+			return JoinResult{}, invalidArg("conclude", "conclude makes the caller responsible for the conclusion of a room created by name; this join gives no name").
+				WithHint("join by name with conclude, or leave conclude out")
+		}
 		if req.Path == "" {
 			return JoinResult{}, invalidArg("context_path", "give context_path (a file or directory in your workspace) or name (a room people named), not neither").
 				WithHint("pass your working directory as context_path, or a room's name, for example release-1.4-review")
@@ -248,6 +259,11 @@ func (s *Service) JoinPath(ctx context.Context, c Caller, req JoinRequest) (Join
 		}
 		if err := sn.attend(tx, c); err != nil {
 			return err
+		}
+		if req.Conclude && out.Created {
+			if err := sn.nameConcluder(tx, c.AgentID, c.AgentID); err != nil {
+				return err
+			}
 		}
 		if out.Left, err = sn.leaveReplaced(tx, self, out, req); err != nil {
 			return err

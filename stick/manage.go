@@ -196,21 +196,31 @@ func (sn *snapshot) leave(tx Tx, agent string) error {
 	return err
 }
 
-// CloseResult reports a closed room.
+// CloseResult reports a close: a room closed, or (for an agent) a close
+// asked of the member responsible for the room's conclusion.
 type CloseResult struct {
-	RoomID   string    `json:"room_id"`
-	EventSeq int64     `json:"event_seq"`
-	ClosedAt time.Time `json:"closed_at"`
+	RoomID   string `json:"room_id"`
+	EventSeq int64  `json:"event_seq"`
+	// ClosedAt is when the room closed; zero when it did not (see
+	// ConclusionRequested).
+	ClosedAt time.Time `json:"closed_at,omitzero"`
 	// Revised is true when the room was already closed and this call revised its conclusion.
 	Revised bool `json:"revised"`
 	// DocVersion is the document version holding the conclusion in its
 	// Conclusion section; 0 when this close wrote none.
 	DocVersion int64 `json:"doc_version,omitempty"`
+	// ConclusionRequested is true when the room was not closed: the
+	// caller asked, and the stick went to Concluder, the member
+	// responsible for the conclusion, with a handoff asking for it
+	// (EventSeq is that pass event). The room closes when that member
+	// closes it, with a conclusion.
+	ConclusionRequested bool   `json:"conclusion_requested,omitempty"`
+	Concluder           string `json:"concluder,omitempty"`
 }
 
 // Close ends a room for good: no more turns, waiters get closed, the log and
 // the document stay readable (and no longer writable), and a later join at
-// the path starts a new room. A conclusion is also written into the
+// the path (or by the name) starts a new room. A conclusion is also written into the
 // document's "## Conclusion" section, replacing one that exists, in the
 // same transaction (its own "#" and "##" headings become "###" and
 // "####", so that all of it stays in the section). The holder may close; while another member holds the
@@ -219,9 +229,20 @@ type CloseResult struct {
 // records a revised reason and conclusion, and revises the document's
 // Conclusion section.
 //
+// So closes an operator, and a Service acting for no principal. For a
+// principal that is no operator (an agent), the room's concluder decides
+// (see Room.Concluder): in a room that names none, closing is forbidden.
+// The concluder closes (or revises) as above, and only with a conclusion.
+// Any other member asks instead: in its own turn (it holds the stick, or
+// the stick is free or reserved for it) the stick goes to the concluder
+// with a handoff asking for the conclusion, the caller's reason and its
+// conclusion as a draft, and the room stays open (ConclusionRequested).
+//
 // Errors: invalid_argument (reason, conclusion, also when the conclusion
-// would make the document too long), room_not_found, unknown_member,
-// stick_held.
+// would make the document too long, or when the concluder gives none),
+// room_not_found, room_closed (a member asking to close a closed room),
+// unknown_member (also a concluder that cannot take the stick), stick_held,
+// forbidden.
 func (s *Service) Close(ctx context.Context, c Caller, roomID, reason, conclusion string) (CloseResult, error) {
 	if err := s.act(ActionClose, c); err != nil {
 		return CloseResult{}, err
@@ -235,6 +256,15 @@ func (s *Service) Close(ctx context.Context, c Caller, roomID, reason, conclusio
 	var out CloseResult
 	err := s.update(ctx, c, roomID, true, func(tx Tx, sn *snapshot) error {
 		r := &sn.room
+		if !s.operates() {
+			asked, err := s.agentClose(tx, sn, c, reason, conclusion)
+			if err != nil || asked != nil {
+				if asked != nil {
+					out = *asked
+				}
+				return err
+			}
+		}
 		out.Revised = r.State == StateClosed
 		if r.State == StateOwned && r.Owner != c.AgentID && sn.ownerStatus != procid.Gone {
 			e := sn.describe(Errorf(CodeStickHeld, "%s holds the stick; only the holder may close the room now", r.Owner))

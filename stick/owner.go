@@ -235,15 +235,34 @@ func (sn *snapshot) passTarget(to string) (*Member, error) {
 		return sn.describe(Errorf(CodeUnknownMember, format, args...)).With("to_agent_id", to).With("why", why).
 			WithHint("pass to a member whose status is active or away (see get_room_state), or release_stick to follow the sequence")
 	}
+	switch why := sn.unfit(m); why {
+	case "":
+		return m, nil
+	case notAMember:
+		return nil, fail(why, "pass_stick target %s is not a member of this room", to)
+	case MemberInactive:
+		return nil, fail(why, "pass_stick target %s is inactive (last seen %s ago)", to, ago(sn.now, m.LastSeenAt))
+	default:
+		return nil, fail(why, "pass_stick target %s is gone: its process has exited", to)
+	}
+}
+
+// notAMember is why a member that is none cannot take the stick.
+const notAMember = "not_a_member"
+
+// unfit says why m cannot be handed the stick, "" when it can: it is no
+// member (nil: notAMember), it is inactive (MemberInactive), or its
+// process is gone (MemberGone, judged afresh).
+func (sn *snapshot) unfit(m *Member) string {
 	switch {
 	case m == nil:
-		return nil, fail("not_a_member", "pass_stick target %s is not a member of this room", to)
+		return notAMember
 	case !sn.present(m):
-		return nil, fail(MemberInactive, "pass_stick target %s is inactive (last seen %s ago)", to, ago(sn.now, m.LastSeenAt))
+		return MemberInactive
 	case sn.standing(m, sn.probe) == MemberGone:
-		return nil, fail(MemberGone, "pass_stick target %s is gone: its process has exited", to)
+		return MemberGone
 	}
-	return m, nil
+	return ""
 }
 
 // standFor readies the member a release or pass reserves the stick for: a

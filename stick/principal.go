@@ -19,10 +19,13 @@ const (
 	// AccessViewer reads: rooms, states, events, documents, search, export.
 	AccessViewer AccessRole = "viewer"
 	// AccessAgent also joins rooms and takes turns, follows a room's log
-	// with Sync, posts notes and writes the document.
+	// with Sync, posts notes and writes the document; it asks to close a
+	// room that names a member responsible for its conclusion, and closes
+	// it as that member (see Close).
 	AccessAgent AccessRole = "agent"
-	// AccessOperator also closes rooms, changes their policy and member
-	// order, prunes abandoned rooms and manages the hub's tokens.
+	// AccessOperator also closes rooms outright, names the member
+	// responsible for a room's conclusion, changes rooms' policy and
+	// member order, prunes abandoned rooms and manages the hub's tokens.
 	AccessOperator AccessRole = "operator"
 )
 

@@ -31,6 +31,9 @@ type RoomStatus struct {
 	Takeover TakeoverReason `json:"takeover_reason,omitempty"`
 	// PendingHandoff is the release or pass event the next claimant receives.
 	PendingHandoff *Event `json:"pending_handoff,omitempty"`
+	// Concluder is the member responsible for the room's conclusion (see
+	// Room.Concluder); "" when the room names none.
+	Concluder string `json:"concluder,omitempty"`
 	// Members are the room's members in sequence order, the order the
 	// stick goes round in (see Ahead).
 	Members      []MemberStatus `json:"members"`
@@ -74,7 +77,13 @@ type RoomSummary struct {
 	Owner       string    `json:"owner,omitempty"`
 	ReservedFor string    `json:"reserved_for,omitempty"`
 	TurnID      int64     `json:"turn_id"`
-	Members     int       `json:"members"`
+	// Concluder is the member responsible for the room's conclusion;
+	// "" when the room names none.
+	Concluder string `json:"concluder,omitempty"`
+	// Members counts the room's members; Joined names them, in sequence
+	// order: who has joined a team's session.
+	Members int      `json:"members"`
+	Joined  []string `json:"joined"`
 	// ActiveMembers counts the members that take turns: those whose
 	// status is active or away (see MemberStatus); AwayMembers counts
 	// the away ones among them.
@@ -122,7 +131,7 @@ func (s *Service) status(tx Tx, sn *snapshot) (RoomStatus, error) {
 	r := sn.room
 	st := RoomStatus{
 		RoomID: r.ID, CanonicalPath: r.Path, RoomKey: r.Key, RoomName: r.Name, State: sn.state(), StoredState: r.State,
-		Owner: r.Owner, ReservedFor: r.ReservedFor, TurnID: r.TurnID, SequenceIndex: r.SequenceIndex,
+		Owner: r.Owner, ReservedFor: r.ReservedFor, TurnID: r.TurnID, SequenceIndex: r.SequenceIndex, Concluder: r.Concluder,
 		Takeover: sn.takeoverReason(), PendingHandoff: sn.pending, Policy: sn.policy,
 		CreatedAt: r.CreatedAt, UpdatedAt: r.UpdatedAt, Members: make([]MemberStatus, 0, len(sn.members)),
 	}
@@ -240,9 +249,11 @@ func (s *Service) summaries(tx Tx, rooms []Room) ([]RoomSummary, error) {
 		}
 		sum := RoomSummary{
 			RoomID: r.ID, CanonicalPath: r.Path, RoomKey: r.Key, RoomName: r.Name, State: sn.state(), Owner: r.Owner,
-			ReservedFor: r.ReservedFor, TurnID: r.TurnID, Members: len(ms), UpdatedAt: r.UpdatedAt,
+			ReservedFor: r.ReservedFor, TurnID: r.TurnID, Concluder: r.Concluder, Members: len(ms), UpdatedAt: r.UpdatedAt,
+			Joined: make([]string, len(ms)),
 		}
 		for i := range ms {
+			sum.Joined[i] = ms[i].AgentID
 			switch sn.memberStatus(&ms[i]) {
 			case MemberActive:
 				sum.ActiveMembers++

@@ -50,7 +50,12 @@ type Room struct {
 	LeaseExpiresAt time.Time
 	ClaimExpiresAt time.Time
 	// Policy holds the room's overrides; zero fields use the service default.
-	Policy    Policy
+	Policy Policy
+	// Concluder is the member responsible for the room's conclusion: a
+	// close asked by another member who is no operator hands it the
+	// stick instead, and it closes the room only with a conclusion (see
+	// Close and SetConcluder); "" when the room names none.
+	Concluder string
 	CreatedAt time.Time
 	UpdatedAt time.Time
 	ClosedAt  time.Time

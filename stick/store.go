@@ -124,7 +124,7 @@ type Tx interface {
 	// CreateRoom inserts a new room.
 	CreateRoom(r Room) error
 	// SaveRoom overwrites the stored projection of an existing room: its
-	// turn, lease, policy, state and times. A room's id, path, topic, key,
+	// turn, lease, policy, concluder, state and times. A room's id, path, topic, key,
 	// name and creation time never change; SaveRoom keeps them as created.
 	SaveRoom(r Room) error
 

@@ -49,15 +49,18 @@ func (e *env) blockedWaiter(ctx context.Context) (string, stick.Lease, <-chan wa
 	return room, l, ch
 }
 
-func outcome(t *testing.T, ch <-chan waitOutcome) waitOutcome {
+// outcome returns what a blocked call answered, failing after ten
+// seconds of real time (a safety net only).
+func outcome[T any](t *testing.T, ch <-chan T) T {
 	t.Helper()
 	select {
 	case o := <-ch:
 		return o
 	case <-time.After(10 * time.Second):
-		t.Fatal("wait_for_turn did not return")
+		t.Fatal("the blocked call (wait_for_turn, wait for members) did not return")
 	}
-	return waitOutcome{}
+	var zero T
+	return zero
 }
 
 func TestWaitBlocksUntilReleaseThenClaims(t *testing.T) {

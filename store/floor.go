@@ -51,7 +51,8 @@ const floorSchema = `CREATE TABLE IF NOT EXISTS rooms (
 	updated_at                INTEGER NOT NULL,
 	closed_at                 INTEGER,
 	room_key                  TEXT NOT NULL DEFAULT '',
-	room_name                 TEXT
+	room_name                 TEXT,
+	concluder                 TEXT
 ) STRICT;
 CREATE UNIQUE INDEX IF NOT EXISTS rooms_open_path_idx ON rooms (canonical_path, topic) WHERE closed_at IS NULL AND canonical_path <> '';
 CREATE INDEX IF NOT EXISTS rooms_path_idx ON rooms (canonical_path);
@@ -90,7 +91,7 @@ const (
 	floorUpdate = `UPDATE rooms SET state = ?2, sequence_index = ?3, owner = ?4, reserved_for = ?5,
 		pending_handoff_event_seq = ?6, grant_event_seq = ?7, turn_id = ?8, lease_id = ?9, lease_expires_at = ?10,
 		claim_expires_at = ?11, owner_lease_ttl_ms = 120000, claim_ttl_ms = 30000, heartbeat_interval_ms = 20000,
-		presence_ttl_ms = 90000, wait_max_wait_ms = 60000, updated_at = ?12 WHERE room_id = ?1`
+		presence_ttl_ms = 90000, wait_max_wait_ms = 60000, updated_at = ?12, concluder = NULL WHERE room_id = ?1`
 )
 
 var (

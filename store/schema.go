@@ -230,6 +230,10 @@ CREATE TABLE tokens (
 	last_used_at INTEGER
 ) STRICT;
 `,
+	// 9: the member responsible for a room's conclusion, NULL for none.
+	`
+ALTER TABLE rooms ADD COLUMN concluder TEXT;
+`,
 }
 
 // keysVersion is the schema version that gave rooms their keys; a

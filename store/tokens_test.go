@@ -83,6 +83,7 @@ func TestMigrationFromVersion7(t *testing.T) {
 		"SELECT count(*) FROM docs WHERE content LIKE '%## Conclusion%Ship%'":  "1",
 		"SELECT count(*) FROM members WHERE reclaim_token GLOB 'rt_*'":         "2",
 		"SELECT count(*) FROM rooms WHERE room_key = '' AND room_name IS NULL": "0",
+		"SELECT count(*) FROM rooms WHERE concluder IS NULL":                   "2",
 	} {
 		if got := query(t, c, q); got != want {
 			t.Errorf("%s = %s, want %s", q, got, want)

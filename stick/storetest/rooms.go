@@ -23,7 +23,7 @@ func fullRoom(id, path string) stick.Room {
 	return stick.Room{
 		ID: id, Path: path, Key: "github.com/acme/api/-/w/full", Topic: "review", State: stick.StateOwned, SequenceIndex: 2,
 		Owner: "codex:1", ReservedFor: "claude-code:2", PendingHandoffSeq: 7, GrantSeq: 9, TurnID: 4,
-		LeaseID: "lease_1", LeaseExpiresAt: at(600).Add(250 * time.Millisecond), ClaimExpiresAt: at(1200),
+		LeaseID: "lease_1", LeaseExpiresAt: at(600).Add(250 * time.Millisecond), ClaimExpiresAt: at(1200), Concluder: "codex:1",
 		Policy: stick.Policy{
 			OwnerLeaseTTL: 45 * time.Minute, ClaimTTL: 20*time.Minute + 500*time.Millisecond,
 			HeartbeatInterval: 5 * time.Minute, PresenceTTL: 4 * time.Hour, WaitMaxWait: 30 * time.Second,
