@@ -53,6 +53,16 @@ var roles = map[string]func(args []string) int{
 			time.Sleep(time.Hour)
 		}
 	},
+	// complain writes 64 KiB to stderr, then a last line, and exits 2.
+	"complain": func([]string) int {
+		w := bufio.NewWriter(os.Stderr)
+		for range 1024 {
+			fmt.Fprintln(w, strings.Repeat("e", 63))
+		}
+		fmt.Fprintln(w, "the last words")
+		_ = w.Flush()
+		return 2
+	},
 	// long prints a line of 4 KiB, then a short one.
 	"long": func([]string) int {
 		fmt.Println(strings.Repeat("x", 4096))
@@ -119,6 +129,21 @@ func TestLinesExitAndStderr(t *testing.T) {
 }
 
 // Every line reaches OnLine, in order, before Done closes.
+// Once Wait returns, Stderr holds everything the child wrote there, its
+// last words included: a test reads why a command failed right after it.
+func TestWaitReadsStderrToTheEnd(t *testing.T) {
+	for range 20 {
+		p := start(t, childproc.Options{Name: "complain", StderrTail: 128 << 10}, "complain")
+		st, err := p.Wait()
+		if err != nil || st.ExitCode() != 2 {
+			t.Fatalf("Wait = %v, %v; want exit status 2", st, err)
+		}
+		if got := p.Stderr(); !strings.HasSuffix(got, "the last words\n") || len(got) != 1024*64+len("the last words\n") {
+			t.Fatalf("Stderr right after Wait has %d bytes and ends %q", len(got), got[max(0, len(got)-20):])
+		}
+	}
+}
+
 func TestOnLineBeforeDone(t *testing.T) {
 	var got []string
 	p := start(t, childproc.Options{OnLine: func(l string) bool { got = append(got, l); return true }}, "count", "1000")

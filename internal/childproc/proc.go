@@ -209,11 +209,17 @@ func (p *Proc) Kill() error {
 	return err
 }
 
-// Wait waits until the child exited and was reaped, and returns how it
-// ended. err reports only a failure to wait, not a non-zero exit or a
-// signal. Every call returns the same.
+// Wait waits until the child exited and was reaped, and its stderr was
+// read to the end (for at most a grace, should a process the child
+// started still hold it open), so that [Proc.Stderr] holds all it wrote;
+// it returns how the child ended. err reports only a failure to wait, not
+// a non-zero exit or a signal. Every call returns the same.
 func (p *Proc) Wait() (*os.ProcessState, error) {
 	<-p.exited
+	select {
+	case <-p.stderrRead:
+	case <-time.After(grace):
+	}
 	return p.cmd.ProcessState, p.waitErr
 }
 
