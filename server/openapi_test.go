@@ -235,7 +235,7 @@ func schemaOf(t reflect.Type, input bool) (*jsonschema.Schema, error) {
 // its durations in milliseconds.
 func policyJSONSchema() *jsonschema.Schema {
 	s := &jsonschema.Schema{Type: "object", Properties: map[string]*jsonschema.Schema{}}
-	for _, f := range []string{"owner_lease_ttl_ms", "claim_ttl_ms", "heartbeat_interval_ms", "presence_ttl_ms", "wait_for_turn_max_wait_ms"} {
+	for _, f := range []string{"owner_lease_ttl_ms", "claim_ttl_ms", "heartbeat_interval_ms", "presence_ttl_ms", "wait_for_turn_max_wait_ms", "proxy_grace_ms"} {
 		s.Properties[f] = &jsonschema.Schema{Type: "integer"}
 		s.Required = append(s.Required, f)
 	}
