@@ -11,6 +11,7 @@ import (
 
 	"github.com/modelcontextprotocol/go-sdk/auth"
 	"github.com/modelcontextprotocol/go-sdk/mcp"
+	"github.com/stickhq/stick/internal/replay"
 	"github.com/stickhq/stick/stick"
 )
 
@@ -101,6 +102,7 @@ func NewHTTP(cfg HTTPConfig) (*HTTPHandler, error) {
 		return nil, fmt.Errorf("mcpserver: %w", err)
 	}
 	box := newToolbox(newMCP(cfg.Version, RemoteInstructions(tools), nil), &remote{serviceFor: cfg.ServiceFor}, tools, cfg.Service.Defaults(), cfg.ProgressEvery)
+	box.replays = replay.New[replayKey](time.Now, maxReplays, replayTTL)
 	if err := box.register(); err != nil {
 		return nil, err
 	}

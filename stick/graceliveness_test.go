@@ -81,16 +81,24 @@ func remoteAgent(id string, pid int) stick.Caller {
 		Process: stick.Process{HostID: "hub:test", BootID: id, PID: pid, StartedAt: epoch}}
 }
 
+// remoteRoom is a room of two members behind proxies, "holder" and "peer",
+// on a Service whose liveness the test sets; it returns the holder and the
+// room.
+func remoteRoom(t *testing.T) (*linkLiveness, *env, stick.Caller, string) {
+	link := newLinkLiveness(t)
+	e := newEnv(t, stick.WithLiveness(link))
+	holder := remoteAgent("holder", 10)
+	room := e.join(holder).RoomID
+	e.join(remoteAgent("peer", 11))
+	return link, e, holder, room
+}
+
 // A GraceLiveness is asked with the room's proxy grace, never through
 // Check: its Gone makes the holder owner_gone at once, and, since a
 // connection can come back, a member judged gone is active again once its
 // connection is (a Gone of Check is remembered for good).
 func TestGraceLivenessJudgesWithTheRoomsGrace(t *testing.T) {
-	link := newLinkLiveness(t)
-	e := newEnv(t, stick.WithLiveness(link))
-	holder, peer := remoteAgent("holder", 10), remoteAgent("peer", 11)
-	room := e.join(holder).RoomID
-	e.join(peer)
+	link, e, holder, room := remoteRoom(t)
 	grace := 3 * time.Second
 	if _, err := e.svc.SetPolicy(e.ctx, holder, room, stick.PolicyUpdate{ProxyGrace: &grace}); err != nil {
 		t.Fatal(err)
@@ -118,11 +126,8 @@ func TestGraceLivenessJudgesWithTheRoomsGrace(t *testing.T) {
 // A waiter follows the holder's connection through WatchWithin: it sees
 // owner_gone as soon as the liveness says so, with no clock moving.
 func TestGraceLivenessWakesWaiters(t *testing.T) {
-	link := newLinkLiveness(t)
-	e := newEnv(t, stick.WithLiveness(link))
-	holder, peer := remoteAgent("holder", 10), remoteAgent("peer", 11)
-	room := e.join(holder).RoomID
-	e.join(peer)
+	link, e, holder, room := remoteRoom(t)
+	peer := remoteAgent("peer", 11)
 	e.claim(holder, room)
 	done := make(chan stick.WaitResult, 1)
 	go func() {
