@@ -2,7 +2,9 @@ package mcpserver_test
 
 import (
 	"context"
+	"encoding/json"
 	"net/http"
+	"reflect"
 	"strings"
 	"sync"
 	"testing"
@@ -10,6 +12,7 @@ import (
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 	"github.com/stickhq/stick/identity"
 	"github.com/stickhq/stick/mcpserver"
+	"github.com/stickhq/stick/stick"
 )
 
 // headers adds a bearer token and the headers a test sets to every
@@ -147,4 +150,26 @@ func TestHTTPIdempotentToolCalls(t *testing.T) {
 	}
 	ah.with("Idempotency-Key", strings.Repeat("k", 256))
 	fails(t, a, "append_note", note, "invalid_argument")
+}
+
+// ToolList, what a proxy offers, is the list 'stick mcp' offers, tool for
+// tool, in every tool set.
+func TestToolListIsStdios(t *testing.T) {
+	for _, set := range []mcpserver.ToolSet{mcpserver.AllTools, mcpserver.CoreTools} {
+		want, _ := json.Marshal(listTools(t, serve(t, set)))
+		list, err := mcpserver.ToolList(set)
+		if err != nil {
+			t.Fatal(err)
+		}
+		got, _ := json.Marshal(list)
+		var w, g any
+		_ = json.Unmarshal(want, &w)
+		_ = json.Unmarshal(got, &g)
+		if !reflect.DeepEqual(g, w) {
+			t.Errorf("tool set %q: ToolList differs from the tools stdio lists", set)
+		}
+	}
+	if _, err := mcpserver.ToolList("some"); stick.ErrorCode(err) != stick.CodeInvalidArgument {
+		t.Fatalf("an unknown tool set: %v", err)
+	}
 }

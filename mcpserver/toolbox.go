@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"reflect"
+	"slices"
 	"strings"
 	"sync"
 	"time"
@@ -71,6 +72,10 @@ type toolbox struct {
 	// replays, when set, keeps the results of writes that carried an
 	// Idempotency-Key (see replayed): the HTTP handler's.
 	replays *replay.Cache[replayKey]
+	// listed are the tools registered (tools register concurrently, so
+	// listMu guards it).
+	listMu sync.Mutex
+	listed []*mcp.Tool
 }
 
 // newToolbox returns a toolbox for srv whose calls fe decides.
@@ -84,6 +89,24 @@ func newToolbox(srv *mcp.Server, fe frontend, tools ToolSet, defaults stick.Poli
 func newMCP(version, instructions string, initialized func(context.Context, *mcp.InitializedRequest)) *mcp.Server {
 	return mcp.NewServer(&mcp.Implementation{Name: "stick", Title: "stick: take turns in a shared workspace", Version: version},
 		&mcp.ServerOptions{Instructions: instructions, Capabilities: &mcp.ServerCapabilities{}, InitializedHandler: initialized})
+}
+
+// ToolList returns the tools a server offering tools lists, as 'stick mcp'
+// lists them: names, titles, descriptions, annotations and schemas (of
+// the default policy), by name as the SDK lists them. A proxy ('stick mcp --server') lists
+// them and forwards their calls. It fails with invalid_argument for an
+// unknown tool set.
+func ToolList(tools ToolSet) ([]*mcp.Tool, error) {
+	set, err := ParseToolSet(string(tools))
+	if err != nil {
+		return nil, stick.Errorf(stick.CodeInvalidArgument, "%v", err).With("field", "tools")
+	}
+	b := newToolbox(newMCP("", "", nil), nil, set, stick.DefaultPolicy, time.Second)
+	if err := b.register(); err != nil {
+		return nil, err
+	}
+	slices.SortFunc(b.listed, func(x, y *mcp.Tool) int { return strings.Compare(x.Name, y.Name) })
+	return b.listed, nil
 }
 
 // roomIndex returns the index sequence (for reflect.Value.FieldByIndex) of
@@ -149,6 +172,9 @@ func addTool[In, Out any](b *toolbox, t *mcp.Tool, h func(context.Context, call,
 		out.Properties["error"] = errSchema
 		t.InputSchema, t.OutputSchema = in, out
 	}
+	b.listMu.Lock()
+	b.listed = append(b.listed, t)
+	b.listMu.Unlock()
 	roomAt := roomIndex(reflect.TypeFor[In]())
 	readOnly := t.Annotations != nil && t.Annotations.ReadOnlyHint
 	serve := func(ctx context.Context, req *mcp.CallToolRequest) *mcp.CallToolResult {
@@ -243,6 +269,12 @@ type toolError struct {
 	Hint    string         `json:"hint,omitempty" jsonschema:"What to do next."`
 	Details map[string]any `json:"details,omitempty" jsonschema:"Structured facts: current_owner, current_turn_id, room_state, field, ..."`
 }
+
+// ErrorResult is the result of a call that failed with err, as every
+// tool of 'stick mcp' answers it: isError, {"error": {code, message,
+// hint, details}} as structured content and the same as text. A proxy
+// answers its own failures (the hub out of reach) so.
+func ErrorResult(err error) *mcp.CallToolResult { return errorResult(err) }
 
 func errorResult(err error) *mcp.CallToolResult {
 	e := stick.AsError(err)

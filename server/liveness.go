@@ -73,8 +73,7 @@ func (s *Server) serveLiveness(w http.ResponseWriter, r *http.Request) {
 	}
 	defer drop()
 
-	rc := http.NewResponseController(w)
-	_ = rc.EnableFullDuplex() // HTTP/1.1: read the proxy's lines while answering; HTTP/2 always can
+	rc := http.NewResponseController(w) // full duplex since observe: read the proxy's lines while answering
 	w.Header().Set("Content-Type", liveness.ContentType)
 	w.Header().Set("Cache-Control", "no-store")
 	w.WriteHeader(http.StatusOK)

@@ -68,6 +68,13 @@ func (l *linkLiveness) set(st procid.Status) {
 	l.changed = make(chan struct{})
 }
 
+// asked returns how many times the liveness was asked.
+func (l *linkLiveness) asked() int {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	return len(l.graces)
+}
+
 func (l *linkLiveness) askedWith(grace time.Duration) bool {
 	l.mu.Lock()
 	defer l.mu.Unlock()
@@ -123,12 +130,21 @@ func TestGraceLivenessJudgesWithTheRoomsGrace(t *testing.T) {
 	}
 }
 
-// A waiter follows the holder's connection through WatchWithin: it sees
+// A waiter follows the holder's connection through WatchWithin, also
+// while the holder is out of touch (unknown, within its grace): it sees
 // owner_gone as soon as the liveness says so, with no clock moving.
 func TestGraceLivenessWakesWaiters(t *testing.T) {
+	for _, before := range []procid.Status{procid.Alive, procid.Unknown} {
+		t.Run(before.String(), func(t *testing.T) { testGraceWakes(t, before) })
+	}
+}
+
+func testGraceWakes(t *testing.T, before procid.Status) {
 	link, e, holder, room := remoteRoom(t)
 	peer := remoteAgent("peer", 11)
 	e.claim(holder, room)
+	link.set(before)
+	asked := link.asked()
 	done := make(chan stick.WaitResult, 1)
 	go func() {
 		wait := 10 * time.Minute
@@ -138,6 +154,13 @@ func TestGraceLivenessWakesWaiters(t *testing.T) {
 		}
 		done <- res
 	}()
+	// Once the waiter has judged the holder, it blocks; a Gone from then
+	// on reaches it only through its watch.
+	for deadline := time.Now().Add(10 * time.Second); link.asked() == asked; time.Sleep(time.Millisecond) {
+		if time.Now().After(deadline) {
+			t.Fatal("the waiter never judged the holder")
+		}
+	}
 	link.set(procid.Gone)
 	select {
 	case res := <-done:

@@ -30,6 +30,9 @@ type snapshot struct {
 	// verdict is probe through the service's verdict cache; it judges the
 	// members a reader sees.
 	verdict func(Process) procid.Status
+	// graceful is set when the service's liveness is a GraceLiveness, whose
+	// Unknown may turn Gone by itself (see watched).
+	graceful bool
 }
 
 // load reads a room and its members inside tx and probes the holder's and the
@@ -69,6 +72,7 @@ func (s *Service) load(tx Tx, roomID string) (*snapshot, error) {
 // snapshotOf returns the snapshot of a room read at now, without probing anyone.
 func (s *Service) snapshotOf(r Room, ms []Member, now time.Time) *snapshot {
 	sn := &snapshot{room: r, members: ms, policy: r.Policy.Effective(s.defaults), now: now}
+	_, sn.graceful = s.liveness.(GraceLiveness)
 	grace := sn.policy.ProxyGrace
 	sn.probe = func(p Process) procid.Status { return s.check(p, grace) }
 	sn.verdict = func(p Process) procid.Status { return s.cachedCheck(p, grace) }
