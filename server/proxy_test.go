@@ -62,25 +62,15 @@ type remote struct {
 	// harness is the harness process, proxy the proxy's.
 	harness *exec.Cmd
 	proxy   procid.Identity
-	stderr  *syncBuffer
+	stderr  stderrFile
 }
 
-// syncBuffer is a buffer the harness's and proxy's stderr is written to.
-type syncBuffer struct {
-	mu sync.Mutex
-	b  bytes.Buffer
-}
+// stderrFile is a file the harness's and proxy's stderr is written to.
+type stderrFile string
 
-func (s *syncBuffer) Write(p []byte) (int, error) {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	return s.b.Write(p)
-}
-
-func (s *syncBuffer) String() string {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	return s.b.String()
+func (l stderrFile) String() string {
+	b, _ := os.ReadFile(string(l))
+	return string(b)
 }
 
 // connect starts a harness named client whose proxy forwards to url, with
@@ -91,8 +81,13 @@ func connect(t *testing.T, url, client string, env []string, args ...string) *re
 	pidfile := filepath.Join(t.TempDir(), "proxy.pid")
 	cmd := testproc.Command(t, "harness", append([]string{pidfile, "mcp", "--server", url}, args...)...)
 	cmd.Env = append(cmd.Env, append([]string{"TALKING_STICK_DATA_DIR=" + t.TempDir()}, env...)...)
-	r := &remote{t: t, harness: cmd, stderr: &syncBuffer{}}
-	cmd.Stderr = r.stderr
+	stderr, err := os.Create(filepath.Join(t.TempDir(), "stderr"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer stderr.Close() // the harness has its own copy
+	r := &remote{t: t, harness: cmd, stderr: stderrFile(stderr.Name())}
+	cmd.Stderr = stderr
 	cs, err := mcp.NewClient(&mcp.Implementation{Name: client, Version: "1.0"}, nil).
 		Connect(context.Background(), &mcp.CommandTransport{Command: cmd, TerminateDuration: time.Second}, nil)
 	if err != nil {
@@ -156,7 +151,7 @@ func (r *remote) waitGone(p procid.Identity, what string) {
 }
 
 // said waits until the harness's and proxy's stderr has line at least n
-// times (it reaches the test through a pipe, a moment late).
+// times.
 func (r *remote) said(line string, n int) {
 	r.t.Helper()
 	for deadline := time.Now().Add(10 * time.Second); strings.Count(r.stderr.String(), line) < n; time.Sleep(10 * time.Millisecond) {
