@@ -584,3 +584,34 @@ func TestProxyRetriedWriteChangesNothing(t *testing.T) {
 	}
 	a.fails("release_stick", released(turn, "Sent twice, done once."), stick.CodeTurnMismatch)
 }
+
+// The hub keeps a proxied holder's lease alive between its calls, as a
+// local 'stick mcp' keeps its harness's: with a lease of 400 ms, a holder
+// that makes no call is still the holder after several leases' time.
+func TestProxyKeepsTheLease(t *testing.T) {
+	t.Parallel()
+	h, token := teamHub(t)
+	env := []string{"STICK_TOKEN=" + token}
+	holder, peer := connect(t, h.url, "claude-code", env), connect(t, h.url, "codex", env)
+	room := str(holder.ok("join_path", map[string]any{"name": "long-turn"}), "room_id")
+	peer.ok("join_path", map[string]any{"name": "long-turn"})
+	holder.ok("set_room_policy", map[string]any{"room_id": room, "owner_lease_ttl_ms": 400, "heartbeat_interval_ms": 100})
+	turn := holder.ok("wait_for_turn", map[string]any{"room_id": room, "max_wait_ms": 0})
+	granted, err := time.Parse(time.RFC3339Nano, str(turn, "lease_expires_at"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	for deadline := time.Now().Add(20 * time.Second); ; time.Sleep(50 * time.Millisecond) {
+		st := peer.ok("get_room_state", map[string]any{"room_id": room})
+		if str(st, "state") != "owned" {
+			t.Fatalf("the holder lost the stick: %v", st)
+		}
+		if until, _ := time.Parse(time.RFC3339Nano, str(st, "lease_expires_at")); until.Sub(granted) >= 1200*time.Millisecond {
+			break // renewed for three leases' time
+		}
+		if time.Now().After(deadline) {
+			t.Fatalf("the lease was not kept: %v", st)
+		}
+	}
+	holder.ok("release_stick", released(turn, "A long step, done."))
+}
