@@ -24,25 +24,24 @@ func TestInstallServer(t *testing.T) {
 	}
 	t.Chdir(filepath.Dir(token))
 	flags := "--server=https://stick.example.com --token-file=" + token
+	// each is what install says of every harness, with its verb.
+	each := func(verb string) string {
+		return lines(
+			"claude-code: "+verb+" (claude mcp add --scope user stick -- "+s+" mcp "+flags+")",
+			"codex: "+verb+" (codex mcp add stick -- "+s+" mcp "+flags+")",
+			"gemini: "+verb+" (gemini mcp add --scope user stick "+s+" mcp "+flags+")",
+			"opencode: "+verb+" ("+config+")",
+		)
+	}
 	code, out, errOut := run(t, "install", "--all", "--server", "https://stick.example.com", "--token-file", "token", "--dry-run")
-	if want := lines(
-		"claude-code: would install (claude mcp add --scope user stick -- "+s+" mcp "+flags+")",
-		"codex: would install (codex mcp add stick -- "+s+" mcp "+flags+")",
-		"gemini: would install (gemini mcp add --scope user stick "+s+" mcp "+flags+")",
-		"opencode: would install ("+config+")",
-	); code != 0 || out != want {
+	if want := each("would install"); code != 0 || out != want {
 		t.Fatalf("install --server --dry-run: %d %q\n got %q\nwant %q", code, errOut, out, want)
 	}
 	m.wantCalls(t, "claude [mcp] [get] [stick]", "codex [mcp] [get] [--json] [stick]")
 	mustNotExist(t, filepath.Join(m.xdg, "opencode"))
 
 	code, out, errOut = run(t, "install", "--all", "--server", "https://stick.example.com", "--token-file", token)
-	if want := lines(
-		"claude-code: installed (claude mcp add --scope user stick -- "+s+" mcp "+flags+")",
-		"codex: installed (codex mcp add stick -- "+s+" mcp "+flags+")",
-		"gemini: installed (gemini mcp add --scope user stick "+s+" mcp "+flags+")",
-		"opencode: installed ("+config+")",
-	); code != 0 || out != want {
+	if want := each("installed"); code != 0 || out != want {
 		t.Fatalf("install --server: %d %q\n got %q\nwant %q", code, errOut, out, want)
 	}
 	args := "[--server=https://stick.example.com] [--token-file=" + token + "]"

@@ -54,7 +54,7 @@ func TestFollowLeases(t *testing.T) {
 // for a connection that failed are not, and their calls are sent again.
 func TestAnswered(t *testing.T) {
 	for err, want := range map[error]bool{
-		&jsonrpc.Error{Code: jsonrpc.CodeInvalidParams, Message: "unknown tool"}:    true,
+		&jsonrpc.Error{Code: jsonrpc.CodeInvalidParams, Message: "unknown tool"}:     true,
 		fmt.Errorf("calling: %w", &jsonrpc.Error{Code: -32005, Message: "rejected"}): false,
 		&jsonrpc.Error{Code: -32004, Message: "server is closing"}:                   false,
 		errors.New("EOF"): false,
