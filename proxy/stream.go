@@ -99,6 +99,7 @@ func (s *stream) connect(ctx context.Context) (up bool, err error) {
 		return false, err
 	}
 	req.Header.Set("Content-Type", liveness.ContentType)
+	req.Close = true // one stream per connection
 	out := make(chan liveness.Message, 64)
 	s.mu.Lock()
 	hello := liveness.Message{Type: liveness.Hello}

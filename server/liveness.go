@@ -76,6 +76,9 @@ func (s *Server) serveLiveness(w http.ResponseWriter, r *http.Request) {
 	rc := http.NewResponseController(w) // full duplex since observe: read the proxy's lines while answering
 	w.Header().Set("Content-Type", liveness.ContentType)
 	w.Header().Set("Cache-Control", "no-store")
+	// The proxy's body may go on after the stream ends here: the
+	// connection is closed then, not kept for a next request.
+	w.Header().Set("Connection", "close")
 	w.WriteHeader(http.StatusOK)
 	st := &stream{w: w, rc: rc}
 	if st.send(liveness.Message{Type: liveness.Ready, AgentID: caller.AgentID}) != nil {

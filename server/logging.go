@@ -95,8 +95,11 @@ func (s *Server) observe(next http.Handler) http.Handler {
 		if r.URL.Path == liveness.Path {
 			// A proxy's liveness stream sends its body for as long as it
 			// lasts: an answer, a refusal too, must not wait to read it
-			// to its end first, as net/http does for other requests.
-			_ = http.NewResponseController(w).EnableFullDuplex()
+			// to its end first, as net/http does for other requests; and
+			// once answered, nothing more of it is read.
+			rc := http.NewResponseController(w)
+			_ = rc.EnableFullDuplex()
+			defer func() { _ = rc.SetReadDeadline(time.Now()) }()
 		}
 		in := &info{id: newRequestID()}
 		r = r.WithContext(context.WithValue(r.Context(), infoKey{}, in))
