@@ -276,7 +276,7 @@ func TestBinaryCommands(t *testing.T) {
 	}, "")+`$`)
 
 	var pol map[string]int64
-	if err := json.Unmarshal([]byte(b.ok(t, "policy", "--lease", "10m", "--json")), &pol); err != nil || pol["owner_lease_ttl_ms"] != 600_000 || len(pol) != 5 {
+	if err := json.Unmarshal([]byte(b.ok(t, "policy", "--lease", "10m", "--json")), &pol); err != nil || pol["owner_lease_ttl_ms"] != 600_000 || len(pol) != 6 {
 		t.Errorf("policy --json: %v %v", err, pol)
 	}
 	policy := b.ok(t, "policy")

@@ -3,6 +3,7 @@ package cli
 import (
 	"context"
 	"fmt"
+	"net/url"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -48,9 +49,17 @@ STICK is the absolute path of the stick on your PATH, else of this binary
 smaller tool set, for harnesses that only take turns. Running install again
 changes nothing; a "stick" server registered with another command is replaced. A harness counts as
 installed when its binary is on PATH (for OpenCode, also when its config
-directory exists); for any other nothing is created.`,
+directory exists); for any other nothing is created.
+
+--server URL registers 'STICK mcp --server=URL' instead, the proxy for a hub
+('stick serve') on another host: agents of this machine then take turns in the
+hub's rooms. The proxy reads the hub's token from --token-file PATH (registered
+as --token-file=PATH; keep the file yours alone), else from $STICK_TOKEN in the
+harness's environment. 'stick uninstall' removes it as it removes the local
+server.`,
 		example: "  stick install --all\n  stick install claude-code codex --dry-run\n" +
-			"  stick install opencode --command /usr/local/bin/stick --json\n  stick install codex --tools core",
+			"  stick install opencode --command /usr/local/bin/stick --json\n  stick install codex --tools core\n" +
+			"  stick install --all --server https://stick.example.com --token-file ~/.config/stick/token",
 		needsCommand: true,
 		do: func(ctx context.Context, h *harness.Harness, opts harness.Options) harness.Result {
 			return h.Install(ctx, opts)
@@ -115,7 +124,7 @@ harness's own directory.`,
 
 func harnessCommand(op harnessOp) *cobra.Command {
 	var asJSON, all, dryRun bool
-	var command, tools string
+	var command, tools, hub, tokenFile, token string
 	cmd := &cobra.Command{
 		Use:       op.use,
 		Short:     op.short,
@@ -128,12 +137,18 @@ func harnessCommand(op harnessOp) *cobra.Command {
 		RunE: func(cmd *cobra.Command, args []string) error {
 			opts := harness.Options{DryRun: dryRun}
 			if op.needsCommand {
+				if cmd.Flags().Changed("token") {
+					return tokenOnCommandLine()
+				}
 				set, err := mcpserver.ParseToolSet(tools)
 				if err != nil {
 					return fmt.Errorf("--tools: %v", err)
 				}
 				if set != mcpserver.AllTools {
 					opts.Tools = string(set)
+				}
+				if opts.Server, opts.TokenFile, err = proxyFlags(hub, tokenFile); err != nil {
+					return err
 				}
 				c, err := stickCommand(command)
 				if err != nil {
@@ -177,8 +192,40 @@ func harnessCommand(op harnessOp) *cobra.Command {
 	if op.needsCommand {
 		cmd.Flags().StringVar(&command, "command", "", "the stick binary to register (default: stick on PATH, else this binary)")
 		cmd.Flags().StringVar(&tools, "tools", string(mcpserver.AllTools), "the tools the registered server offers: all, or core for taking turns only")
+		cmd.Flags().StringVar(&hub, "server", "", "register the proxy for the hub at this URL ('stick mcp --server') instead of the local server")
+		cmd.Flags().StringVar(&tokenFile, "token-file", "", "with --server: the file the proxy reads the hub's token from (default: $"+tokenEnv+" of the harness)")
+		cmd.Flags().StringVar(&token, "token", "", "refused: give the token in a file or $"+tokenEnv)
+		_ = cmd.Flags().MarkHidden("token")
 	}
 	return cmd
+}
+
+// proxyFlags checks the --server and --token-file of an install: an http
+// or https URL, and an absolute path to a file that exists (the harness
+// starts the proxy in a directory of its choosing).
+func proxyFlags(hub, tokenFile string) (string, string, error) {
+	if hub == "" {
+		if tokenFile != "" {
+			return "", "", stick.Errorf(stick.CodeInvalidArgument, "--token-file goes with --server URL: the local server needs no token").With("field", "token-file")
+		}
+		return "", "", nil
+	}
+	if u, err := url.Parse(hub); err != nil || (u.Scheme != "http" && u.Scheme != "https") || u.Host == "" {
+		return "", "", stick.Errorf(stick.CodeInvalidArgument, "--server %s is not an http or https URL", stick.Quote(hub)).With("field", "server").
+			WithHint("give the hub's URL, such as https://stick.example.com")
+	}
+	if tokenFile == "" {
+		return hub, "", nil
+	}
+	abs, err := filepath.Abs(tokenFile)
+	if err == nil {
+		_, err = os.Stat(abs)
+	}
+	if err != nil {
+		return "", "", stick.Errorf(stick.CodeInvalidArgument, "--token-file %s: %v", tokenFile, err).With("field", "token-file").
+			WithHint("write the token 'stick token create' printed on the hub's host into a file only you can read (chmod 600), then install again")
+	}
+	return hub, abs, nil
 }
 
 // checkHarnessArgs accepts known harness names or --all, not both; anything

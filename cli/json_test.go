@@ -24,7 +24,7 @@ func (s *scene) decodeJSON(v any, args ...string) {
 // defaultPolicyMS is the protocol's default policy in its JSON form.
 var defaultPolicyMS = map[string]int64{
 	"owner_lease_ttl_ms": 2_700_000, "claim_ttl_ms": 1_200_000, "heartbeat_interval_ms": 300_000,
-	"presence_ttl_ms": 14_400_000, "wait_for_turn_max_wait_ms": 30_000,
+	"presence_ttl_ms": 14_400_000, "wait_for_turn_max_wait_ms": 30_000, "proxy_grace_ms": 10_000,
 }
 
 // policyMS decodes the "policy" object of a JSON document.
@@ -373,13 +373,13 @@ func TestJSONPolicy(t *testing.T) {
 		want map[string]int64
 	}{
 		{nil, defaultPolicyMS},
-		{[]string{"--lease", "10m", "--heartbeat", "1m", "--claim", "5m", "--presence", "2h", "--wait", "45s"}, map[string]int64{
+		{[]string{"--lease", "10m", "--heartbeat", "1m", "--claim", "5m", "--presence", "2h", "--wait", "45s", "--grace", "3s"}, map[string]int64{
 			"owner_lease_ttl_ms": 600_000, "claim_ttl_ms": 300_000, "heartbeat_interval_ms": 60_000,
-			"presence_ttl_ms": 7_200_000, "wait_for_turn_max_wait_ms": 45_000,
+			"presence_ttl_ms": 7_200_000, "wait_for_turn_max_wait_ms": 45_000, "proxy_grace_ms": 3_000,
 		}},
-		{[]string{"--claim", "0", "--wait", "0"}, map[string]int64{
+		{[]string{"--claim", "0", "--wait", "0", "--grace", "0"}, map[string]int64{
 			"owner_lease_ttl_ms": 600_000, "claim_ttl_ms": 1_200_000, "heartbeat_interval_ms": 60_000,
-			"presence_ttl_ms": 7_200_000, "wait_for_turn_max_wait_ms": 30_000,
+			"presence_ttl_ms": 7_200_000, "wait_for_turn_max_wait_ms": 30_000, "proxy_grace_ms": 10_000,
 		}},
 	} {
 		var got map[string]int64

@@ -233,7 +233,7 @@ func conclusionArg(cmd *cobra.Command, v string) (string, error) {
 
 func newPolicy(agent *string) *cobra.Command {
 	var asJSON bool
-	var lease, claim, heartbeat, presence, wait time.Duration
+	var lease, claim, heartbeat, presence, wait, grace time.Duration
 	var roomValue string
 	cmd := &cobra.Command{
 		Use:   "policy [path | --room ROOM]",
@@ -259,7 +259,7 @@ release, and never end a lease or a claim earlier than already granted.`,
 					dst  **time.Duration
 				}{
 					{"lease", &lease, &u.OwnerLeaseTTL}, {"claim", &claim, &u.ClaimTTL}, {"heartbeat", &heartbeat, &u.HeartbeatInterval},
-					{"presence", &presence, &u.PresenceTTL}, {"wait", &wait, &u.WaitMaxWait},
+					{"presence", &presence, &u.PresenceTTL}, {"wait", &wait, &u.WaitMaxWait}, {"grace", &grace, &u.ProxyGrace},
 				} {
 					if cmd.Flags().Changed(f.name) {
 						*f.dst = f.v
@@ -286,6 +286,7 @@ release, and never end a lease or a claim earlier than already granted.`,
 					{"claim", render.Duration(pol.ClaimTTL), "how long the next member has to claim"},
 					{"presence", render.Duration(pol.PresenceTTL), "a member is active this long after its last call"},
 					{"wait", render.Duration(pol.WaitMaxWait), "how long one wait blocks by default"},
+					{"grace", render.Duration(pol.ProxyGrace), "on a hub, a member behind a proxy out of touch this long is gone"},
 				})
 				return nil
 			})
@@ -300,6 +301,8 @@ release, and never end a lease or a claim earlier than already granted.`,
 	f.DurationVar(&heartbeat, "heartbeat", 0, "heartbeat interval, e.g. "+render.Duration(def.HeartbeatInterval)+", shorter than the lease"+ttl)
 	f.DurationVar(&presence, "presence", 0, "presence TTL, e.g. "+render.Duration(def.PresenceTTL)+", at least the heartbeat"+ttl)
 	f.DurationVar(&wait, "wait", 0, "default wait_for_turn block time, e.g. "+render.Duration(def.WaitMaxWait)+"; "+bounds(stick.MinTTL, stick.MaxWaitLimit)+", 0 resets it to the default")
+	f.DurationVar(&grace, "grace", 0, "on a hub, how long a member behind 'stick mcp --server' may be out of touch before it is gone, e.g. "+
+		render.Duration(def.ProxyGrace)+ttl)
 	addActRoomFlag(cmd, &roomValue)
 	return cmd
 }

@@ -16,8 +16,12 @@ import (
 	"github.com/stickhq/stick/store"
 )
 
+// tokenEnv is where 'stick mcp --server' takes its token from when no
+// --token-file is given.
+const tokenEnv = "STICK_TOKEN"
+
 func newMCP(version string) *cobra.Command {
-	var tools string
+	var tools, hub, tokenFile, token string
 	cmd := &cobra.Command{
 		Use:   "mcp",
 		Short: "Serve the stick tools over MCP on stdin/stdout (started by a coding-agent harness)",
@@ -31,13 +35,29 @@ harness process exits.
 --tools core offers only the tools taking turns needs, a smaller tool list for
 the model to read, for harnesses that only take turns ('stick install --tools
 core' registers it):
-  ` + strings.Join(mcpserver.CoreToolNames(), ", "),
-		Example: mcpRegistrations,
+  ` + strings.Join(mcpserver.CoreToolNames(), ", ") + `
+
+--server URL makes it a proxy for a hub on another host ('stick serve'): it
+offers the same tools and forwards every call to the hub, and holds a
+liveness stream to it, so the room sees this harness's member gone as soon
+as the harness exits. The token is read from --token-file PATH, else from
+$` + tokenEnv + `; never from the command line, where every user of the host sees
+it ('stick install --server URL' registers it).`,
+		Example: mcpRegistrations + "\n  STICK_TOKEN=... stick mcp --server https://stick.example.com   # a proxy for a hub",
 		Args:    cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
+			if cmd.Flags().Changed("token") {
+				return tokenOnCommandLine()
+			}
 			set, err := mcpserver.ParseToolSet(tools)
 			if err != nil {
 				return fmt.Errorf("--tools: %v", err)
+			}
+			if hub != "" {
+				return serveProxy(cmd, version, hub, tokenFile, set)
+			}
+			if tokenFile != "" {
+				return fmt.Errorf("--token-file goes with --server URL: a local 'stick mcp' needs no token")
 			}
 			// Starting makes a few MB of short-lived garbage (the SDK
 			// decodes every tool schema) and little else that lives: the
@@ -71,8 +91,22 @@ core' registers it):
 			return serveFailure(srv.Run(cmd.Context(), &mcpserver.StdioTransport{Answered: collect}))
 		},
 	}
-	cmd.Flags().StringVar(&tools, "tools", string(mcpserver.AllTools), "the tools to offer: all, or core for taking turns only")
+	f := cmd.Flags()
+	f.StringVar(&tools, "tools", string(mcpserver.AllTools), "the tools to offer: all, or core for taking turns only")
+	f.StringVar(&hub, "server", "", "forward every call to the hub at this URL ('stick serve' on another host)")
+	f.StringVar(&tokenFile, "token-file", "", "with --server: the file that holds the hub's token (default: $"+tokenEnv+")")
+	// --token is refused, not unknown: its value would be on the command
+	// line, which every user of the host reads ('ps').
+	f.StringVar(&token, "token", "", "refused: give the token in a file or $"+tokenEnv)
+	_ = f.MarkHidden("token")
 	return cmd
+}
+
+// tokenOnCommandLine is the refusal of a --token flag.
+func tokenOnCommandLine() error {
+	return stick.Errorf(stick.CodeInvalidArgument, "stick mcp takes no --token: a token on the command line is seen by every user of this host ('ps'), and kept in the harness's settings").
+		With("field", "token").
+		WithHint("put the token in a file only you can read and pass --token-file PATH, or set $%s in the harness's environment", tokenEnv)
 }
 
 // openReporting opens the default database and, when it cannot, tells

@@ -151,7 +151,7 @@ func (f *failure) Error() string { return f.msg }
 // whole words are translated, never part of a path or an agent id.
 var toolWords = map[string]string{
 	"wait_for_turn_max_wait_ms": "--wait", "owner_lease_ttl_ms": "--lease", "claim_ttl_ms": "--claim",
-	"heartbeat_interval_ms": "--heartbeat", "presence_ttl_ms": "--presence", "list_rooms": "'stick list'",
+	"heartbeat_interval_ms": "--heartbeat", "presence_ttl_ms": "--presence", "proxy_grace_ms": "--grace", "list_rooms": "'stick list'",
 	"join_path": "'stick join'", "wait_for_turn": "'stick wait'", "release_stick": "'stick release'",
 	"pass_stick": "'stick pass'", "takeover_stick": "'stick takeover'", "leave_path": "'stick leave'",
 	"close_room": "'stick close'", "set_room_policy": "'stick policy'", "get_room_state": "'stick state'",

@@ -9,6 +9,7 @@ import (
 	"os/user"
 
 	"github.com/spf13/cobra"
+	"github.com/stickhq/stick/liveness"
 	"github.com/stickhq/stick/mcpserver"
 	"github.com/stickhq/stick/server"
 	"github.com/stickhq/stick/stick"
@@ -79,11 +80,14 @@ func serve(cmd *cobra.Command, version string, cfg server.Config, addr string) e
 		return err
 	}
 	defer st.Close()
-	svc, err := newService(st)
+	// Members behind proxies ('stick mcp --server') are judged by their
+	// proxies' liveness streams, every other process as on any host.
+	live := liveness.NewHub(nil)
+	svc, err := newService(st, stick.WithLiveness(live))
 	if err != nil {
 		return err
 	}
-	cfg.Service, cfg.Store, cfg.Version = svc, st, version
+	cfg.Service, cfg.Store, cfg.Version, cfg.Liveness = svc, st, version, live
 	cfg.Local = stick.Principal{Name: localUser(), Role: stick.AccessOperator}
 	cfg.Log = slog.New(slog.NewJSONHandler(cmd.ErrOrStderr(), nil))
 	// Tokens live in the store ('stick token create'): the hub checks them

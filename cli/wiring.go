@@ -3,6 +3,7 @@ package cli
 import (
 	"context"
 	"io"
+	"slices"
 	"sync/atomic"
 
 	"github.com/stickhq/stick/stick"
@@ -80,7 +81,7 @@ func wiring() Wiring {
 	return Wiring{}
 }
 
-// newService makes a Service over st with the wiring's options.
-func newService(st stick.Store) (*stick.Service, error) {
-	return stick.New(st, wiring().Options...)
+// newService makes a Service over st with the wiring's options, then opts.
+func newService(st stick.Store, opts ...stick.Option) (*stick.Service, error) {
+	return stick.New(st, append(slices.Clone(wiring().Options), opts...)...)
 }

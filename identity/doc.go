@@ -16,7 +16,11 @@
 //     [Claims.NameCredential] for a connection it holds): the client's
 //     slug, "@" and the token name's handle ("claude-code@alex-s-team"),
 //     told apart by a session where one token serves several agents of
-//     one client; never from a request's agent id;
+//     one client; never from a request's agent id. Behind a proxy ('stick
+//     mcp --server') that session is the harness's ([Session], sent in
+//     [SessionHeader], [ProxySession] on the proxy's side), and
+//     [NameSession] gives such a caller the process the hub's liveness
+//     judges by the proxy's stream ([SessionProcess] on [HubHost]);
 //   - and the owner-only record ([Records]) that lets a harness restarted
 //     in the same workspace find its member again without its reclaim
 //     token.

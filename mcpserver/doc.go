@@ -18,7 +18,13 @@
 //   - HTTPHandler, MCP over Streamable HTTP for a hub's remote members
 //     ('stick serve' mounts it at /mcp behind its authentication). Each
 //     call acts as the member the request's principal
-//     (stick.PrincipalFrom) and the client's name make, through the
+//     (stick.PrincipalFrom) and the client's name make, and behind a
+//     proxy the session it names (identity.SessionHeader), through the
 //     service the hub gives that principal; nothing of a member lives in
-//     an MCP session, and a remote member is judged by its lease.
+//     an MCP session. A remote member is judged by its lease, one behind
+//     a proxy by the proxy's liveness stream. A write that carries an
+//     Idempotency-Key is done once and its result replayed to a retry.
+//
+// ToolList and ProxyInstructions are what the proxy 'stick mcp --server'
+// (package proxy) offers in front of a hub.
 package mcpserver

@@ -11,6 +11,7 @@ import (
 
 	"github.com/modelcontextprotocol/go-sdk/auth"
 	"github.com/modelcontextprotocol/go-sdk/mcp"
+	"github.com/stickhq/stick/internal/replay"
 	"github.com/stickhq/stick/stick"
 )
 
@@ -63,8 +64,11 @@ const statelessProtocol = "2026-07-28"
 // (stick.WithPrincipal, put there by the hub's authentication in front of
 // the handler); one without is refused with 401 and nothing else happens.
 // Each tool call acts as the member that principal and the client's name
-// make (see memberOf), through the service HTTPConfig.ServiceFor gives the
-// principal. Nothing of a member lives in an MCP session.
+// make (see memberOf), and behind a proxy ('stick mcp --server') the
+// session it names in identity.SessionHeader, through the service
+// HTTPConfig.ServiceFor gives the principal. Nothing of a member lives in
+// an MCP session. A call of a tool that writes with an Idempotency-Key
+// header is done once: its retry gets the first result (see replayed).
 //
 // Clients of the SDK's newest protocol, which names the client in every
 // request, are served without sessions. Older clients (the TypeScript SDK,
@@ -101,6 +105,7 @@ func NewHTTP(cfg HTTPConfig) (*HTTPHandler, error) {
 		return nil, fmt.Errorf("mcpserver: %w", err)
 	}
 	box := newToolbox(newMCP(cfg.Version, RemoteInstructions(tools), nil), &remote{serviceFor: cfg.ServiceFor}, tools, cfg.Service.Defaults(), cfg.ProgressEvery)
+	box.replays = replay.New[replayKey](time.Now, maxReplays, replayTTL)
 	if err := box.register(); err != nil {
 		return nil, err
 	}

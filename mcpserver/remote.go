@@ -13,10 +13,12 @@ import (
 //
 //   - Its identity, claimed for the connection's life so that no other
 //     live connection derives it: over HTTP, every call names its member
-//     afresh from the credential the request authenticated as and the
-//     client's name (memberOf). Nothing is claimed, as nothing lives
-//     between two requests; two clients of one credential are two members,
-//     and two harnesses of one client with one credential are one member.
+//     afresh from the credential the request authenticated as, the
+//     client's name and, behind a proxy ('stick mcp --server'), the
+//     session of its harness (memberOf). Nothing is claimed, as nothing
+//     lives between two requests; two clients of one credential are two
+//     members, and two harnesses of one client with one credential are
+//     one member, unless proxies name their sessions apart.
 //   - The member each join established per room (after an
 //     agent_id_override or a reclaim_token): over HTTP a call acts only as
 //     the member its credential and client name, in every room (see
@@ -24,7 +26,10 @@ import (
 //   - The leases of the sticks it holds, kept alive while its harness
 //     lives: over HTTP no process is in sight, so a remote member is
 //     judged by its lease, as the protocol says for other hosts; its calls
-//     in the room renew it (stick.Service.Attend and every write).
+//     in the room renew it (stick.Service.Attend and every write). Behind
+//     a proxy, the proxy's liveness stream stands for the harness (see
+//     package liveness): the hub keeps the leases the proxy names alive
+//     while the stream is up, so the texts say what stdio's say.
 //   - The records of the members its harness joined as, and the instance
 //     claims on the host's data directory: over HTTP the member's name does
 //     not change with its process, so a restarted harness is the same
@@ -63,28 +68,46 @@ func noCredential() *stick.Error {
 
 // memberOf names the member a call authenticated as p makes from client:
 // the credential's name and the client's, through package identity, so
-// every frontend of a hub names its callers alike. It is the one place
-// the HTTP transport names a member. Nothing is claimed: the name never
-// depends on the calls running beside it, and a restarted client is the
-// same member at once.
-func memberOf(p stick.Principal, client identity.Client) (stick.Caller, error) {
-	return identity.NamePrincipal(p, client, "")
+// every frontend of a hub names its callers alike; behind a proxy, with
+// the session the proxy names (identity.SessionHeader, "" for none) and
+// the process the hub's liveness judges by the proxy's stream (proxied
+// is then set). It is the one place the HTTP transport names a member.
+// Nothing is claimed: the name never depends on the calls running beside
+// it, and a restarted client is the same member at once. A malformed
+// session is invalid_argument.
+func memberOf(p stick.Principal, client identity.Client, session string) (c stick.Caller, proxied bool, err error) {
+	if session == "" {
+		c, err = identity.NamePrincipal(p, client, "")
+		return c, false, err
+	}
+	s, err := identity.ParseSession(session)
+	if err != nil {
+		return stick.Caller{}, false, err
+	}
+	c, err = identity.NameSession(p, client, s)
+	return c, true, err
 }
 
-// bind implements frontend: a call acts as the member its principal and
-// client name (memberOf), through the service the hub gives the principal.
-// A call whose request carried no principal is refused with
+// header returns the value of an HTTP header of the request that carried
+// req, "" when it has none.
+func header(req *mcp.CallToolRequest, name string) string {
+	if req.Extra == nil || req.Extra.Header == nil {
+		return ""
+	}
+	return req.Extra.Header.Get(name)
+}
+
+// bind implements frontend: a call acts as the member its principal,
+// client and session name (memberOf), through the service the hub gives
+// the principal; a proxied member's leases are kept by its proxy's
+// stream. A call whose request carried no principal is refused with
 // unauthenticated.
 func (r *remote) bind(_ context.Context, req *mcp.CallToolRequest, _ string) (call, error) {
 	p, ok := principalOf(req)
 	if !ok {
 		return call{}, noCredential()
 	}
-	var client identity.Client
-	if ci := req.ClientInfo(); ci != nil {
-		client = identity.Client{Name: ci.Name, Version: ci.Version}
-	}
-	caller, err := memberOf(p, client)
+	caller, proxied, err := memberOf(p, clientOf(req), header(req, identity.SessionHeader))
 	if err != nil {
 		return call{}, err
 	}
@@ -92,7 +115,15 @@ func (r *remote) bind(_ context.Context, req *mcp.CallToolRequest, _ string) (ca
 	if svc == nil {
 		return call{}, stick.Errorf(stick.CodeInternal, "the hub has no service for the credential %s", stick.Quote(p.Name))
 	}
-	return call{svc: svc, caller: caller, req: req}, nil
+	return call{svc: svc, caller: caller, req: req, kept: proxied}, nil
+}
+
+// clientOf is the client req says it is.
+func clientOf(req *mcp.CallToolRequest) identity.Client {
+	if ci := req.ClientInfo(); ci != nil {
+		return identity.Client{Name: ci.Name, Version: ci.Version}
+	}
+	return identity.Client{}
 }
 
 // join implements frontend. Over HTTP a call acts only as the member its
@@ -129,7 +160,3 @@ func (r *remote) listPath() string { return "" }
 
 // after implements frontend: nothing follows a call over HTTP.
 func (r *remote) after(call, any) {}
-
-// keepsLeases implements frontend: no process of a remote member is in
-// sight, so only its own calls renew its lease.
-func (r *remote) keepsLeases() bool { return false }

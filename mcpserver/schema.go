@@ -52,6 +52,7 @@ var policySchema = &jsonschema.Schema{
 		"heartbeat_interval_ms":     {Type: "integer"},
 		"presence_ttl_ms":           {Type: "integer"},
 		"wait_for_turn_max_wait_ms": {Type: "integer"},
+		"proxy_grace_ms":            {Type: "integer"},
 	},
 }
 

@@ -63,10 +63,8 @@ type Server struct {
 	// conns holds each connection's identities: the derived one, fixed at
 	// its first call, and the ones join_path established in its rooms.
 	conns sync.Map // *mcp.ServerSession -> *conn
-	// keeps holds each connection's kept leases (see keepers); keepWG
-	// counts the goroutines keeping them.
-	keeps  sync.Map // *mcp.ServerSession -> *keepers
-	keepWG sync.WaitGroup
+	// keeps holds each connection's kept leases (see keepersOf).
+	keeps sync.Map // *mcp.ServerSession -> *stick.Keepers
 	// derive serialises deriving connections' identities, so two first
 	// calls of one connection claim one id.
 	derive sync.Mutex
@@ -166,7 +164,7 @@ func (s *Server) Run(ctx context.Context, t mcp.Transport) error {
 		c.(*conn).id.Release()
 		return true
 	})
-	defer s.keepWG.Wait() // after Shutdown, which ends every kept lease's renewal
+	defer s.waitKeepers() // after Shutdown, which ends every kept lease's renewal
 	defer s.cfg.Service.Shutdown()
 	err := s.box.mcp.Run(ctx, t)
 	if errors.Is(err, io.EOF) || errors.Is(err, context.Canceled) {
@@ -189,11 +187,7 @@ func (s *Server) conn(req *mcp.CallToolRequest) (*conn, error) {
 	if c, ok := s.conns.Load(req.Session); ok {
 		return c.(*conn), nil
 	}
-	var client identity.Client
-	if ci := req.ClientInfo(); ci != nil {
-		client = identity.Client{Name: ci.Name, Version: ci.Version}
-	}
-	id, err := s.claims.NameConnection(client, s.cfg.Harness, identity.SessionID(s.cfg.Getenv))
+	id, err := s.claims.NameConnection(clientOf(req), s.cfg.Harness, identity.SessionID(s.cfg.Getenv))
 	if err != nil {
 		return nil, err
 	}
@@ -277,7 +271,9 @@ func (s *Server) bind(_ context.Context, req *mcp.CallToolRequest, room string) 
 	if err != nil {
 		return call{}, err
 	}
-	return call{svc: s.cfg.Service, caller: cn.in(room), req: req}, nil
+	// A connection's harness lives as long as the connection, so the
+	// server keeps its lease alive between calls.
+	return call{svc: s.cfg.Service, caller: cn.in(room), req: req, kept: true}, nil
 }
 
 // listPath implements frontend: list_rooms lists around the server's
@@ -298,10 +294,6 @@ func (s *Server) after(cl call, out any) {
 		s.follow(cl.req, cl.caller, out)
 	}
 }
-
-// keepsLeases implements frontend: a connection's harness lives as long as
-// the connection, so the server keeps its lease alive between calls.
-func (s *Server) keepsLeases() bool { return true }
 
 // join implements frontend. It joins the room of a path (or a named room)
 // as the connection's derived identity, or as the member an

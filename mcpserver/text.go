@@ -49,7 +49,8 @@ func nextAfterJoin(r stick.JoinResult) string {
 
 // nextAfterWait is the next step after a wait's result r; kept says
 // whether the server keeps a holder's lease alive between its calls (a
-// stdio server does, a hub cannot: it sees no process).
+// stdio server does, and a hub for a member behind a proxy; for any other
+// it cannot: it sees no process).
 func nextAfterWait(r stick.WaitResult, now time.Time, kept bool) string {
 	switch r.Status {
 	case stick.YourTurn:

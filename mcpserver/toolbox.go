@@ -5,12 +5,15 @@ import (
 	"encoding/json"
 	"fmt"
 	"reflect"
+	"slices"
 	"strings"
 	"sync"
 	"time"
 
 	"github.com/google/jsonschema-go/jsonschema"
 	"github.com/modelcontextprotocol/go-sdk/mcp"
+	"github.com/stickhq/stick/identity"
+	"github.com/stickhq/stick/internal/replay"
 	"github.com/stickhq/stick/stick"
 )
 
@@ -28,6 +31,10 @@ type call struct {
 	caller stick.Caller
 	// req is the request, for progress notifications.
 	req *mcp.CallToolRequest
+	// kept reports whether something keeps the caller's lease alive
+	// between its calls (see keepers), which the texts say: a stdio
+	// connection's harness, or over HTTP a proxy's liveness stream.
+	kept bool
 }
 
 // frontend is what a transport decides about each tool call.
@@ -42,9 +49,6 @@ type frontend interface {
 	listPath() string
 	// after is told of every successful call and its output.
 	after(cl call, out any)
-	// keepsLeases reports whether the frontend keeps a holder's lease
-	// alive between its calls (see keepers), which the texts say.
-	keepsLeases() bool
 }
 
 // toolbox registers the tools of one MCP server.
@@ -65,6 +69,13 @@ type toolbox struct {
 	// buildSchemas makes every tool's schemas built by schemaFor, none
 	// taken from schemas_gen.go (TestSchemaCache).
 	buildSchemas bool
+	// replays, when set, keeps the results of writes that carried an
+	// Idempotency-Key (see replayed): the HTTP handler's.
+	replays *replay.Cache[replayKey]
+	// listed are the tools registered (tools register concurrently, so
+	// listMu guards it).
+	listMu sync.Mutex
+	listed []*mcp.Tool
 }
 
 // newToolbox returns a toolbox for srv whose calls fe decides.
@@ -78,6 +89,24 @@ func newToolbox(srv *mcp.Server, fe frontend, tools ToolSet, defaults stick.Poli
 func newMCP(version, instructions string, initialized func(context.Context, *mcp.InitializedRequest)) *mcp.Server {
 	return mcp.NewServer(&mcp.Implementation{Name: "stick", Title: "stick: take turns in a shared workspace", Version: version},
 		&mcp.ServerOptions{Instructions: instructions, Capabilities: &mcp.ServerCapabilities{}, InitializedHandler: initialized})
+}
+
+// ToolList returns the tools a server offering tools lists, as 'stick mcp'
+// lists them: names, titles, descriptions, annotations and schemas (of
+// the default policy), by name as the SDK lists them. A proxy ('stick mcp --server') lists
+// them and forwards their calls. It fails with invalid_argument for an
+// unknown tool set.
+func ToolList(tools ToolSet) ([]*mcp.Tool, error) {
+	set, err := ParseToolSet(string(tools))
+	if err != nil {
+		return nil, stick.Errorf(stick.CodeInvalidArgument, "%v", err).With("field", "tools")
+	}
+	b := newToolbox(newMCP("", "", nil), nil, set, stick.DefaultPolicy, time.Second)
+	if err := b.register(); err != nil {
+		return nil, err
+	}
+	slices.SortFunc(b.listed, func(x, y *mcp.Tool) int { return strings.Compare(x.Name, y.Name) })
+	return b.listed, nil
 }
 
 // roomIndex returns the index sequence (for reflect.Value.FieldByIndex) of
@@ -143,17 +172,20 @@ func addTool[In, Out any](b *toolbox, t *mcp.Tool, h func(context.Context, call,
 		out.Properties["error"] = errSchema
 		t.InputSchema, t.OutputSchema = in, out
 	}
+	b.listMu.Lock()
+	b.listed = append(b.listed, t)
+	b.listMu.Unlock()
 	roomAt := roomIndex(reflect.TypeFor[In]())
 	readOnly := t.Annotations != nil && t.Annotations.ReadOnlyHint
-	b.mcp.AddTool(t, func(ctx context.Context, req *mcp.CallToolRequest) (*mcp.CallToolResult, error) {
+	serve := func(ctx context.Context, req *mcp.CallToolRequest) *mcp.CallToolResult {
 		if b.ready != nil {
 			if err := b.ready(ctx); err != nil {
-				return errorResult(err), nil
+				return errorResult(err)
 			}
 		}
 		var v In
 		if err := decode(req.Params.Arguments, &v); err != nil {
-			return errorResult(err), nil
+			return errorResult(err)
 		}
 		var room string
 		if roomAt != nil {
@@ -161,19 +193,73 @@ func addTool[In, Out any](b *toolbox, t *mcp.Tool, h func(context.Context, call,
 		}
 		cl, err := b.fe.bind(ctx, req, room)
 		if err != nil {
-			return errorResult(err), nil
+			return errorResult(err)
 		}
 		o, text, err := h(ctx, cl, v)
 		if err == nil && readOnly && room != "" && cl.svc.Attend(ctx, cl.caller, room) {
 			o, text, err = h(ctx, cl, v) // read again: the holder's lease was renewed
 		}
 		if err != nil {
-			return errorResult(err), nil
+			return errorResult(err)
 		}
 		b.fe.after(cl, o)
-		return &mcp.CallToolResult{Content: []mcp.Content{&mcp.TextContent{Text: text}}, StructuredContent: o}, nil
+		return &mcp.CallToolResult{Content: []mcp.Content{&mcp.TextContent{Text: text}}, StructuredContent: o}
+	}
+	b.mcp.AddTool(t, func(ctx context.Context, req *mcp.CallToolRequest) (*mcp.CallToolResult, error) {
+		if b.replays != nil && !readOnly {
+			return b.replayed(ctx, req, serve), nil
+		}
+		return serve(ctx, req), nil
 	})
 	return nil
+}
+
+// replayKey is whose Idempotency-Key a tool call carries: the
+// credential's, the client's and the session's (a member's own).
+type replayKey struct {
+	token, client, session, key string
+}
+
+// Bounds of the results kept for retries (HTTPHandler).
+const (
+	maxReplays = 4096
+	replayTTL  = 24 * time.Hour
+)
+
+// replayed serves a call of a tool that writes through the replays: a
+// call that carries an Idempotency-Key header (a proxy retrying a call
+// whose result it lost) and repeats an earlier call with that key gets
+// the first result again, and nothing is done twice; the same key with
+// another tool or arguments is idempotency_key_reused. A result that says
+// the call may not have been done (a busy store, a cancelled call) is not
+// kept, so its retry runs again. Results are kept in memory (see package
+// replay), so a call retried across a restart of the hub runs again.
+func (b *toolbox) replayed(ctx context.Context, req *mcp.CallToolRequest, serve func(context.Context, *mcp.CallToolRequest) *mcp.CallToolResult) *mcp.CallToolResult {
+	key := header(req, "Idempotency-Key")
+	p, ok := principalOf(req)
+	if key == "" || !ok {
+		return serve(ctx, req)
+	}
+	if err := replay.CheckKey(key); err != nil {
+		return errorResult(err)
+	}
+	k := replayKey{token: p.TokenID, client: clientOf(req).Name, session: header(req, identity.SessionHeader), key: key}
+	e, first, err := b.replays.Begin(ctx, k, "tools/call "+req.Params.Name, req.Params.Arguments)
+	if err != nil {
+		return errorResult(err)
+	}
+	if !first {
+		return e.Value().(*mcp.CallToolResult)
+	}
+	res := serve(ctx, req)
+	var code stick.Code
+	if sc, ok := res.StructuredContent.(map[string]any); ok && res.IsError {
+		if te, ok := sc["error"].(toolError); ok {
+			code = te.Code
+		}
+	}
+	b.replays.Finish(e, res, replay.Kept(code))
+	return res
 }
 
 // toolError is the structured form of a failed call.
@@ -183,6 +269,12 @@ type toolError struct {
 	Hint    string         `json:"hint,omitempty" jsonschema:"What to do next."`
 	Details map[string]any `json:"details,omitempty" jsonschema:"Structured facts: current_owner, current_turn_id, room_state, field, ..."`
 }
+
+// ErrorResult is the result of a call that failed with err, as every
+// tool of 'stick mcp' answers it: isError, {"error": {code, message,
+// hint, details}} as structured content and the same as text. A proxy
+// answers its own failures (the hub out of reach) so.
+func ErrorResult(err error) *mcp.CallToolResult { return errorResult(err) }
 
 func errorResult(err error) *mcp.CallToolResult {
 	e := stick.AsError(err)

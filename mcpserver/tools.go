@@ -87,6 +87,7 @@ type policyIn struct {
 	HeartbeatMS     *int64 `json:"heartbeat_interval_ms,omitempty"`
 	PresenceTTLMS   *int64 `json:"presence_ttl_ms,omitempty"`
 	WaitMaxWaitMS   *int64 `json:"wait_for_turn_max_wait_ms,omitempty"`
+	ProxyGraceMS    *int64 `json:"proxy_grace_ms,omitempty"`
 }
 
 func (policyIn) refine(s *jsonschema.Schema, d stick.Policy) {
@@ -96,6 +97,7 @@ func (policyIn) refine(s *jsonschema.Schema, d stick.Policy) {
 	between(s, "heartbeat_interval_ms", 0, ttl, "Heartbeat interval, below the lease (default %d).", d.HeartbeatInterval.Milliseconds())
 	between(s, "presence_ttl_ms", 0, ttl, "A member is active this long after a call (default %d).", d.PresenceTTL.Milliseconds())
 	between(s, "wait_for_turn_max_wait_ms", 0, stick.MaxWaitLimit.Milliseconds(), "Default max_wait_ms (default %d).", d.WaitMaxWait.Milliseconds())
+	between(s, "proxy_grace_ms", 0, ttl, "Grace before a proxied member is gone (default %d).", d.ProxyGrace.Milliseconds())
 }
 
 type reorderIn struct {
@@ -192,7 +194,7 @@ func (b *toolbox) register() error {
 		},
 		func() error {
 			return addTool(b, &mcp.Tool{Name: "join_path", Title: "Join the room of a path", Annotations: &mcp.ToolAnnotations{IdempotentHint: true, DestructiveHint: hint(false), OpenWorldHint: hint(false)},
-				Description: "Join your workspace's room, or a named one (made if none). Keep the reclaim_token: after a restart, join_path with it to be the same member again. Next: wait_for_turn."},
+				Description: "Join your workspace's room, or a named one (made if none). Keep the reclaim_token: after a restart, join_path with it to be the same member. Next: wait_for_turn."},
 				b.joinPath)
 		},
 		func() error {
@@ -202,7 +204,7 @@ func (b *toolbox) register() error {
 		},
 		func() error {
 			return addTool(b, &mcp.Tool{Name: "heartbeat", Title: "Renew your lease", Annotations: &mcp.ToolAnnotations{IdempotentHint: true, DestructiveHint: hint(false), OpenWorldHint: hint(false)},
-				Description: "While you hold the stick, renew your lease every heartbeat_interval_ms (your other calls and the server renew it too). stale_lease or turn_mismatch: you lost it; stop working, read get_room_state."},
+				Description: "While you hold the stick, renew your lease every heartbeat_interval_ms (other calls renew it too). stale_lease or turn_mismatch: you lost it; stop working, read get_room_state."},
 				func(ctx context.Context, cl call, in leaseIn) (heartbeatOut, string, error) {
 					res, err := cl.svc.Heartbeat(ctx, cl.caller, in.lease())
 					out := heartbeatOut{HeartbeatResult: res, NextStep: "keep working (your calls renew the lease; if you make none, heartbeat again " + until(time.Now(), res.NextHeartbeatAt) + "); release_stick with a handoff when done"}
@@ -272,7 +274,7 @@ func (b *toolbox) register() error {
 		},
 		func() error {
 			return addTool(b, &mcp.Tool{Name: "set_room_policy", Title: "Change a room's timeouts", Annotations: write,
-				Description: "Change the room's timeouts in ms (only those given; 0 resets one to the default). Only when asked. While the stick is held or reserved, only that member may; running deadlines never shorten."},
+				Description: "Change the room's timeouts in ms (0 resets one). Only when asked. While the stick is held or reserved, only that member may; running deadlines never shorten."},
 				func(ctx context.Context, cl call, in policyIn) (policyOut, string, error) {
 					var u stick.PolicyUpdate
 					for _, f := range []struct {
@@ -285,6 +287,7 @@ func (b *toolbox) register() error {
 						{"heartbeat_interval_ms", in.HeartbeatMS, &u.HeartbeatInterval},
 						{"presence_ttl_ms", in.PresenceTTLMS, &u.PresenceTTL},
 						{"wait_for_turn_max_wait_ms", in.WaitMaxWaitMS, &u.WaitMaxWait},
+						{"proxy_grace_ms", in.ProxyGraceMS, &u.ProxyGrace},
 					} {
 						d, err := ms(f.name, f.src)
 						if err != nil {
@@ -308,7 +311,7 @@ func (b *toolbox) register() error {
 		},
 		func() error {
 			return addTool(b, &mcp.Tool{Name: "sync", Title: "Catch up with the room's log, and post", Annotations: write,
-				Description: "Post the outbox, then get the events not yet given to you, oldest first; repeat until has_more is false to catch up. Can wait for a new event."},
+				Description: "Post the outbox, then get events not yet given to you, oldest first; repeat until has_more is false. Can wait for a new event."},
 				func(ctx context.Context, cl call, in syncIn) (stick.SyncResult, string, error) {
 					wait, err := stick.WaitSeconds(int64(in.WaitSeconds))
 					if err != nil {
@@ -339,7 +342,7 @@ func (b *toolbox) register() error {
 		},
 		func() error {
 			return addTool(b, &mcp.Tool{Name: "read_room_doc", Title: "Read the room's document", Annotations: readOnly,
-				Description: "Read the room's markdown document (plan, decisions, findings) and its version."},
+				Description: "Read the room's markdown document and its version."},
 				readRoomDoc)
 		},
 		func() error {
@@ -359,7 +362,7 @@ func (b *toolbox) register() error {
 		},
 		func() error {
 			return addTool(b, &mcp.Tool{Name: "search_events", Title: "Search the rooms' logs and documents", Annotations: readOnly,
-				Description: "Full-text search, best first, over notes, handoffs and documents of all rooms (or room_id's): find earlier work before redoing it."},
+				Description: "Full-text search, best first, over notes, handoffs and documents of all rooms (or room_id's), to find earlier work."},
 				searchEvents)
 		},
 	}

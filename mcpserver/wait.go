@@ -26,7 +26,7 @@ func (b *toolbox) waitForTurn(ctx context.Context, cl call, in waitIn) (waitOut,
 	if err != nil {
 		return waitOut{}, "", err
 	}
-	out := waitOut{WaitResult: res, AgentID: cl.caller.AgentID, NextStep: nextAfterWait(res, time.Now(), b.fe.keepsLeases())}
+	out := waitOut{WaitResult: res, AgentID: cl.caller.AgentID, NextStep: nextAfterWait(res, time.Now(), cl.kept)}
 	return out, textWait(out), nil
 }
 

@@ -2,8 +2,9 @@
 // that serves the members of a team whose agents run on several hosts. It
 // speaks a JSON API at /api/v1, one endpoint for every MCP tool, described
 // by the OpenAPI 3.1 document at /api/v1/openapi.json; it mounts MCP over
-// Streamable HTTP at /mcp when given a handler for it; and it answers
-// /healthz and /metrics.
+// Streamable HTTP at /mcp when given a handler for it; it takes the
+// liveness streams of proxies ('stick mcp --server', see package liveness)
+// at /api/v1/liveness; and it answers /healthz and /metrics.
 //
 // It guards all of that itself: bearer tokens on every request but
 // /healthz (401 with WWW-Authenticate, and RFC 9728 metadata at

@@ -8,6 +8,7 @@ import (
 	"strconv"
 	"sync"
 
+	"github.com/stickhq/stick/internal/replay"
 	"github.com/stickhq/stick/stick"
 )
 
@@ -25,7 +26,7 @@ const (
 	CodeRateLimited stick.Code = "rate_limited"
 	// CodeIdempotencyKeyReused: the Idempotency-Key was used before for
 	// another request (another method, path or body).
-	CodeIdempotencyKeyReused stick.Code = "idempotency_key_reused"
+	CodeIdempotencyKeyReused = replay.CodeReused
 	// CodeShuttingDown: the hub is stopping; Retry-After says when to try
 	// again (a restarted hub, or another one).
 	CodeShuttingDown stick.Code = "shutting_down"

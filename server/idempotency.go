@@ -2,14 +2,12 @@ package server
 
 import (
 	"bytes"
-	"container/list"
 	"context"
-	"crypto/sha256"
 	"net/http"
 	"strconv"
-	"sync"
 	"time"
 
+	"github.com/stickhq/stick/internal/replay"
 	"github.com/stickhq/stick/stick"
 )
 
@@ -19,28 +17,18 @@ const (
 	maxReplays   = 4096
 	replayTTL    = 24 * time.Hour
 	maxReplayLen = 1 << 20
-	// maxKeyLen bounds an Idempotency-Key.
-	maxKeyLen = 255
 )
 
-// replays keeps the answers to writes that carried an Idempotency-Key, so
-// that a client that lost an answer (a connection that dropped, a hub that
-// restarted its proxy) sends the write again and gets the first answer,
-// and nothing is done twice. An answer is kept by the credential, the
-// client and the key; with it the method, path and body it answered, so
-// the same key with another request is refused (idempotency_key_reused,
-// 422) rather than answered with what another request got.
-//
-// It is in memory: bounded (maxReplays answers, the oldest dropped
-// first, none older than replayTTL) and lost when the hub stops. A write
+// replays keeps the answers to writes that carried an Idempotency-Key
+// (see package replay): by the credential, the client and the key, with
+// the method, path and body they answered. Answers of status 500 and up
+// are not kept (the write may not have happened; a retry should try it),
+// nor answers larger than maxReplayLen. It is in memory, so a write
 // retried across a restart of the hub is done again; the protocol's
-// fencing (lease and turn) and notes' client_message_id keep most of them
-// harmless.
+// fencing (lease and turn) and notes' client_message_id keep most of
+// them harmless.
 type replays struct {
-	mu    sync.Mutex
-	now   func() time.Time
-	byKey map[replayKey]*list.Element
-	order *list.List // of *replay, the oldest first
+	cache *replay.Cache[replayKey]
 }
 
 // replayKey is whose key it is: the credential, the client and the key.
@@ -48,89 +36,28 @@ type replayKey struct {
 	token, client, key string
 }
 
-// replay is one write's answer, or the write still being served (done
-// open).
-type replay struct {
-	key         replayKey
-	method      string
-	path        string
-	sum         [sha256.Size]byte
-	at          time.Time
-	done        chan struct{}
+// kept is one write's answer, as the cache keeps it.
+type kept struct {
 	status      int
 	contentType string
 	body        []byte
-	kept        bool
 }
 
 func newReplays(now func() time.Time) *replays {
-	return &replays{now: now, byKey: map[replayKey]*list.Element{}, order: list.New()}
+	return &replays{cache: replay.New[replayKey](now, maxReplays, replayTTL)}
 }
 
-// begin looks the key up. A first use returns a new replay that the caller
-// serves and then ends with finish; a use that repeats an earlier request
-// waits for its answer and returns it (first is false); a use with
-// another request is idempotency_key_reused.
-func (rs *replays) begin(ctx context.Context, k replayKey, method, path string, body []byte) (rp *replay, first bool, err error) {
-	sum := sha256.Sum256(body)
-	for {
-		rs.mu.Lock()
-		rs.expire()
-		if el, ok := rs.byKey[k]; ok {
-			rp := el.Value.(*replay)
-			rs.mu.Unlock()
-			if rp.method != method || rp.path != path || rp.sum != sum {
-				return nil, false, stick.Errorf(CodeIdempotencyKeyReused, "the Idempotency-Key was used for another request (%s %s)", rp.method, rp.path).
-					With("field", "Idempotency-Key").WithHint("use a new key for every new write; send the same key only to retry the same request")
-			}
-			select {
-			case <-rp.done:
-			case <-ctx.Done():
-				return nil, false, ctx.Err()
-			}
-			if rp.kept {
-				return rp, false, nil
-			}
-			continue // the first try was not kept (it failed with a 5xx): serve this one
-		}
-		rp := &replay{key: k, method: method, path: path, sum: sum, at: rs.now(), done: make(chan struct{})}
-		rs.byKey[k] = rs.order.PushBack(rp)
-		for rs.order.Len() > maxReplays {
-			rs.drop(rs.order.Front())
-		}
-		rs.mu.Unlock()
-		return rp, true, nil
-	}
+// begin looks the key up (see replay.Cache.Begin): a first use returns a
+// new entry that the caller serves and then ends with finish; a repeat
+// returns the first answer; another request is idempotency_key_reused.
+func (rs *replays) begin(ctx context.Context, k replayKey, method, path string, body []byte) (e *replay.Entry[replayKey], first bool, err error) {
+	return rs.cache.Begin(ctx, k, method+" "+path, body)
 }
 
-// finish records the answer of a first use: kept unless its status is a
-// server error (the write may not have happened; a retry should try it)
-// or it is too large.
-func (rs *replays) finish(rp *replay, status int, contentType string, body []byte) {
-	rs.mu.Lock()
-	defer rs.mu.Unlock()
-	rp.status, rp.contentType = status, contentType
-	rp.kept = status != 0 && status < 500 && len(body) <= maxReplayLen
-	if rp.kept {
-		rp.body = bytes.Clone(body)
-	} else if el, ok := rs.byKey[rp.key]; ok && el.Value == rp {
-		rs.drop(el)
-	}
-	close(rp.done)
-}
-
-// expire drops the answers older than replayTTL.
-func (rs *replays) expire() {
-	for el := rs.order.Front(); el != nil && rs.now().Sub(el.Value.(*replay).at) > replayTTL; el = rs.order.Front() {
-		rs.drop(el)
-	}
-}
-
-func (rs *replays) drop(el *list.Element) {
-	rp := rs.order.Remove(el).(*replay)
-	if rs.byKey[rp.key] == el {
-		delete(rs.byKey, rp.key)
-	}
+// finish records the answer of a first use.
+func (rs *replays) finish(e *replay.Entry[replayKey], status int, contentType string, body []byte) {
+	keep := status != 0 && status < 500 && len(body) <= maxReplayLen
+	rs.cache.Finish(e, kept{status: status, contentType: contentType, body: bytes.Clone(body)}, keep)
 }
 
 // idempotent serves a write with an Idempotency-Key through the cache: a
@@ -142,9 +69,8 @@ func (s *Server) idempotent(w http.ResponseWriter, r *http.Request, body []byte,
 		serve(w)
 		return
 	}
-	if len(key) > maxKeyLen || !printableASCII(key) {
-		s.writeError(w, r, stick.Errorf(stick.CodeInvalidArgument, "the Idempotency-Key must be 1 to %d printable ASCII characters", maxKeyLen).
-			With("field", "Idempotency-Key").WithHint("use a random string such as a UUID"))
+	if err := replay.CheckKey(key); err != nil {
+		s.writeError(w, r, err)
 		return
 	}
 	p, _ := stick.PrincipalFrom(r.Context())
@@ -155,12 +81,13 @@ func (s *Server) idempotent(w http.ResponseWriter, r *http.Request, body []byte,
 		return
 	}
 	if !first {
+		a := rp.Value().(kept)
 		infoOf(r).replayed = true
-		w.Header().Set("Content-Type", rp.contentType)
-		w.Header().Set("Content-Length", strconv.Itoa(len(rp.body)))
+		w.Header().Set("Content-Type", a.contentType)
+		w.Header().Set("Content-Length", strconv.Itoa(len(a.body)))
 		w.Header().Set("Idempotent-Replayed", "true")
-		w.WriteHeader(rp.status)
-		_, _ = w.Write(rp.body)
+		w.WriteHeader(a.status)
+		_, _ = w.Write(a.body)
 		return
 	}
 	rec := &statusWriter{ResponseWriter: w, keep: &bytes.Buffer{}}

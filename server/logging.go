@@ -8,6 +8,8 @@ import (
 	"log/slog"
 	"net/http"
 	"time"
+
+	"github.com/stickhq/stick/liveness"
 )
 
 // info is what the hub learns of one request while serving it, for its
@@ -90,6 +92,18 @@ func (w *statusWriter) Unwrap() http.ResponseWriter { return w.ResponseWriter }
 func (s *Server) observe(next http.Handler) http.Handler {
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		start := time.Now()
+		if r.URL.Path == liveness.Path {
+			// A proxy's liveness stream sends its body for as long as it
+			// lasts: an answer, a refusal too, must not wait to read it
+			// to its end first, as net/http does for other requests; and
+			// once answered, nothing more of it is read. The connection
+			// is closed after the answer, a refusal's too: its read
+			// deadline is spent, so a next request on it would fail.
+			rc := http.NewResponseController(w)
+			_ = rc.EnableFullDuplex()
+			w.Header().Set("Connection", "close")
+			defer func() { _ = rc.SetReadDeadline(time.Now()) }()
+		}
 		in := &info{id: newRequestID()}
 		r = r.WithContext(context.WithValue(r.Context(), infoKey{}, in))
 		sw := &statusWriter{ResponseWriter: w}

@@ -19,6 +19,7 @@ type metrics struct {
 	requests  *prometheus.CounterVec
 	latency   *prometheus.HistogramVec
 	polls     prometheus.Gauge
+	streams   prometheus.Gauge
 	joins     prometheus.Counter
 	grants    prometheus.Counter
 	takeovers prometheus.Counter
@@ -39,6 +40,9 @@ func newMetrics(rooms func(context.Context) (open, members int, err error)) *met
 		}, []string{"route"}),
 		polls: prometheus.NewGauge(prometheus.GaugeOpts{
 			Name: "stick_long_polls_open", Help: "Long polls (waits for a turn, waits for events) in progress.",
+		}),
+		streams: prometheus.NewGauge(prometheus.GaugeOpts{
+			Name: "stick_liveness_streams_open", Help: "Liveness streams of proxies ('stick mcp --server') up.",
 		}),
 		joins: prometheus.NewCounter(prometheus.CounterOpts{
 			Name: "stick_joins_total", Help: "Joins through the hub that added a member to a room.",
@@ -64,7 +68,7 @@ func newMetrics(rooms func(context.Context) (open, members int, err error)) *met
 			return float64(open)
 		}
 	}
-	m.reg.MustRegister(m.requests, m.latency, m.polls, m.joins, m.grants, m.takeovers,
+	m.reg.MustRegister(m.requests, m.latency, m.polls, m.streams, m.joins, m.grants, m.takeovers,
 		prometheus.NewGaugeFunc(prometheus.GaugeOpts{Name: "stick_rooms_open", Help: "Rooms not closed (-1 when the store cannot be read)."}, scrape(false)),
 		prometheus.NewGaugeFunc(prometheus.GaugeOpts{Name: "stick_members_active", Help: "Members of open rooms who take turns: active or away (-1 when the store cannot be read)."}, scrape(true)),
 		collectors.NewProcessCollector(collectors.ProcessCollectorOpts{}),

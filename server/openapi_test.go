@@ -14,6 +14,7 @@ import (
 	"time"
 
 	"github.com/google/jsonschema-go/jsonschema"
+	"github.com/stickhq/stick/internal/replay"
 	"github.com/stickhq/stick/stick"
 )
 
@@ -119,7 +120,7 @@ func (b *docBuilder) operation(rt route) error {
 	if rt.write() {
 		params = append(params, map[string]any{"name": "Idempotency-Key", "in": "header",
 			"description": "A key of the write: sent again with the same request, the first answer comes back and nothing is done twice.",
-			"schema":      map[string]any{"type": "string", "maxLength": maxKeyLen}})
+			"schema":      map[string]any{"type": "string", "maxLength": replay.MaxKeyLen}})
 		if rt.in.NumField() > 0 {
 			in, err := schemaOf(rt.in, true)
 			if err != nil {
@@ -237,7 +238,7 @@ func schemaOf(t reflect.Type, input bool) (*jsonschema.Schema, error) {
 // its durations in milliseconds.
 func policyJSONSchema() *jsonschema.Schema {
 	s := &jsonschema.Schema{Type: "object", Properties: map[string]*jsonschema.Schema{}}
-	for _, f := range []string{"owner_lease_ttl_ms", "claim_ttl_ms", "heartbeat_interval_ms", "presence_ttl_ms", "wait_for_turn_max_wait_ms"} {
+	for _, f := range []string{"owner_lease_ttl_ms", "claim_ttl_ms", "heartbeat_interval_ms", "presence_ttl_ms", "wait_for_turn_max_wait_ms", "proxy_grace_ms"} {
 		s.Properties[f] = &jsonschema.Schema{Type: "integer"}
 		s.Required = append(s.Required, f)
 	}

@@ -5,6 +5,7 @@ import (
 	"reflect"
 	"slices"
 
+	"github.com/stickhq/stick/liveness"
 	"github.com/stickhq/stick/stick"
 )
 
@@ -95,6 +96,8 @@ func (s *Server) routes() http.Handler {
 	if s.cfg.MCP != nil {
 		api.Handle("/mcp", s.named("/mcp", s.cfg.MCP))
 	}
+	api.Handle(livenessRoute, s.named(livenessRoute, http.HandlerFunc(s.serveLiveness)))
+	api.Handle(liveness.Path, s.allowed([]string{http.MethodPost}))
 	api.HandleFunc("/", s.notFound)
 
 	top := http.NewServeMux()

@@ -16,6 +16,7 @@ import (
 	"sync"
 	"time"
 
+	"github.com/stickhq/stick/liveness"
 	"github.com/stickhq/stick/stick"
 )
 
@@ -52,6 +53,11 @@ type Config struct {
 	// MCP, when set, is mounted at /mcp behind the hub's checks, with the
 	// request's principal in its context (stick.PrincipalFrom).
 	MCP http.Handler
+	// Liveness, when set, is the liveness Service judges members by; the
+	// hub takes the liveness streams of proxies ('stick mcp --server') at
+	// liveness.Path and tells it of them. Without it that path answers
+	// not_found, and members behind proxies are judged by their leases.
+	Liveness *liveness.Hub
 	// Log gets one line per request; default: discarded.
 	Log *slog.Logger
 	// Version is reported by /healthz.
@@ -85,6 +91,9 @@ type Server struct {
 	pollMu   sync.Mutex
 	polls    map[*poll]struct{}
 	stopping bool
+	// streamsDone is closed when the hub is told to stop, which ends every
+	// liveness stream.
+	streamsDone chan struct{}
 }
 
 // New makes the hub that will serve on ln. It refuses, with
@@ -116,7 +125,7 @@ func New(ctx context.Context, cfg Config, ln net.Listener) (*Server, error) {
 		cfg.Local.Name = "local"
 	}
 	s := &Server{cfg: cfg, ln: ln, log: cfg.Log, limits: newLimiter(cfg.Now), replays: newReplays(cfg.Now),
-		polls: map[*poll]struct{}{}}
+		polls: map[*poll]struct{}{}, streamsDone: make(chan struct{})}
 	tcp, _ := ln.Addr().(*net.TCPAddr)
 	s.loopback = tcp != nil && tcp.IP.IsLoopback()
 	if !s.loopback {
@@ -271,6 +280,9 @@ func (s *Server) beginPoll(svc *stick.Service) (end func(), ok bool) {
 // hub marks with StoppingHeader.
 func (s *Server) stop() {
 	s.pollMu.Lock()
+	if !s.stopping {
+		close(s.streamsDone)
+	}
 	s.stopping = true
 	polls := make([]*poll, 0, len(s.polls))
 	for p := range s.polls {
@@ -281,6 +293,18 @@ func (s *Server) stop() {
 	for _, p := range polls {
 		p.svc.Shutdown()
 	}
+}
+
+// beginStream registers a liveness stream; it returns false once the hub
+// is stopping, when no stream may begin. end unregisters it.
+func (s *Server) beginStream() (end func(), ok bool) {
+	s.pollMu.Lock()
+	defer s.pollMu.Unlock()
+	if s.stopping {
+		return nil, false
+	}
+	s.metrics.streams.Inc()
+	return s.metrics.streams.Dec, true
 }
 
 // isStopping reports whether the hub was told to stop.

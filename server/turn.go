@@ -134,6 +134,7 @@ type policyIn struct {
 	HeartbeatMS     *int64 `json:"heartbeat_interval_ms,omitempty" jsonschema:"Heartbeat interval, below the lease; 0 resets."`
 	PresenceTTLMS   *int64 `json:"presence_ttl_ms,omitempty" jsonschema:"A member is active this long after a call; 0 resets."`
 	WaitMaxWaitMS   *int64 `json:"wait_for_turn_max_wait_ms,omitempty" jsonschema:"Default max_wait_ms of a wait; 0 resets."`
+	ProxyGraceMS    *int64 `json:"proxy_grace_ms,omitempty" jsonschema:"How long a member behind a proxy may be out of touch with the hub before it is gone; 0 resets."`
 }
 
 type policyOut struct {
@@ -151,7 +152,7 @@ func setPolicy(c *call, in policyIn) (policyOut, error) {
 	}{
 		{"owner_lease_ttl_ms", in.OwnerLeaseTTLMS, &u.OwnerLeaseTTL}, {"claim_ttl_ms", in.ClaimTTLMS, &u.ClaimTTL},
 		{"heartbeat_interval_ms", in.HeartbeatMS, &u.HeartbeatInterval}, {"presence_ttl_ms", in.PresenceTTLMS, &u.PresenceTTL},
-		{"wait_for_turn_max_wait_ms", in.WaitMaxWaitMS, &u.WaitMaxWait},
+		{"wait_for_turn_max_wait_ms", in.WaitMaxWaitMS, &u.WaitMaxWait}, {"proxy_grace_ms", in.ProxyGraceMS, &u.ProxyGrace},
 	}
 	for _, d := range durations {
 		var err error

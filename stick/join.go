@@ -394,13 +394,13 @@ func (s *Service) enrol(tx Tx, sn *snapshot, c Caller, how enrolment, added *boo
 	owner := sn.room.State == StateOwned && sn.room.Owner == c.AgentID
 	recipient := sn.room.State == StateReserved && sn.room.ReservedFor == c.AgentID
 	switch {
-	case (owner || recipient) && how.reclaimed && c.Kind != KindOneShot && s.check(m.Process) == procid.Gone:
+	case (owner || recipient) && how.reclaimed && c.Kind != KindOneShot && sn.probe(m.Process) == procid.Gone:
 		// The member came back in a new process: its turn follows it.
 		m.Process, m.Kind = c.Process, c.kindAs(m)
 		if owner {
-			sn.ownerStatus = s.check(m.Process)
+			sn.ownerStatus = sn.probe(m.Process)
 		} else {
-			sn.recipientStatus = s.check(m.Process)
+			sn.recipientStatus = sn.probe(m.Process)
 		}
 	case !owner && !recipient && c.Kind != KindOneShot:
 		m.Process, m.Kind = c.Process, c.kindAs(m)

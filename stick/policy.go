@@ -18,16 +18,22 @@ type Policy struct {
 	PresenceTTL time.Duration
 	// WaitMaxWait is how long one WaitForTurn call blocks when the caller gives no max wait.
 	WaitMaxWait time.Duration
+	// ProxyGrace is how long a member behind a proxy ('stick mcp --server')
+	// may be out of touch with the hub (its liveness stream down: a network
+	// blip, the hub restarting) before it counts as gone. Only a Liveness
+	// that judges such members by their connection reads it (GraceLiveness).
+	ProxyGrace time.Duration
 }
 
 // DefaultPolicy is the protocol's default policy: lease 45 min, claim 20 min,
-// heartbeat 5 min, presence 4 h, wait 30 s.
+// heartbeat 5 min, presence 4 h, wait 30 s, proxy grace 10 s.
 var DefaultPolicy = Policy{
 	OwnerLeaseTTL:     45 * time.Minute,
 	ClaimTTL:          20 * time.Minute,
 	HeartbeatInterval: 5 * time.Minute,
 	PresenceTTL:       4 * time.Hour,
 	WaitMaxWait:       30 * time.Second,
+	ProxyGrace:        10 * time.Second,
 }
 
 // Bounds on policy values, so a typo cannot create a room that never times out
@@ -52,6 +58,7 @@ func (p Policy) Effective(def Policy) Policy {
 		HeartbeatInterval: pick(p.HeartbeatInterval, def.HeartbeatInterval),
 		PresenceTTL:       pick(p.PresenceTTL, def.PresenceTTL),
 		WaitMaxWait:       pick(p.WaitMaxWait, def.WaitMaxWait),
+		ProxyGrace:        pick(p.ProxyGrace, def.ProxyGrace),
 	}
 }
 
@@ -69,6 +76,7 @@ func (p Policy) Validate() error {
 		{"heartbeat_interval_ms", p.HeartbeatInterval, MaxTTL},
 		{"presence_ttl_ms", p.PresenceTTL, MaxTTL},
 		{"wait_for_turn_max_wait_ms", p.WaitMaxWait, MaxWaitLimit},
+		{"proxy_grace_ms", p.ProxyGrace, MaxTTL},
 	} {
 		if f.v < MinTTL || f.v > f.max {
 			return invalidArg(f.name, "%s must be between %dms and %dms, got %dms",
@@ -96,13 +104,14 @@ type PolicyUpdate struct {
 	HeartbeatInterval *time.Duration
 	PresenceTTL       *time.Duration
 	WaitMaxWait       *time.Duration
+	ProxyGrace        *time.Duration
 }
 
 // apply returns the stored overrides p changed by u, rejecting negative values.
 func (u PolicyUpdate) apply(p Policy) (Policy, error) {
 	if u == (PolicyUpdate{}) {
 		return p, invalidArg("policy", "the policy update changes nothing").
-			WithHint("give at least one of owner_lease_ttl_ms, claim_ttl_ms, heartbeat_interval_ms, presence_ttl_ms, wait_for_turn_max_wait_ms")
+			WithHint("give at least one of owner_lease_ttl_ms, claim_ttl_ms, heartbeat_interval_ms, presence_ttl_ms, wait_for_turn_max_wait_ms, proxy_grace_ms")
 	}
 	for _, f := range []struct {
 		name string
@@ -114,6 +123,7 @@ func (u PolicyUpdate) apply(p Policy) (Policy, error) {
 		{"heartbeat_interval_ms", u.HeartbeatInterval, &p.HeartbeatInterval},
 		{"presence_ttl_ms", u.PresenceTTL, &p.PresenceTTL},
 		{"wait_for_turn_max_wait_ms", u.WaitMaxWait, &p.WaitMaxWait},
+		{"proxy_grace_ms", u.ProxyGrace, &p.ProxyGrace},
 	} {
 		if f.src == nil {
 			continue
@@ -132,13 +142,14 @@ type policyJSON struct {
 	HeartbeatInterval int64 `json:"heartbeat_interval_ms"`
 	PresenceTTL       int64 `json:"presence_ttl_ms"`
 	WaitMaxWait       int64 `json:"wait_for_turn_max_wait_ms"`
+	ProxyGrace        int64 `json:"proxy_grace_ms"`
 }
 
 // MarshalJSON writes the policy in the protocol's millisecond fields.
 func (p Policy) MarshalJSON() ([]byte, error) {
 	return json.Marshal(policyJSON{
 		p.OwnerLeaseTTL.Milliseconds(), p.ClaimTTL.Milliseconds(), p.HeartbeatInterval.Milliseconds(),
-		p.PresenceTTL.Milliseconds(), p.WaitMaxWait.Milliseconds(),
+		p.PresenceTTL.Milliseconds(), p.WaitMaxWait.Milliseconds(), p.ProxyGrace.Milliseconds(),
 	})
 }
 
@@ -151,7 +162,7 @@ func (p *Policy) UnmarshalJSON(b []byte) error {
 	ms := time.Millisecond
 	*p = Policy{
 		time.Duration(j.OwnerLeaseTTL) * ms, time.Duration(j.ClaimTTL) * ms, time.Duration(j.HeartbeatInterval) * ms,
-		time.Duration(j.PresenceTTL) * ms, time.Duration(j.WaitMaxWait) * ms,
+		time.Duration(j.PresenceTTL) * ms, time.Duration(j.WaitMaxWait) * ms, time.Duration(j.ProxyGrace) * ms,
 	}
 	return nil
 }

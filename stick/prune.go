@@ -83,7 +83,7 @@ func (s *Service) abandoned(sn *snapshot, idleFor time.Duration) (AbandonReason,
 	}
 	for i := range sn.members {
 		m := &sn.members[i]
-		switch s.check(m.Process) {
+		switch sn.probe(m.Process) {
 		case procid.Alive:
 			return "", last
 		case procid.Gone:

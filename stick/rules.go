@@ -276,14 +276,17 @@ func (sn *snapshot) wakeAt(agent string) time.Time {
 }
 
 // watched is the process whose death would open takeover: the live holder or
-// the live reserved recipient.
+// the live reserved recipient; with a GraceLiveness also one not yet judged
+// (a member behind a proxy out of touch within its grace, gone when it
+// runs out).
 func (sn *snapshot) watched() Process {
+	watch := func(st procid.Status) bool { return st == procid.Alive || sn.graceful && st == procid.Unknown }
 	switch {
-	case sn.room.State == StateOwned && sn.ownerStatus == procid.Alive:
+	case sn.room.State == StateOwned && watch(sn.ownerStatus):
 		if m := sn.member(sn.room.Owner); m != nil {
 			return m.Process
 		}
-	case sn.room.State == StateReserved && sn.recipientStatus == procid.Alive:
+	case sn.room.State == StateReserved && watch(sn.recipientStatus):
 		if m := sn.member(sn.room.ReservedFor); m != nil {
 			return m.Process
 		}

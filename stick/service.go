@@ -158,7 +158,7 @@ func (s *Service) grant(tx Tx, sn *snapshot, c Caller, ev Event) (Event, error) 
 	r.SequenceIndex = m.Ordinal
 	r.UpdatedAt = sn.now
 	// The holder's process is the caller's now.
-	sn.ownerStatus = s.check(m.Process)
+	sn.ownerStatus = sn.probe(m.Process)
 	if ev.Type == EventTakeover {
 		// Waiters watched the revoked member; they must look again. A
 		// claim concerns nobody else: the claimant was the one awaited.

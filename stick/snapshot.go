@@ -30,6 +30,9 @@ type snapshot struct {
 	// verdict is probe through the service's verdict cache; it judges the
 	// members a reader sees.
 	verdict func(Process) procid.Status
+	// graceful is set when the service's liveness is a GraceLiveness, whose
+	// Unknown may turn Gone by itself (see watched).
+	graceful bool
 }
 
 // load reads a room and its members inside tx and probes the holder's and the
@@ -68,7 +71,11 @@ func (s *Service) load(tx Tx, roomID string) (*snapshot, error) {
 
 // snapshotOf returns the snapshot of a room read at now, without probing anyone.
 func (s *Service) snapshotOf(r Room, ms []Member, now time.Time) *snapshot {
-	sn := &snapshot{room: r, members: ms, policy: r.Policy.Effective(s.defaults), now: now, probe: s.check, verdict: s.cachedCheck}
+	sn := &snapshot{room: r, members: ms, policy: r.Policy.Effective(s.defaults), now: now}
+	_, sn.graceful = s.liveness.(GraceLiveness)
+	grace := sn.policy.ProxyGrace
+	sn.probe = func(p Process) procid.Status { return s.check(p, grace) }
+	sn.verdict = func(p Process) procid.Status { return s.cachedCheck(p, grace) }
 	sn.stored = make(map[string]Member, len(ms))
 	for _, m := range ms {
 		sn.stored[m.AgentID] = m
@@ -76,26 +83,33 @@ func (s *Service) snapshotOf(r Room, ms []Member, now time.Time) *snapshot {
 	return sn
 }
 
-// check probes p afresh and remembers the verdict for cachedCheck.
-func (s *Service) check(p Process) procid.Status {
+// check probes p afresh, in a room whose proxy grace is grace (see
+// GraceLiveness), and remembers the verdict for cachedCheck.
+func (s *Service) check(p Process, grace time.Duration) procid.Status {
 	if p.IsZero() {
 		return procid.Unknown
 	}
-	st := s.liveness.Check(p)
-	s.verdicts.put(p, st, s.clock.Now(), s.livenessPoll)
+	var st procid.Status
+	final := true
+	if gl, ok := s.liveness.(GraceLiveness); ok {
+		st, final = gl.CheckWithin(p, grace), false
+	} else {
+		st = s.liveness.Check(p)
+	}
+	s.verdicts.put(p, grace, st, s.clock.Now(), s.livenessPoll, final)
 	return st
 }
 
 // cachedCheck is check, answered from a verdict at most one liveness poll
 // old when there is one.
-func (s *Service) cachedCheck(p Process) procid.Status {
+func (s *Service) cachedCheck(p Process, grace time.Duration) procid.Status {
 	if p.IsZero() {
 		return procid.Unknown
 	}
-	if st, ok := s.verdicts.get(p, s.clock.Now()); ok {
+	if st, ok := s.verdicts.get(p, grace, s.clock.Now()); ok {
 		return st
 	}
-	return s.check(p)
+	return s.check(p, grace)
 }
 
 func (sn *snapshot) probeAgent(id string) procid.Status {

@@ -240,3 +240,24 @@ type Liveness interface {
 type ExitWatcher interface {
 	Watch(ctx context.Context, p Process) (<-chan struct{}, bool)
 }
+
+// GraceLiveness is optionally implemented by a Liveness that judges some
+// processes by a connection that lives as long as they do, rather than by
+// the operating system: a hub judges a member behind a proxy ('stick mcp
+// --server') by the proxy's liveness stream. Such a connection may drop
+// and come back (a network blip, the hub restarting), so a Service asks
+// with the room's Policy.ProxyGrace, how long it may be down before its
+// process counts as gone, and uses these methods instead of Check and
+// Watch. Since a connection can come back, a Gone it answers is not
+// remembered for good, as one of Check is.
+type GraceLiveness interface {
+	// CheckWithin is Check for a process whose connection may be down for
+	// grace before it is proven Gone: Alive while it is up, Gone on the
+	// other end's word or once it has been down for grace, Unknown
+	// otherwise. Every other process is judged as Check judges it.
+	CheckWithin(p Process, grace time.Duration) procid.Status
+	// WatchWithin is ExitWatcher.Watch with the same grace: the channel
+	// closes when CheckWithin would answer Gone. ok is false when it
+	// cannot watch p; the waiter then polls.
+	WatchWithin(ctx context.Context, p Process, grace time.Duration) (<-chan struct{}, bool)
+}

@@ -11,22 +11,25 @@ import (
 // dropped, and if that is not enough, all of them.
 const maxVerdicts = 4096
 
-// verdicts caches liveness verdicts by exact process identity, so that a
-// read showing every member's status probes each process at most once per
+// verdicts caches liveness verdicts by exact process identity (and the
+// proxy grace they were judged with, see GraceLiveness), so that a read
+// showing every member's status probes each process at most once per
 // liveness poll, however often rooms are read and however many members
-// they have. A Gone verdict never expires: an exited process never runs
-// again under the same identity.
+// they have. A final Gone verdict never expires: an exited process never
+// runs again under the same identity.
 type verdicts struct {
 	mu sync.Mutex
 	m  map[procKey]verdict
 }
 
 // procKey is a process identity in a comparable form (Identity holds a
-// time.Time, which == compares by location too).
+// time.Time, which == compares by location too), with the grace of the
+// verdict.
 type procKey struct {
 	host, boot string
 	pid        int
 	start      int64
+	grace      time.Duration
 }
 
 type verdict struct {
@@ -34,23 +37,25 @@ type verdict struct {
 	until  time.Time // zero: for good
 }
 
-func keyOf(p Process) procKey {
-	return procKey{host: p.HostID, boot: p.BootID, pid: p.PID, start: p.StartedAt.UnixNano()}
+func keyOf(p Process, grace time.Duration) procKey {
+	return procKey{host: p.HostID, boot: p.BootID, pid: p.PID, start: p.StartedAt.UnixNano(), grace: grace}
 }
 
-// get returns the cached verdict for p, if one is still valid at now.
-func (v *verdicts) get(p Process, now time.Time) (procid.Status, bool) {
+// get returns the cached verdict for p judged with grace, if one is still
+// valid at now.
+func (v *verdicts) get(p Process, grace time.Duration, now time.Time) (procid.Status, bool) {
 	v.mu.Lock()
 	defer v.mu.Unlock()
-	d, ok := v.m[keyOf(p)]
+	d, ok := v.m[keyOf(p, grace)]
 	if !ok || (!d.until.IsZero() && !now.Before(d.until)) {
 		return procid.Unknown, false
 	}
 	return d.status, true
 }
 
-// put records a verdict found at now, valid for ttl (for good if Gone).
-func (v *verdicts) put(p Process, st procid.Status, now time.Time, ttl time.Duration) {
+// put records a verdict found at now with grace, valid for ttl (for good
+// if Gone and final).
+func (v *verdicts) put(p Process, grace time.Duration, st procid.Status, now time.Time, ttl time.Duration, final bool) {
 	v.mu.Lock()
 	defer v.mu.Unlock()
 	if v.m == nil {
@@ -67,8 +72,8 @@ func (v *verdicts) put(p Process, st procid.Status, now time.Time, ttl time.Dura
 		}
 	}
 	d := verdict{status: st, until: now.Add(ttl)}
-	if st == procid.Gone {
+	if st == procid.Gone && final {
 		d.until = time.Time{}
 	}
-	v.m[keyOf(p)] = d
+	v.m[keyOf(p, grace)] = d
 }

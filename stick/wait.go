@@ -279,7 +279,8 @@ func (w *waiter) done(res WaitResult) bool {
 }
 
 // exitWatch follows the process whose death would open takeover for a
-// waiter: through the Liveness's exit watch where it has one, else (and for a
+// waiter: through the Liveness's exit watch where it has one (with the
+// room's proxy grace for a GraceLiveness), else (and for a
 // process whose watch fired while Check still found it alive) by a periodic
 // re-check every livenessPoll, so the waiter never spins.
 type exitWatch struct {
@@ -300,8 +301,16 @@ func (x *exitWatch) follow(ctx context.Context, w *waiter) {
 	}
 	wctx, cancel := context.WithCancel(ctx)
 	x.cancel = cancel
-	if ew, ok := w.s.liveness.(ExitWatcher); ok && !w.watch.Same(x.distrust) {
-		if ch, ok := ew.Watch(wctx, w.watch); ok {
+	if !w.watch.Same(x.distrust) {
+		var ch <-chan struct{}
+		ok := false
+		switch l := w.s.liveness.(type) {
+		case GraceLiveness:
+			ch, ok = l.WatchWithin(wctx, w.watch, w.policy.ProxyGrace)
+		case ExitWatcher:
+			ch, ok = l.Watch(wctx, w.watch)
+		}
+		if ok {
 			x.ch = ch
 			return
 		}

@@ -52,7 +52,8 @@ const floorSchema = `CREATE TABLE IF NOT EXISTS rooms (
 	closed_at                 INTEGER,
 	room_key                  TEXT NOT NULL DEFAULT '',
 	room_name                 TEXT,
-	concluder                 TEXT
+	concluder                 TEXT,
+	proxy_grace_ms            INTEGER
 ) STRICT;
 CREATE UNIQUE INDEX IF NOT EXISTS rooms_open_path_idx ON rooms (canonical_path, topic) WHERE closed_at IS NULL AND canonical_path <> '';
 CREATE INDEX IF NOT EXISTS rooms_path_idx ON rooms (canonical_path);
@@ -80,8 +81,8 @@ CREATE INDEX IF NOT EXISTS events_room_seq_idx ON events (room_id, event_seq);
 CREATE UNIQUE INDEX IF NOT EXISTS events_client_message_idx ON events (room_id, from_agent_id, client_message_id)
 	WHERE client_message_id IS NOT NULL;
 INSERT OR IGNORE INTO rooms (room_id, canonical_path, room_key, state, owner_lease_ttl_ms, claim_ttl_ms, heartbeat_interval_ms,
-	presence_ttl_ms, wait_max_wait_ms, created_at, updated_at)
-	VALUES ('room_floor', '/floor/workspace', 'github.com/acme/floor', 'idle', 120000, 30000, 20000, 90000, 60000, 0, 0);
+	presence_ttl_ms, wait_max_wait_ms, proxy_grace_ms, created_at, updated_at)
+	VALUES ('room_floor', '/floor/workspace', 'github.com/acme/floor', 'idle', 120000, 30000, 20000, 90000, 60000, 10000, 0, 0);
 `
 
 // The floor's statements: the store's room read, room update (SaveRoom's
@@ -91,7 +92,7 @@ const (
 	floorUpdate = `UPDATE rooms SET state = ?2, sequence_index = ?3, owner = ?4, reserved_for = ?5,
 		pending_handoff_event_seq = ?6, grant_event_seq = ?7, turn_id = ?8, lease_id = ?9, lease_expires_at = ?10,
 		claim_expires_at = ?11, owner_lease_ttl_ms = 120000, claim_ttl_ms = 30000, heartbeat_interval_ms = 20000,
-		presence_ttl_ms = 90000, wait_max_wait_ms = 60000, updated_at = ?12, concluder = NULL WHERE room_id = ?1`
+		presence_ttl_ms = 90000, wait_max_wait_ms = 60000, updated_at = ?12, concluder = NULL, proxy_grace_ms = 10000 WHERE room_id = ?1`
 )
 
 var (

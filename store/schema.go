@@ -234,6 +234,11 @@ CREATE TABLE tokens (
 	`
 ALTER TABLE rooms ADD COLUMN concluder TEXT;
 `,
+	// 10: a room's proxy grace: how long a member behind a proxy may be out
+	// of touch with the hub before it counts as gone (NULL: the default).
+	`
+ALTER TABLE rooms ADD COLUMN proxy_grace_ms INTEGER;
+`,
 }
 
 // keysVersion is the schema version that gave rooms their keys; a

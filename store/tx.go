@@ -42,7 +42,7 @@ func (t *tx) Ring(room, agent string) {
 const roomCols = `room_id, canonical_path, topic, state, sequence_index, owner, reserved_for,
 	pending_handoff_event_seq, grant_event_seq, turn_id, lease_id, lease_expires_at, claim_expires_at,
 	owner_lease_ttl_ms, claim_ttl_ms, heartbeat_interval_ms, presence_ttl_ms, wait_max_wait_ms,
-	created_at, updated_at, closed_at, room_key, room_name, concluder`
+	created_at, updated_at, closed_at, room_key, room_name, concluder, proxy_grace_ms`
 
 // Room implements stick.Tx.Room.
 func (t *tx) Room(id string) (stick.Room, bool, error) {
@@ -131,7 +131,7 @@ func (t *tx) rooms(q string, args ...any) ([]stick.Room, error) {
 			LeaseID: st.ColumnText(10), LeaseExpiresAt: colTime(st, 11), ClaimExpiresAt: colTime(st, 12),
 			Policy: stick.Policy{
 				OwnerLeaseTTL: colMS(st, 13), ClaimTTL: colMS(st, 14), HeartbeatInterval: colMS(st, 15),
-				PresenceTTL: colMS(st, 16), WaitMaxWait: colMS(st, 17),
+				PresenceTTL: colMS(st, 16), WaitMaxWait: colMS(st, 17), ProxyGrace: colMS(st, 24),
 			},
 			CreatedAt: colTime(st, 18), UpdatedAt: colTime(st, 19), ClosedAt: colTime(st, 20),
 			Key: st.ColumnText(21), Name: st.ColumnText(22), Concluder: st.ColumnText(23),
@@ -149,6 +149,7 @@ func roomArgs(r stick.Room) []any {
 		nullMS(r.Policy.OwnerLeaseTTL), nullMS(r.Policy.ClaimTTL), nullMS(r.Policy.HeartbeatInterval),
 		nullMS(r.Policy.PresenceTTL), nullMS(r.Policy.WaitMaxWait),
 		ms(r.CreatedAt), ms(r.UpdatedAt), nullTime(r.ClosedAt), r.Key, nullText(r.Name), nullText(r.Concluder),
+		nullMS(r.Policy.ProxyGrace),
 	}
 }
 
@@ -157,7 +158,7 @@ func (t *tx) CreateRoom(r stick.Room) error {
 	if err := t.mustWrite(); err != nil {
 		return err
 	}
-	return sqlitex.Execute(t.conn, "INSERT INTO rooms ("+roomCols+") VALUES ("+strings.Repeat("?,", 23)+"?)",
+	return sqlitex.Execute(t.conn, "INSERT INTO rooms ("+roomCols+") VALUES ("+strings.Repeat("?,", 24)+"?)",
 		&sqlitex.ExecOptions{Args: roomArgs(r)})
 }
 
@@ -173,7 +174,8 @@ func (t *tx) SaveRoom(r stick.Room) error {
 	q := `UPDATE rooms SET state = ?4, sequence_index = ?5,
 		owner = ?6, reserved_for = ?7, pending_handoff_event_seq = ?8, grant_event_seq = ?9, turn_id = ?10,
 		lease_id = ?11, lease_expires_at = ?12, claim_expires_at = ?13, owner_lease_ttl_ms = ?14, claim_ttl_ms = ?15,
-		heartbeat_interval_ms = ?16, presence_ttl_ms = ?17, wait_max_wait_ms = ?18, updated_at = ?20, concluder = ?24`
+		heartbeat_interval_ms = ?16, presence_ttl_ms = ?17, wait_max_wait_ms = ?18, updated_at = ?20, concluder = ?24,
+		proxy_grace_ms = ?25`
 	if r.State == stick.StateClosed {
 		q += ", closed_at = ?21"
 	}

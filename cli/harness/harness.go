@@ -56,17 +56,26 @@ type Options struct {
 	// Tools is the tool set the registered server offers, passed as
 	// "--tools=<Tools>"; "" registers plain "<Command> mcp" (every tool).
 	Tools string
+	// Server, when set, registers the proxy for the hub at this URL,
+	// "--server=<Server>", in place of the local server; TokenFile, with
+	// it, is the file the proxy reads its token from,
+	// "--token-file=<TokenFile>" (without it the proxy reads
+	// $STICK_TOKEN from the harness's environment).
+	Server, TokenFile string
 	// DryRun reports what would change and changes nothing.
 	DryRun bool
 }
 
 // flags are the flags of the registered "mcp" command: the tool set when
-// one is chosen.
+// one is chosen, and the hub's URL and token file for a proxy.
 func (o Options) flags() []string {
-	if o.Tools == "" {
-		return nil
+	var flags []string
+	for _, f := range []struct{ name, value string }{{"tools", o.Tools}, {"server", o.Server}, {"token-file", o.TokenFile}} {
+		if f.value != "" {
+			flags = append(flags, "--"+f.name+"="+f.value)
+		}
 	}
-	return []string{"--tools=" + o.Tools}
+	return flags
 }
 
 // cmdline is the command line the harness runs: Command, "mcp" and flags.
@@ -164,8 +173,8 @@ func (h *Harness) Detect() (bin string, ok bool, why string) {
 	return "", false, why + ", no " + dir
 }
 
-// Install registers "<opts.Command> mcp" (with --tools=<opts.Tools> when
-// set) as the MCP server "stick" with the
+// Install registers "<opts.Command> mcp" (with its flags: --tools,
+// --server and --token-file when set) as the MCP server "stick" with the
 // harness, if the harness is detected. Registering again with the same
 // command changes nothing; a registration with another command is replaced.
 func (h *Harness) Install(ctx context.Context, opts Options) Result {

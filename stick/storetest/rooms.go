@@ -27,6 +27,7 @@ func fullRoom(id, path string) stick.Room {
 		Policy: stick.Policy{
 			OwnerLeaseTTL: 45 * time.Minute, ClaimTTL: 20*time.Minute + 500*time.Millisecond,
 			HeartbeatInterval: 5 * time.Minute, PresenceTTL: 4 * time.Hour, WaitMaxWait: 30 * time.Second,
+			ProxyGrace: 10*time.Second + 250*time.Millisecond,
 		},
 		CreatedAt: at(0), UpdatedAt: at(60).Add(7 * time.Millisecond),
 	}

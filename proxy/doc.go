@@ -1,0 +1,22 @@
+// Package proxy is 'stick mcp --server URL': the local stdio MCP server a
+// harness on another host registers instead of 'stick mcp', which
+// forwards every tool call to a hub ('stick serve') and keeps the exact
+// liveness of its harness there.
+//
+// It offers the tools of 'stick mcp' (mcpserver.ToolList) and forwards
+// each call to the hub's MCP endpoint with the official SDK's client
+// over Streamable HTTP, so results, texts and error codes are the hub's
+// tool handlers' own, the same as a local server's. It names its harness
+// as 'stick mcp' does (identity.ServerHarness, a claimed connection id)
+// and sends that as its session (identity.SessionHeader), so each harness
+// session is a member of its own; and it holds a liveness stream to the
+// hub (package liveness) that says when its harness exits and names the
+// leases the hub keeps alive while it is up.
+//
+// A hub that goes away is connected to again, with backoff, and logged
+// on standard error. A call whose answer was lost is sent again; a write
+// goes with an Idempotency-Key, so the hub answers its retry with the
+// first result and does it once. That cache is the hub's memory: a write
+// retried across a restart of the hub runs again, where the protocol's
+// fencing answers it (a release of an ended turn is stale_lease).
+package proxy
