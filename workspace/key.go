@@ -105,13 +105,13 @@ func RemoteKey(rawURL string) (string, error) {
 	if strings.IndexFunc(p, unicode.IsControl) >= 0 || !utf8.ValidString(p) {
 		return "", noRemoteKey("its path holds control characters or invalid UTF-8")
 	}
-	p = strings.TrimRight(strings.TrimSpace(p), "/")
-	p = strings.TrimSuffix(p, ".git")
-	p = strings.Trim(p, "/")
+	if caseFoldingHosts[host] {
+		p = strings.ToLower(p)
+	}
+	p = repoPath(p)
 	if p == "" {
 		return "", noRemoteKey("it names no repository path")
 	}
-	p = path.Clean(p)
 	if p == "." || p == ".." || strings.HasPrefix(p, "../") {
 		return "", noRemoteKey("its path leaves the host's root")
 	}
@@ -119,9 +119,6 @@ func RemoteKey(rawURL string) (string, error) {
 		if seg == "-" {
 			return "", noRemoteKey(`its path has a "-" segment, which separates a room's path in a key`)
 		}
-	}
-	if caseFoldingHosts[host] {
-		p = strings.ToLower(p)
 	}
 	key := host + "/" + p
 	if len(key) > MaxKeyLen {
@@ -254,3 +251,19 @@ func LocalKey(hostID, dir string) string {
 // directory of one host (see LocalKey); a repository key never starts with
 // LocalPrefix, since its host holds no colon.
 func IsLocalKey(key string) bool { return strings.HasPrefix(key, LocalPrefix) }
+
+// repoPath cleans a remote's path and strips its ".git" suffixes until
+// nothing changes, so that a key is a fixed point: "a.git/.git", "a/./" and
+// "a" name one repository. It returns "" for a path that names nothing.
+func repoPath(p string) string {
+	for {
+		next := strings.Trim(strings.TrimSpace(p), "/")
+		if next != "" {
+			next = strings.TrimSuffix(path.Clean(next), ".git")
+		}
+		if next == p {
+			return p
+		}
+		p = next
+	}
+}

@@ -69,8 +69,9 @@ func TestRemoteKeyOthers(t *testing.T) {
 		{"https://example.com/acme/my%20api.git", "example.com/acme/my api"},
 		// Azure DevOps: a user before the host, segments after.
 		{"https://acme@dev.azure.com/acme/project/_git/api", "dev.azure.com/acme/project/_git/api"},
-		// Only one .git is dropped.
-		{"https://example.com/acme/api.git.git", "example.com/acme/api.git"},
+		// Every .git is dropped, so a key read back as a URL is the same key.
+		{"https://example.com/acme/api.git.git", "example.com/acme/api"},
+		{"https://example.com/acme/api.git/.git/", "example.com/acme/api"},
 		// A helper-free scheme not known to git is still a URL.
 		{"persistent-https://example.com/acme/api", "example.com/acme/api"},
 	} {
@@ -189,7 +190,7 @@ func TestLocalKey(t *testing.T) {
 // FuzzRemoteKey checks that a key never holds a control character, a "-"
 // segment or an "@", and that a key without blanks is a fixed point.
 func FuzzRemoteKey(f *testing.F) {
-	for _, s := range []string{"https://github.com/acme/api.git", "git@github.com:acme/api.git", "ssh://a@b:22/c", "C:/x", "x::y", "[::1]:a", "a@[::1]:b"} {
+	for _, s := range []string{"https://github.com/acme/api.git", "git@github.com:acme/api.git", "ssh://a@b:22/c", "C:/x", "x::y", "[::1]:a", "a@[::1]:b", "https://github.com/.git.git", "https://h/a.git/.git", "https://h/a/..git", "https://h/a/.git/."} {
 		f.Add(s)
 	}
 	f.Fuzz(func(t *testing.T, u string) {
