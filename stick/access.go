@@ -87,7 +87,9 @@ type permission struct {
 // revokes tokens.
 //
 // Authenticate, Defaults, Shutdown, As and Principal are no actions: they
-// are open to every Service.
+// are open to every Service; so are FindReplay and KeepReplay, which keep
+// a frontend's answers to its principal's own writes, apart from every
+// other principal's.
 var access = map[Action]permission{
 	ActionListRooms:      {AccessViewer, "listing rooms"},
 	ActionRoomsByKey:     {AccessViewer, "listing rooms by key"},

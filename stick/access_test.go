@@ -413,6 +413,8 @@ func TestAccessTableCoversTheService(t *testing.T) {
 		"Authenticate": "is how a principal is found in the first place",
 		"Defaults":     "tells the default policy, which is no secret",
 		"Shutdown":     "ends the process's long polls, not a request's",
+		"FindReplay":   "reads only the answers its own principal was given",
+		"KeepReplay":   "keeps an answer its own principal was given",
 	}
 	actions := stick.Actions()
 	typ := reflect.TypeFor[*stick.Service]()

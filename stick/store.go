@@ -206,6 +206,13 @@ type Tx interface {
 	// Its other fields and its hash never change; SaveToken keeps them as
 	// created.
 	SaveToken(t Token) error
+
+	// Replay returns the answer kept under key (KeepReplay); ok is false
+	// when there is none.
+	Replay(key string) (r Replay, ok bool, err error)
+	// KeepReplay keeps r under r.Key, replacing what was kept under it,
+	// and forgets every answer kept before expireBefore.
+	KeepReplay(r Replay, expireBefore time.Time) error
 }
 
 // Clock tells the time and makes timers, so tests can drive TTLs without sleeping.

@@ -239,6 +239,18 @@ ALTER TABLE rooms ADD COLUMN concluder TEXT;
 	`
 ALTER TABLE rooms ADD COLUMN proxy_grace_ms INTEGER;
 `,
+	// 11: the answers a hub gave to writes that carried an idempotency
+	// key, so that a retry after a lost answer gets the first one, across
+	// restarts of the hub too (stick.Replay).
+	`
+CREATE TABLE replays (
+	replay_key TEXT PRIMARY KEY,
+	request    TEXT NOT NULL,
+	answer     BLOB NOT NULL,
+	kept_at    INTEGER NOT NULL
+) STRICT, WITHOUT ROWID;
+CREATE INDEX replays_kept_idx ON replays (kept_at);
+`,
 }
 
 // keysVersion is the schema version that gave rooms their keys; a
