@@ -105,7 +105,18 @@ func NewHTTP(cfg HTTPConfig) (*HTTPHandler, error) {
 		return nil, fmt.Errorf("mcpserver: %w", err)
 	}
 	box := newToolbox(newMCP(cfg.Version, RemoteInstructions(tools), nil), &remote{serviceFor: cfg.ServiceFor}, tools, cfg.Service.Defaults(), cfg.ProgressEvery)
-	box.replays = replay.New[replayKey](time.Now, maxReplays, replayTTL)
+	box.replays = replay.Persistent(time.Now, maxReplays, replayTTL, replay.Codec[replayKey]{
+		Name: func(k replayKey) string {
+			return "mcp\x00" + k.token + "\x00" + k.client + "\x00" + k.session + "\x00" + k.key
+		},
+		Encode: func(v any) ([]byte, error) { return json.Marshal(v.(*mcp.CallToolResult)) },
+		Decode: func(b []byte) (any, error) {
+			res := &mcp.CallToolResult{}
+			err := json.Unmarshal(b, res)
+			return res, err
+		},
+	})
+	box.keeper = func(p stick.Principal) replay.Keeper { return cfg.ServiceFor(p) }
 	if err := box.register(); err != nil {
 		return nil, err
 	}

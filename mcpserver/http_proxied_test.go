@@ -173,3 +173,39 @@ func TestToolListIsStdios(t *testing.T) {
 		t.Fatalf("an unknown tool set: %v", err)
 	}
 }
+
+// A call whose result was lost when the hub was restarted is retried with
+// its Idempotency-Key on the new hub and gets the first result: a note is
+// posted once, a release answers as it did instead of stale_lease. The
+// results are kept in the store, so this holds for a credential's own
+// Service (As) too.
+func TestHTTPIdempotentAcrossRestart(t *testing.T) {
+	hb := newHub(t)
+	hb.restricted = true
+	a, ah := hb.proxied("secret-ana", "claude-code", session1)
+	room := ok(t, a, "join_path", obj{"name": "restarts"}).str("room_id")
+	turn := ok(t, a, "wait_for_turn", obj{"room_id": room, "max_wait_ms": 0})
+
+	ah.with("Idempotency-Key", "note-1")
+	note := obj{"room_id": room, "text": "posted once"}
+	first := ok(t, a, "append_note", note)
+	release := with(lease(turn), "handoff", handoff("done before the restart"))
+	ah.with("Idempotency-Key", "release-1")
+	r1 := ok(t, a, "release_stick", release)
+
+	hb.restart()
+	ah.with("Idempotency-Key", "note-1")
+	if again := ok(t, a, "append_note", note); again.text != first.text {
+		t.Fatalf("a note retried after a restart: %s, first %s", again.text, first.text)
+	}
+	fails(t, a, "append_note", obj{"room_id": room, "text": "another note"}, "idempotency_key_reused")
+	ah.with("Idempotency-Key", "release-1")
+	if r2 := ok(t, a, "release_stick", release); r2.text != r1.text {
+		t.Fatalf("a release retried after a restart: %s, first %s", r2.text, r1.text)
+	}
+	ah.with("Idempotency-Key", "")
+	fails(t, a, "release_stick", release, "stale_lease")
+	if n := strings.Count(ok(t, a, "get_room_events", obj{"room_id": room}).text, "posted once"); n != 1 {
+		t.Fatalf("%d notes posted, want 1", n)
+	}
+}

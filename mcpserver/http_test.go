@@ -59,7 +59,31 @@ func newHub(t *testing.T) *hub {
 	if hb.svc, err = stick.New(st, stick.WithClock(hb.clock)); err != nil {
 		t.Fatal(err)
 	}
-	hb.h, err = mcpserver.NewHTTP(mcpserver.HTTPConfig{Service: hb.svc, Version: "test", ProgressEvery: 20 * time.Millisecond,
+	hb.h = hb.handler()
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		if p, ok := hb.tokens[strings.TrimPrefix(r.Header.Get("Authorization"), "Bearer ")]; ok {
+			r = r.WithContext(stick.WithPrincipal(r.Context(), p))
+		}
+		hb.mu.Lock()
+		h := hb.h
+		hb.mu.Unlock()
+		h.ServeHTTP(w, r)
+	}))
+	t.Cleanup(func() {
+		hb.mu.Lock()
+		h := hb.h
+		hb.mu.Unlock()
+		h.Close()
+		srv.Close()
+	})
+	hb.url = srv.URL + "/mcp"
+	return hb
+}
+
+// handler makes the hub's MCP handler, as a hub that starts does.
+func (hb *hub) handler() *mcpserver.HTTPHandler {
+	hb.t.Helper()
+	h, err := mcpserver.NewHTTP(mcpserver.HTTPConfig{Service: hb.svc, Version: "test", ProgressEvery: 20 * time.Millisecond,
 		ServiceFor: func(p stick.Principal) *stick.Service {
 			hb.mu.Lock()
 			defer hb.mu.Unlock()
@@ -70,17 +94,20 @@ func newHub(t *testing.T) *hub {
 			return hb.svc
 		}})
 	if err != nil {
-		t.Fatal(err)
+		hb.t.Fatal(err)
 	}
-	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-		if p, ok := hb.tokens[strings.TrimPrefix(r.Header.Get("Authorization"), "Bearer ")]; ok {
-			r = r.WithContext(stick.WithPrincipal(r.Context(), p))
-		}
-		hb.h.ServeHTTP(w, r)
-	}))
-	t.Cleanup(func() { hb.h.Close(); srv.Close() })
-	hb.url = srv.URL + "/mcp"
-	return hb
+	return h
+}
+
+// restart replaces the hub's MCP handler with a new one over the same
+// store, as a hub that was restarted has: nothing kept in memory.
+func (hb *hub) restart() {
+	h := hb.handler()
+	hb.mu.Lock()
+	old := hb.h
+	hb.h = h
+	hb.mu.Unlock()
+	old.Close()
 }
 
 // bearer adds a bearer token to every request.

@@ -72,6 +72,9 @@ type toolbox struct {
 	// replays, when set, keeps the results of writes that carried an
 	// Idempotency-Key (see replayed): the HTTP handler's.
 	replays *replay.Cache[replayKey]
+	// keeper is where replays keeps a principal's results in the store:
+	// the principal's Service.
+	keeper func(stick.Principal) replay.Keeper
 	// listed are the tools registered (tools register concurrently, so
 	// listMu guards it).
 	listMu sync.Mutex
@@ -232,19 +235,21 @@ const (
 // the first result again, and nothing is done twice; the same key with
 // another tool or arguments is idempotency_key_reused. A result that says
 // the call may not have been done (a busy store, a cancelled call) is not
-// kept, so its retry runs again. Results are kept in memory (see package
-// replay), so a call retried across a restart of the hub runs again.
+// kept, so its retry runs again. Results are kept in memory and in the
+// store (see package replay), before they are sent, so a call retried
+// across a restart of the hub gets its first result too.
 func (b *toolbox) replayed(ctx context.Context, req *mcp.CallToolRequest, serve func(context.Context, *mcp.CallToolRequest) *mcp.CallToolResult) *mcp.CallToolResult {
 	key := header(req, "Idempotency-Key")
 	p, ok := principalOf(req)
-	if key == "" || !ok {
+	if key == "" || !ok || b.replays == nil {
 		return serve(ctx, req)
 	}
 	if err := replay.CheckKey(key); err != nil {
 		return errorResult(err)
 	}
 	k := replayKey{token: p.TokenID, client: clientOf(req).Name, session: header(req, identity.SessionHeader), key: key}
-	e, first, err := b.replays.Begin(ctx, k, "tools/call "+req.Params.Name, req.Params.Arguments)
+	kp := b.keeper(p)
+	e, first, err := b.replays.Begin(ctx, kp, k, "tools/call "+req.Params.Name, req.Params.Arguments)
 	if err != nil {
 		return errorResult(err)
 	}
@@ -258,7 +263,9 @@ func (b *toolbox) replayed(ctx context.Context, req *mcp.CallToolRequest, serve 
 			code = te.Code
 		}
 	}
-	b.replays.Finish(e, res, replay.Kept(code))
+	// A result that could not be kept in the store is still kept in
+	// memory, and still answered: the write was done.
+	_ = b.replays.Finish(ctx, kp, e, res, replay.Kept(code))
 	return res
 }
 

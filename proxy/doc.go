@@ -16,7 +16,6 @@
 // A hub that goes away is connected to again, with backoff, and logged
 // on standard error. A call whose answer was lost is sent again; a write
 // goes with an Idempotency-Key, so the hub answers its retry with the
-// first result and does it once. That cache is the hub's memory: a write
-// retried across a restart of the hub runs again, where the protocol's
-// fencing answers it (a release of an ended turn is stale_lease).
+// first result and does it once, across a restart of the hub too: the
+// hub keeps each answer in its store before it sends it.
 package proxy

@@ -3,6 +3,7 @@ package server
 import (
 	"bytes"
 	"context"
+	"encoding/json"
 	"net/http"
 	"strconv"
 	"time"
@@ -21,12 +22,11 @@ const (
 
 // replays keeps the answers to writes that carried an Idempotency-Key
 // (see package replay): by the credential, the client and the key, with
-// the method, path and body they answered. Answers of status 500 and up
-// are not kept (the write may not have happened; a retry should try it),
-// nor answers larger than maxReplayLen. It is in memory, so a write
-// retried across a restart of the hub is done again; the protocol's
-// fencing (lease and turn) and notes' client_message_id keep most of
-// them harmless.
+// the method, path and body they answered, in memory and in the store,
+// so a write retried after a lost answer gets the first answer, across
+// a restart of the hub too. Answers of status 500 and up are not kept
+// (the write may not have been done; a retry should try it), nor answers
+// larger than maxReplayLen.
 type replays struct {
 	cache *replay.Cache[replayKey]
 }
@@ -38,32 +38,53 @@ type replayKey struct {
 
 // kept is one write's answer, as the cache keeps it.
 type kept struct {
-	status      int
-	contentType string
-	body        []byte
+	Status      int    `json:"status"`
+	ContentType string `json:"content_type"`
+	Body        []byte `json:"body"`
 }
 
 func newReplays(now func() time.Time) *replays {
-	return &replays{cache: replay.New[replayKey](now, maxReplays, replayTTL)}
+	return &replays{cache: replay.Persistent(now, maxReplays, replayTTL, replay.Codec[replayKey]{
+		Name: func(k replayKey) string { return "api\x00" + k.token + "\x00" + k.client + "\x00" + k.key },
+		Encode: func(v any) ([]byte, error) {
+			return json.Marshal(v.(kept))
+		},
+		Decode: func(b []byte) (any, error) {
+			var k kept
+			err := json.Unmarshal(b, &k)
+			return k, err
+		},
+	})}
 }
 
 // begin looks the key up (see replay.Cache.Begin): a first use returns a
 // new entry that the caller serves and then ends with finish; a repeat
 // returns the first answer; another request is idempotency_key_reused.
-func (rs *replays) begin(ctx context.Context, k replayKey, method, path string, body []byte) (e *replay.Entry[replayKey], first bool, err error) {
-	return rs.cache.Begin(ctx, k, method+" "+path, body)
+func (rs *replays) begin(ctx context.Context, svc *stick.Service, k replayKey, method, path string, body []byte) (e *replay.Entry[replayKey], first bool, err error) {
+	return rs.cache.Begin(ctx, keeperOf(svc), k, method+" "+path, body)
+}
+
+// keeperOf is svc as the cache's Keeper; nil (memory only) for no svc.
+func keeperOf(svc *stick.Service) replay.Keeper {
+	if svc == nil {
+		return nil
+	}
+	return svc
 }
 
 // finish records the answer of a first use.
-func (rs *replays) finish(e *replay.Entry[replayKey], status int, contentType string, body []byte) {
-	keep := status != 0 && status < 500 && len(body) <= maxReplayLen
-	rs.cache.Finish(e, kept{status: status, contentType: contentType, body: bytes.Clone(body)}, keep)
+func (rs *replays) finish(ctx context.Context, svc *stick.Service, e *replay.Entry[replayKey], a kept) error {
+	keep := a.Status != 0 && a.Status < 500 && len(a.Body) <= maxReplayLen
+	a.Body = bytes.Clone(a.Body)
+	return rs.cache.Finish(ctx, keeperOf(svc), e, a, keep)
 }
 
 // idempotent serves a write with an Idempotency-Key through the cache: a
 // repeat gets the first answer again, with Idempotent-Replayed: true.
-// body is the request's body, already read.
-func (s *Server) idempotent(w http.ResponseWriter, r *http.Request, body []byte, serve func(http.ResponseWriter)) {
+// body is the request's body, already read. The first answer is kept in
+// the store before it is sent, so a client that got it can count on a
+// retry getting it too.
+func (s *Server) idempotent(w http.ResponseWriter, r *http.Request, svc *stick.Service, body []byte, serve func(http.ResponseWriter)) {
 	key := r.Header.Get("Idempotency-Key")
 	if key == "" {
 		serve(w)
@@ -75,24 +96,58 @@ func (s *Server) idempotent(w http.ResponseWriter, r *http.Request, body []byte,
 	}
 	p, _ := stick.PrincipalFrom(r.Context())
 	k := replayKey{token: p.TokenID, client: clientName(r), key: key}
-	rp, first, err := s.replays.begin(r.Context(), k, r.Method, r.URL.Path, body)
+	rp, first, err := s.replays.begin(r.Context(), svc, k, r.Method, r.URL.Path, body)
 	if err != nil {
 		s.writeError(w, r, err)
 		return
 	}
 	if !first {
-		a := rp.Value().(kept)
 		infoOf(r).replayed = true
-		w.Header().Set("Content-Type", a.contentType)
-		w.Header().Set("Content-Length", strconv.Itoa(len(a.body)))
 		w.Header().Set("Idempotent-Replayed", "true")
-		w.WriteHeader(a.status)
-		_, _ = w.Write(a.body)
+		writeKept(w, rp.Value().(kept))
 		return
 	}
-	rec := &statusWriter{ResponseWriter: w, keep: &bytes.Buffer{}}
-	defer func() { s.replays.finish(rp, rec.status, rec.Header().Get("Content-Type"), rec.keep.Bytes()) }()
-	serve(rec)
+	buf := &bufferedWriter{header: w.Header()}
+	serve(buf)
+	a := kept{Status: buf.status, ContentType: w.Header().Get("Content-Type"), Body: buf.body.Bytes()}
+	if a.Status == 0 {
+		a.Status = http.StatusOK
+	}
+	if err := s.replays.finish(r.Context(), svc, rp, a); err != nil {
+		s.log.Warn("an answer was not kept for retries", "request_id", requestID(r), "err", err)
+	}
+	writeKept(w, a)
+}
+
+// writeKept writes a kept answer.
+func writeKept(w http.ResponseWriter, a kept) {
+	w.Header().Set("Content-Type", a.ContentType)
+	w.Header().Set("Content-Length", strconv.Itoa(len(a.Body)))
+	w.WriteHeader(a.Status)
+	_, _ = w.Write(a.Body)
+}
+
+// bufferedWriter holds an answer (its headers go to the real writer's)
+// until it is kept for retries.
+type bufferedWriter struct {
+	header http.Header
+	status int
+	body   bytes.Buffer
+}
+
+func (w *bufferedWriter) Header() http.Header { return w.header }
+
+func (w *bufferedWriter) WriteHeader(st int) {
+	if w.status == 0 {
+		w.status = st
+	}
+}
+
+func (w *bufferedWriter) Write(b []byte) (int, error) {
+	if w.status == 0 {
+		w.status = http.StatusOK
+	}
+	return w.body.Write(b)
 }
 
 // printableASCII reports whether s is non-empty printable ASCII.

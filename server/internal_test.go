@@ -109,29 +109,29 @@ func TestReplays(t *testing.T) {
 	rs := newReplays(func() time.Time { return now })
 	ctx := context.Background()
 	k := replayKey{token: "t", client: "c", key: "k"}
-	rp, first, err := rs.begin(ctx, k, "POST", "/p", []byte("b"))
+	rp, first, err := rs.begin(ctx, nil, k, "POST", "/p", []byte("b"))
 	if err != nil || !first {
 		t.Fatal(first, err)
 	}
-	rs.finish(rp, 503, "application/json", []byte("busy"))
-	rp, first, _ = rs.begin(ctx, k, "POST", "/p", []byte("b"))
+	rs.finish(ctx, nil, rp, kept{Status: 503, ContentType: "application/json", Body: []byte("busy")})
+	rp, first, _ = rs.begin(ctx, nil, k, "POST", "/p", []byte("b"))
 	if !first {
 		t.Fatal("a 503 was replayed")
 	}
-	rs.finish(rp, 200, "application/json", []byte("done"))
-	if got, first, _ := rs.begin(ctx, k, "POST", "/p", []byte("b")); first || string(got.Value().(kept).body) != "done" {
+	rs.finish(ctx, nil, rp, kept{Status: 200, ContentType: "application/json", Body: []byte("done")})
+	if got, first, _ := rs.begin(ctx, nil, k, "POST", "/p", []byte("b")); first || string(got.Value().(kept).Body) != "done" {
 		t.Fatal("a 200 was not replayed")
 	}
-	if _, _, err := rs.begin(ctx, k, "POST", "/p", []byte("other")); stick.ErrorCode(err) != CodeIdempotencyKeyReused {
+	if _, _, err := rs.begin(ctx, nil, k, "POST", "/p", []byte("other")); stick.ErrorCode(err) != CodeIdempotencyKeyReused {
 		t.Fatalf("another body: %v", err)
 	}
 	now = now.Add(replayTTL + time.Second)
-	if _, first, _ := rs.begin(ctx, k, "POST", "/p", []byte("other")); !first {
+	if _, first, _ := rs.begin(ctx, nil, k, "POST", "/p", []byte("other")); !first {
 		t.Fatal("an answer outlived replayTTL")
 	}
 	for i := range maxReplays + 10 {
-		rp, _, _ := rs.begin(ctx, replayKey{key: strings.Repeat("x", i+1)}, "POST", "/p", nil)
-		rs.finish(rp, 200, "", nil)
+		rp, _, _ := rs.begin(ctx, nil, replayKey{key: strings.Repeat("x", i+1)}, "POST", "/p", nil)
+		rs.finish(ctx, nil, rp, kept{Status: 200, ContentType: "", Body: nil})
 	}
 	if rs.cache.Len() > maxReplays {
 		t.Fatalf("%d answers kept", rs.cache.Len())

@@ -1,7 +1,6 @@
 package server
 
 import (
-	"bytes"
 	"context"
 	"crypto/rand"
 	"encoding/hex"
@@ -46,13 +45,11 @@ func requestID(r *http.Request) string { return infoOf(r).id }
 // noteError keeps the error a request is answered with for its log line.
 func noteError(r *http.Request, err error) { infoOf(r).err = err }
 
-// statusWriter remembers the status and size of an answer, and with keep
-// a copy of its body (for the idempotency cache).
+// statusWriter remembers the status and size of an answer.
 type statusWriter struct {
 	http.ResponseWriter
 	status int
 	bytes  int64
-	keep   *bytes.Buffer
 }
 
 func (w *statusWriter) WriteHeader(st int) {
@@ -65,9 +62,6 @@ func (w *statusWriter) WriteHeader(st int) {
 func (w *statusWriter) Write(b []byte) (int, error) {
 	if w.status == 0 {
 		w.status = http.StatusOK
-	}
-	if w.keep != nil {
-		w.keep.Write(b)
 	}
 	n, err := w.ResponseWriter.Write(b)
 	w.bytes += int64(n)

@@ -127,7 +127,7 @@ func (s *Server) serveRoute(rt route) http.Handler {
 			s.writeError(w, r, err)
 			return
 		}
-		s.idempotent(w, r, c.body, func(w http.ResponseWriter) { s.answer(w, r, rt, c) })
+		s.idempotent(w, r, c.svc, c.body, func(w http.ResponseWriter) { s.answer(w, r, rt, c) })
 	})
 }
 

@@ -29,10 +29,11 @@ type Replay struct {
 }
 
 // FindReplay returns the answer kept under key by KeepReplay of a
-// Service acting for the same principal; ok is false when there is none.
+// Service acting for the same principal, if it was kept less than ttl
+// ago; ok is false when there is none.
 // A Service that acts for a principal sees only the answers it kept, so a
 // credential can never read another's answers, whatever key it names.
-func (s *Service) FindReplay(ctx context.Context, key string) (r Replay, ok bool, err error) {
+func (s *Service) FindReplay(ctx context.Context, key string, ttl time.Duration) (r Replay, ok bool, err error) {
 	if err := checkReplayKey(key); err != nil {
 		return Replay{}, false, err
 	}
@@ -40,8 +41,11 @@ func (s *Service) FindReplay(ctx context.Context, key string) (r Replay, ok bool
 		r, ok, err = tx.Replay(s.replayScope(key))
 		return err
 	})
+	if err != nil || !ok || s.clock.Now().Sub(r.At) > ttl {
+		return Replay{}, false, err
+	}
 	r.Key = key
-	return r, ok, err
+	return r, true, nil
 }
 
 // KeepReplay keeps r (its At set to now) for ttl, and forgets the answers

@@ -18,12 +18,12 @@ func TestReplaysBelongToTheirPrincipal(t *testing.T) {
 	if err := ana.KeepReplay(e.ctx, r, time.Hour); err != nil {
 		t.Fatal(err)
 	}
-	got, ok, err := ana.FindReplay(e.ctx, "k")
+	got, ok, err := ana.FindReplay(e.ctx, "k", time.Hour)
 	if err != nil || !ok || got.Key != "k" || got.Request != r.Request || string(got.Answer) != string(r.Answer) || got.At.IsZero() {
 		t.Fatalf("FindReplay by its principal = %+v, %v, %v", got, ok, err)
 	}
 	for name, s := range map[string]*stick.Service{"another principal's": bob, "no principal's": e.svc} {
-		if got, ok, err := s.FindReplay(e.ctx, "k"); ok || err != nil {
+		if got, ok, err := s.FindReplay(e.ctx, "k", time.Hour); ok || err != nil {
 			t.Errorf("FindReplay by %s Service = %+v, %v, %v; want nothing", name, got, ok, err)
 		}
 	}
@@ -31,7 +31,7 @@ func TestReplaysBelongToTheirPrincipal(t *testing.T) {
 	if err := ana.KeepReplay(e.ctx, stick.Replay{Key: "later", Request: "POST /y"}, time.Hour); err != nil {
 		t.Fatal(err)
 	}
-	if _, ok, _ := ana.FindReplay(e.ctx, "k"); ok {
+	if _, ok, _ := ana.FindReplay(e.ctx, "k", time.Hour); ok {
 		t.Error("an answer kept longer than its time to live is still found")
 	}
 	for _, key := range []string{"", string(make([]byte, stick.MaxReplayKeyLen+1))} {

@@ -248,7 +248,7 @@ CREATE TABLE replays (
 	request    TEXT NOT NULL,
 	answer     BLOB NOT NULL,
 	kept_at    INTEGER NOT NULL
-) STRICT, WITHOUT ROWID;
+) STRICT;
 CREATE INDEX replays_kept_idx ON replays (kept_at);
 `,
 }
