@@ -7,12 +7,14 @@ import (
 	"net"
 	"os"
 	"os/user"
+	"path/filepath"
 
 	"github.com/spf13/cobra"
 	"github.com/stickhq/stick/liveness"
 	"github.com/stickhq/stick/mcpserver"
 	"github.com/stickhq/stick/server"
 	"github.com/stickhq/stick/stick"
+	"github.com/stickhq/stick/store"
 )
 
 // The environment variables of 'stick serve', each the default of a flag.
@@ -29,9 +31,9 @@ const defaultAddr = "127.0.0.1:7420"
 // newServe is 'stick serve': the hub, one HTTP server over the store for
 // members on other hosts.
 func newServe(version string) *cobra.Command {
-	var addr, cert, key, public string
+	var addr, cert, key, public, dataDir string
 	cmd := &cobra.Command{
-		Use:   "serve [--addr HOST:PORT] [--tls-cert FILE --tls-key FILE] [--public-url URL]",
+		Use:   "serve [--addr HOST:PORT] [--tls-cert FILE --tls-key FILE] [--public-url URL] [--data-dir DIR]",
 		Short: "Run the hub: the rooms of this host's database over HTTP, for members on other hosts",
 		Long: `Run the hub: one HTTP server over the database (the one every other command
 uses) that members on other hosts reach. It serves a JSON API at /api/v1 for
@@ -45,7 +47,8 @@ named <client>@<user>. With tokens ('stick token create'), every request but
 refuses to start without a token.
 
 Each flag may be given in the environment instead: $` + addrEnv + `, $` + tlsCertEnv + `,
-$` + tlsKeyEnv + ` and $` + publicURLEnv + `. Ctrl-C or SIGTERM stops it gracefully: it stops
+$` + tlsKeyEnv + `, $` + publicURLEnv + ` and $` + store.DataDirEnv + ` (which every command
+reads: make the hub's tokens with it set alike). Ctrl-C or SIGTERM stops it gracefully: it stops
 accepting, ends long polls at once and lets the writes in flight finish.`,
 		Example: "  stick serve\n" +
 			"  stick serve --addr 0.0.0.0:7420 --public-url https://stick.example.com   # behind a TLS proxy\n" +
@@ -61,7 +64,7 @@ accepting, ends long polls at once and lets the writes in flight finish.`,
 					*f.v = v
 				}
 			}
-			return serve(cmd, version, server.Config{TLSCert: cert, TLSKey: key, PublicURL: public}, addr)
+			return serve(cmd, version, server.Config{TLSCert: cert, TLSKey: key, PublicURL: public}, addr, dataDir)
 		},
 	}
 	f := cmd.Flags()
@@ -69,13 +72,22 @@ accepting, ends long polls at once and lets the writes in flight finish.`,
 	f.StringVar(&cert, "tls-cert", "", "serve HTTPS with this PEM certificate (or $"+tlsCertEnv+")")
 	f.StringVar(&key, "tls-key", "", "the PEM key of --tls-cert (or $"+tlsKeyEnv+")")
 	f.StringVar(&public, "public-url", "", "the URL clients reach the hub by (or $"+publicURLEnv+"; default http(s)://ADDR)")
+	f.StringVar(&dataDir, "data-dir", "", "the data directory whose database the hub serves (or $"+store.DataDirEnv+"; default: see 'stick where')")
 	return cmd
 }
 
 // serve opens the store, listens on addr and serves the hub until the
 // command's context ends (a signal), then stops it gracefully.
-func serve(cmd *cobra.Command, version string, cfg server.Config, addr string) error {
-	st, err := wiring().Open()
+func serve(cmd *cobra.Command, version string, cfg server.Config, addr, dataDir string) error {
+	open := wiring().Open
+	if dataDir != "" {
+		dir, err := filepath.Abs(dataDir)
+		if err != nil {
+			return stick.Errorf(stick.CodeInvalidArgument, "--data-dir %q: %v", dataDir, err).With("field", "data-dir")
+		}
+		open = func() (stick.Store, error) { return wiring().OpenIn(dir) }
+	}
+	st, err := open()
 	if err != nil {
 		return err
 	}

@@ -2,6 +2,7 @@ package cli
 
 import (
 	"bufio"
+	"encoding/json"
 	"net/http"
 	"os"
 	"os/exec"
@@ -73,5 +74,56 @@ func TestBinaryServeStops(t *testing.T) {
 	}
 	if !strings.Contains(strings.Join(rest, "\n"), "stick serve: stopped") {
 		t.Fatalf("stdout after SIGTERM: %q", rest)
+	}
+}
+
+// --data-dir serves the database of that directory, whatever
+// $TALKING_STICK_DATA_DIR says: its tokens are the ones asked for, and the
+// directory of the environment gets no database.
+func TestBinaryServeDataDir(t *testing.T) {
+	t.Parallel()
+	b := newBinRoom(t)
+	var tok struct {
+		Secret string `json:"secret"`
+	}
+	if err := json.Unmarshal([]byte(b.ok(t, "token", "create", "team", "--json")), &tok); err != nil || tok.Secret == "" {
+		t.Fatalf("token create: %v %+v", err, tok)
+	}
+	elsewhere := t.TempDir()
+	cmd := exec.Command(stickBin, "serve", "--addr", "127.0.0.1:0", "--data-dir", b.data)
+	cmd.Env = append(os.Environ(), "TALKING_STICK_DATA_DIR="+elsewhere)
+	out, err := cmd.StdoutPipe()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { _ = cmd.Process.Kill(); _ = cmd.Wait() })
+	lines := bufio.NewScanner(out)
+	if !lines.Scan() {
+		t.Fatal("stick serve printed nothing")
+	}
+	url, _, _ := strings.Cut(strings.TrimPrefix(lines.Text(), "stick serve: listening on "), " ")
+	status := func(token string) int {
+		req, _ := http.NewRequest(http.MethodGet, url+"/api/v1/rooms", nil)
+		if token != "" {
+			req.Header.Set("Authorization", "Bearer "+token)
+		}
+		resp, err := http.DefaultClient.Do(req)
+		if err != nil {
+			t.Fatal(err)
+		}
+		resp.Body.Close()
+		return resp.StatusCode
+	}
+	if got := status(""); got != http.StatusUnauthorized {
+		t.Fatalf("without a token: %d, want 401 (the tokens of --data-dir)", got)
+	}
+	if got := status(tok.Secret); got != http.StatusOK {
+		t.Fatalf("with the token made in --data-dir: %d", got)
+	}
+	if entries, _ := os.ReadDir(elsewhere); len(entries) != 0 {
+		t.Fatalf("the environment's data directory got %d entries", len(entries))
 	}
 }

@@ -18,6 +18,9 @@ type Wiring struct {
 	// Open opens the store for a command that may write, making it when
 	// there is none yet.
 	Open func() (stick.Store, error)
+	// OpenIn opens, and makes when missing, the store of the data
+	// directory dir instead of the default one ('stick serve --data-dir').
+	OpenIn func(dir string) (stick.Store, error)
 	// OpenReader opens the store for a command that only reads and must
 	// not make it (the status line, the prompt); an error coded
 	// room_not_found says there is no store yet.
@@ -45,7 +48,8 @@ type LaterStore interface {
 // directory (store.DataDir), and opts for every Service.
 func LocalWiring(opts ...stick.Option) Wiring {
 	return Wiring{
-		Open: func() (stick.Store, error) { return storeOrNil(store.OpenDefault()) },
+		Open:   func() (stick.Store, error) { return storeOrNil(store.OpenDefault()) },
+		OpenIn: func(dir string) (stick.Store, error) { return storeOrNil(store.OpenDir(dir, store.Options{})) },
 		OpenReader: func() (stick.Store, error) {
 			dir, err := store.DataDir()
 			if err != nil {
