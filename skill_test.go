@@ -183,13 +183,15 @@ func (w *world) call(t *testing.T, tool string, args any) map[string]any {
 
 // constants returns the values of the package stick's typed string
 // constants, by type name (Code, WaitStatus, Role, RoomState, ...), read
-// from its source so that a new constant is seen without changing this test.
-func constants(t *testing.T) map[string][]string {
+// from its source so that a new constant is seen without changing this test,
+// and of the files also (constants typed stick.Code count as Code).
+func constants(t *testing.T, also ...string) map[string][]string {
 	t.Helper()
 	files, err := filepath.Glob(filepath.Join("stick", "*.go"))
 	if err != nil || len(files) == 0 {
 		t.Fatalf("no Go files in stick/: %v", err)
 	}
+	files = append(files, also...)
 	fset := token.NewFileSet()
 	out := map[string][]string{}
 	for _, path := range files {
@@ -208,6 +210,9 @@ func constants(t *testing.T) map[string][]string {
 			for _, spec := range gd.Specs {
 				vs := spec.(*ast.ValueSpec)
 				typ, ok := vs.Type.(*ast.Ident)
+				if sel, isSel := vs.Type.(*ast.SelectorExpr); isSel && sel.Sel.Name == "Code" {
+					typ, ok = sel.Sel, true // stick.Code, in another package
+				}
 				if !ok {
 					continue
 				}
@@ -228,7 +233,9 @@ func constants(t *testing.T) map[string][]string {
 
 func TestErrorCodesAndStatuses(t *testing.T) {
 	_, body := page(t)
-	consts := constants(t)
+	// Every code an agent's MCP call may end with: stick's, and the
+	// proxy's (a hub's own codes are retried by the proxy, or HTTP's).
+	consts := constants(t, filepath.Join("proxy", "proxy.go"))
 	codes := consts["Code"]
 	if len(codes) < 10 || !slices.Contains(codes, string(stick.CodeStaleLease)) {
 		t.Fatalf("read only %d error codes from stick/*.go: %v", len(codes), codes)
@@ -292,7 +299,8 @@ func TestNames(t *testing.T) {
 			schemaNames(v, known)
 		}
 	}
-	for _, values := range constants(t) {
+	// The codes of stick, and those a hub and its proxy add.
+	for _, values := range constants(t, filepath.Join("server", "errors.go"), filepath.Join("proxy", "proxy.go")) {
 		for _, v := range values {
 			known[v] = true
 		}
