@@ -15,6 +15,7 @@ import (
 
 	"github.com/google/jsonschema-go/jsonschema"
 	"github.com/stickhq/stick/internal/replay"
+	"github.com/stickhq/stick/liveness"
 	"github.com/stickhq/stick/stick"
 )
 
@@ -188,6 +189,19 @@ func (b *docBuilder) extras() error {
 		map[string]any{"type": "object"}, true, stick.CodeUnauthenticated, stick.CodeForbidden, CodeRateLimited)
 	b.paths[agentsPath] = get("agents_md", "The instructions a team gives its agents: the hub's URLs, the token, and a curl line for every step of a session; needs no token",
 		"text/markdown", map[string]any{"type": "string"}, false, stick.CodeForbidden)
+	msg, err := schemaOf(reflect.TypeFor[liveness.Message](), false)
+	if err != nil {
+		return err
+	}
+	b.schemas["LivenessMessage"] = msg
+	// Each line of the stream is one LivenessMessage.
+	stream := map[string]any{liveness.ContentType: map[string]any{"schema": ref("LivenessMessage")}}
+	live := errs(stick.CodeUnauthenticated, stick.CodeForbidden, stick.CodeInvalidArgument, CodeRateLimited, CodeShuttingDown)
+	live["200"] = map[string]any{"description": "The hub's side of the stream: one JSON message per line (ready, ping, shutdown), for as long as the stream lasts.",
+		"content": stream}
+	b.paths[liveness.Path] = map[string]any{"post": map[string]any{"operationId": "liveness",
+		"summary": "A proxy's liveness stream ('stick mcp --server'): the proxy sends one JSON message per line (hello with the leases its harness holds, keep, end, gone, ping) for as long as its harness lives; the member is alive while the stream is up, gone at once on gone, and gone after the room's proxy grace when it drops. Needs the X-Stick-Session and X-Stick-Client headers.",
+		"requestBody": map[string]any{"required": true, "content": stream}, "responses": live}}
 	b.paths[metadataPath] = get("oauth_protected_resource", "The hub's OAuth protected resource metadata (RFC 9728); needs no token",
 		"application/json", map[string]any{"type": "object", "required": []string{"resource"},
 			"properties": map[string]any{"resource": map[string]any{"type": "string"}}}, false)
@@ -292,5 +306,8 @@ func TestOpenAPIPaths(t *testing.T) {
 		if _, ok := doc.Paths[p][strings.ToLower(http.MethodGet)]; !ok {
 			t.Errorf("GET %s is not in openapi.json", p)
 		}
+	}
+	if _, ok := doc.Paths[liveness.Path]["post"]; !ok {
+		t.Errorf("POST %s is not in openapi.json", liveness.Path)
 	}
 }
