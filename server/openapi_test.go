@@ -200,7 +200,7 @@ func (b *docBuilder) extras() error {
 	live["200"] = map[string]any{"description": "The hub's side of the stream: one JSON message per line (ready, ping, shutdown), for as long as the stream lasts.",
 		"content": stream}
 	b.paths[liveness.Path] = map[string]any{"post": map[string]any{"operationId": "liveness",
-		"summary": "A proxy's liveness stream ('stick mcp --server'): the proxy sends one JSON message per line (hello with the leases its harness holds, keep, end, gone, ping) for as long as its harness lives; the member is alive while the stream is up, gone at once on gone, and gone after the room's proxy grace when it drops. Needs the X-Stick-Session and X-Stick-Client headers.",
+		"summary":     "A proxy's liveness stream ('stick mcp --server'): the proxy sends one JSON message per line (hello with the leases its harness holds, keep, end, gone, ping) for as long as its harness lives; the member is alive while the stream is up, gone at once on gone, and gone after the room's proxy grace when it drops. Needs the X-Stick-Session and X-Stick-Client headers.",
 		"requestBody": map[string]any{"required": true, "content": stream}, "responses": live}}
 	b.paths[metadataPath] = get("oauth_protected_resource", "The hub's OAuth protected resource metadata (RFC 9728); needs no token",
 		"application/json", map[string]any{"type": "object", "required": []string{"resource"},
