@@ -122,6 +122,9 @@ func remoteCrash(ctx context.Context, e *env) ([]Result, error) {
 		return nil, err
 	}
 	r.Met = r.P50 <= 100*time.Millisecond
+	if len(r.Problems) == 0 {
+		r.note("each of the %d proxies exited by itself once its harness was killed", n)
+	}
 	return []Result{r}, nil
 }
 
