@@ -64,7 +64,8 @@ the sqlite3 tool for comparison, a pipe round trip between two processes,
 an HTTP round trip over loopback, an MCP call of an empty tool over
 stdio, a bare Go program's start). Then it runs each scenario on a fresh
 temporary database with real processes; the hub's scenarios start a real
-'stick serve' and talk to it as HTTP clients with tokens.
+'stick serve' and talk to it as HTTP clients with tokens, or through
+'stick mcp --server' proxies as harnesses on other hosts do.
 
 It prints the machine, a table of the floors (count, p50, p99, mean,
 throughput, CPU, what), and a table of the scenarios: count, p50, p99,
@@ -85,7 +86,7 @@ db_busy, an error no caller should see) says so under the table and
 misses its target, however fast it was.`,
 		Example: `  stickbench                       # every floor and scenario, full size
   stickbench handoff-library cycle # only these, after their floors
-  stickbench handoff-rest hub-idle hub-notes serve-start-up   # the hub's
+  stickbench handoff-rest handoff-http remote-crash hub-idle hub-notes serve-start-up   # the hub's
   stickbench pipe sqlite-tx        # only these floors
   stickbench --quick               # every floor and scenario, small: does it work?
   stickbench --json > bench.json   # {"machine": ..., "floors": [...], "scenarios": [...]}

@@ -24,6 +24,8 @@ func BenchmarkBigDatabase(b *testing.B)    { benchScenario(b, "big-database", fa
 func BenchmarkSyncBacklog(b *testing.B)    { benchScenario(b, "sync-backlog", false) }
 func BenchmarkSearch(b *testing.B)         { benchScenario(b, "search", false) }
 func BenchmarkHandoffREST(b *testing.B)    { benchScenario(b, "handoff-rest", false) }
+func BenchmarkHandoffHTTP(b *testing.B)    { benchScenario(b, "handoff-http", false) }
+func BenchmarkRemoteCrash(b *testing.B)    { benchScenario(b, "remote-crash", false) }
 func BenchmarkHubIdle(b *testing.B)        { benchScenario(b, "hub-idle", true) }
 func BenchmarkHubNotes(b *testing.B)       { benchScenario(b, "hub-notes", false) }
 func BenchmarkServeStartUp(b *testing.B)   { benchScenario(b, "serve-start-up", false) }

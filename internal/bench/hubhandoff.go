@@ -34,3 +34,44 @@ func handoffREST(ctx context.Context, e *env) ([]Result, error) {
 	r.Met = r.Met && r.P50 <= 2*time.Millisecond
 	return []Result{r}, nil
 }
+
+// handoffHTTP: two harnesses on other hosts, each behind its own 'stick
+// mcp --server' proxy with a token of its own (one in the proxy's
+// environment, the other in a file), hand the stick to each other
+// through one hub; this process drives both proxies' clients, as
+// handoffMCP drives two 'stick mcp' servers.
+func handoffHTTP(ctx context.Context, e *env) ([]Result, error) {
+	h, secrets, err := e.startHubWithTokens(ctx, "team-a", "team-b")
+	if err != nil {
+		return nil, err
+	}
+	defer func() { _ = h.Close() }()
+	var sessions []*mcpSession
+	defer func() {
+		for _, s := range sessions {
+			s.close()
+		}
+	}()
+	var room string
+	for i, name := range []string{"claude-code", "codex"} {
+		s, err := e.dialProxy(ctx, name, h.url, secrets[i], i == 1)
+		if err != nil {
+			return nil, err
+		}
+		sessions = append(sessions, s)
+		j, err := s.call(ctx, "join_path", map[string]any{"name": hubRoom})
+		if err != nil {
+			return nil, err
+		}
+		room = j.RoomID
+	}
+	r, err := mcpRotation(ctx, e, "handoff-http", sessions, room, int64(e.size(1000, 100)), h.PID())
+	if err != nil {
+		return nil, err
+	}
+	if err := h.stop(); err != nil {
+		return nil, err
+	}
+	r.Met = r.Met && r.P50 <= 2*time.Millisecond && r.P99 <= 10*time.Millisecond
+	return []Result{r}, nil
+}

@@ -45,13 +45,23 @@ func (e *env) dial(ctx context.Context, name string) (*mcpSession, error) {
 	if err != nil {
 		return nil, err
 	}
-	childproc.DieWithParent(cmd)
 	var stderr strings.Builder
 	cmd.Stderr = &stderr
+	s, err := connect(ctx, name, cmd)
+	if err != nil {
+		return nil, fmt.Errorf("start stick mcp as %s: %w (%s)", name, err, strings.TrimSpace(stderr.String()))
+	}
+	return s, nil
+}
+
+// connect starts cmd, an MCP server on its stdin and stdout that dies
+// with this process, and connects to it as client name.
+func connect(ctx context.Context, name string, cmd *exec.Cmd) (*mcpSession, error) {
+	childproc.DieWithParent(cmd)
 	client := mcp.NewClient(&mcp.Implementation{Name: name, Version: "1.0"}, nil)
 	cs, err := client.Connect(ctx, &mcp.CommandTransport{Command: cmd, TerminateDuration: time.Second}, nil)
 	if err != nil {
-		return nil, fmt.Errorf("start stick mcp as %s: %w (%s)", name, err, strings.TrimSpace(stderr.String()))
+		return nil, err
 	}
 	return &mcpSession{cs: cs, cmd: cmd}, nil
 }

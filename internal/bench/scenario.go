@@ -59,10 +59,11 @@ func Scenarios() []Scenario {
 		{Name: "sync-backlog", What: "a member catches up on 10,000 pending events through Sync, 50 per page", Target: "p99 <= 5 ms per page", run: syncBacklog},
 		{Name: "search", What: "full-text search over 100,000 notes and 100 documents, top 20 by bm25", Target: "p99 <= 20 ms", run: searchEvents},
 		// The hub's: a real 'stick serve' on a loopback port, with tokens,
-		// and plain HTTP clients of its JSON API. handoff-http and
-		// remote-crash, through 'stick mcp --server' proxies in front of
-		// such a hub (startHub), join here.
+		// and plain HTTP clients of its JSON API, or 'stick mcp --server'
+		// proxies in front of it, as harnesses on other hosts run them.
 		{Name: "handoff-rest", What: "release through the hub's JSON API in one HTTP client process until the other's long-polled wait answers your_turn", Target: "p50 <= 2 ms", run: handoffREST},
+		{Name: "handoff-http", What: "the MCP handoff through two 'stick mcp --server' proxies of one 'stick serve', each with a token of its own", Target: "p50 <= 2 ms, p99 <= 10 ms", run: handoffHTTP},
+		{Name: "remote-crash", What: "a harness behind a 'stick mcp --server' proxy SIGKILLed while it holds the stick until a member waiting through another proxy sees owner_gone", Target: "p50 <= 100 ms", run: remoteCrash},
 		{Name: "hub-idle", What: "200 HTTP clients long-polling one 'stick serve' for their turn for 30 s: the hub's processor time and memory", Target: "hub CPU < 3% of one core, RSS <= 80 MB", run: hubIdle},
 		{Name: "hub-notes", What: "16 HTTP client processes posting notes to one room of one 'stick serve'", Target: ">= 3,000 notes/s", run: hubNotes},
 		{Name: "serve-start-up", What: "spawn 'stick serve' on a database with tokens until it answers an authenticated request", Target: "p50 <= 50 ms", run: serveStartUp},
@@ -250,15 +251,17 @@ func scenarioNames(all []Scenario) string {
 }
 
 // env is one scenario's world: a data directory for the database, a
-// workspace (a git top level) whose room the scenario uses, and options.
+// workspace (a git top level) whose room the scenario uses, the
+// directory both are in, for the scenario's other files, and options.
 type env struct {
 	data string
 	repo string
+	dir  string
 	o    Options
 }
 
 func newEnv(dir string, o Options) (*env, error) {
-	e := &env{data: filepath.Join(dir, "data"), repo: filepath.Join(dir, "repo"), o: o}
+	e := &env{data: filepath.Join(dir, "data"), repo: filepath.Join(dir, "repo"), dir: dir, o: o}
 	if err := os.MkdirAll(filepath.Join(e.repo, ".git"), 0o755); err != nil {
 		return nil, err
 	}
