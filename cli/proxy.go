@@ -19,6 +19,7 @@ import (
 // serveProxy is 'stick mcp --server URL': a proxy for the hub at hub,
 // serving the harness over stdin and stdout (see package proxy).
 func serveProxy(cmd *cobra.Command, version, hub, tokenFile string, tools mcpserver.ToolSet) error {
+	tuneGC(cmd.Context())
 	stderr := cmd.ErrOrStderr()
 	token, err := readToken(tokenFile, stderr)
 	if err != nil {

@@ -79,6 +79,7 @@ accepting, ends long polls at once and lets the writes in flight finish.`,
 // serve opens the store, listens on addr and serves the hub until the
 // command's context ends (a signal), then stops it gracefully.
 func serve(cmd *cobra.Command, version string, cfg server.Config, addr, dataDir string) error {
+	tuneGC(cmd.Context())
 	open := wiring().Open
 	if dataDir != "" {
 		dir, err := filepath.Abs(dataDir)

@@ -184,7 +184,15 @@ func TestHTTPIdempotentAcrossRestart(t *testing.T) {
 	hb.restricted = true
 	a, ah := hb.proxied("secret-ana", "claude-code", session1)
 	room := ok(t, a, "join_path", obj{"name": "restarts"}).str("room_id")
+	ah.with("Idempotency-Key", "wait-1")
 	turn := ok(t, a, "wait_for_turn", obj{"room_id": room, "max_wait_ms": 0})
+	// A wait's result is not kept in the store: its retry after a restart
+	// is the holder's redelivery, the same turn and lease.
+	hb.restart()
+	if again := ok(t, a, "wait_for_turn", obj{"room_id": room, "max_wait_ms": 0}); again.str("status") != "your_turn" ||
+		again.str("lease_id") != turn.str("lease_id") || again.data["turn_id"] != turn.data["turn_id"] {
+		t.Fatalf("a wait retried after a restart: %s, first %s", again.text, turn.text)
+	}
 
 	ah.with("Idempotency-Key", "note-1")
 	note := obj{"room_id": room, "text": "posted once"}

@@ -249,6 +249,9 @@ func (b *toolbox) replayed(ctx context.Context, req *mcp.CallToolRequest, serve 
 	}
 	k := replayKey{token: p.TokenID, client: clientOf(req).Name, session: header(req, identity.SessionHeader), key: key}
 	kp := b.keeper(p)
+	if replay.Redelivered(req.Params.Name) {
+		kp = nil // kept in memory only
+	}
 	e, first, err := b.replays.Begin(ctx, kp, k, "tools/call "+req.Params.Name, req.Params.Arguments)
 	if err != nil {
 		return errorResult(err)

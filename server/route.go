@@ -6,6 +6,7 @@ import (
 	"reflect"
 	"strings"
 
+	"github.com/stickhq/stick/internal/replay"
 	"github.com/stickhq/stick/stick"
 )
 
@@ -127,7 +128,11 @@ func (s *Server) serveRoute(rt route) http.Handler {
 			s.writeError(w, r, err)
 			return
 		}
-		s.idempotent(w, r, c.svc, c.body, func(w http.ResponseWriter) { s.answer(w, r, rt, c) })
+		keeper := c.svc
+		if replay.Redelivered(rt.tool) {
+			keeper = nil // kept in memory only
+		}
+		s.idempotent(w, r, keeper, c.body, func(w http.ResponseWriter) { s.answer(w, r, rt, c) })
 	})
 }
 

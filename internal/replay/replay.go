@@ -268,6 +268,14 @@ func (c *Cache[K]) drop(el *list.Element) {
 	}
 }
 
+// Redelivered reports whether a retry of the tool (an MCP tool's name, or
+// the tool a JSON API endpoint stands for) gets its answer again without
+// it being kept in the store: a wait that granted the turn is answered
+// again, with the same turn and handoff, by the next wait of the same
+// member and process (the holder's redelivery). Such answers are kept in
+// memory only, which spares the store a write on every handoff.
+func Redelivered(tool string) bool { return tool == "wait_for_turn" }
+
 // Kept reports whether a tool call's answer with the error code is kept:
 // not for a code that says the call may not have been done (a busy or
 // failing store, a call cancelled or cut short), whose retry should run
