@@ -11,7 +11,7 @@ import (
 // An agent tells the driver what happened on its standard output, one line
 // per message:
 //
-//	ready <pid>                                  joined; the soak may count on it
+//	ready <pid> <agent> <proxy pid>              joined as member agent (through that proxy, 0 for none)
 //	handed <seq> <release|pass> <token>          a release or pass committed as event seq
 //	stall <turn>                                 it holds turn without heartbeating
 //	dawdle                                       it waits longer than the claim TTL before its next wait
@@ -62,6 +62,8 @@ func expectedError(op string, code stick.Code) bool {
 // message is one parsed line of an agent.
 type message struct {
 	kind  string
+	agent string
+	proxy int
 	op    string
 	code  stick.Code
 	turn  int64
@@ -81,7 +83,15 @@ func parseMessage(line string) (message, error) {
 	bad := func() (message, error) { return m, fmt.Errorf("malformed %s message %q", m.kind, line) }
 	var err error
 	switch m.kind {
-	case msgReady, msgDawdle:
+	case msgReady:
+		if len(f) != 4 {
+			return bad()
+		}
+		if m.proxy, err = strconv.Atoi(f[3]); err != nil {
+			return bad()
+		}
+		m.agent = f[2]
+	case msgDawdle:
 	case msgStall:
 		if len(f) != 2 {
 			return bad()
