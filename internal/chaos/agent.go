@@ -175,11 +175,18 @@ func (a *agent) loop(ctx context.Context) error {
 			if w.LeaseExpiresAt == nil {
 				return fmt.Errorf("your_turn for turn %d came without a lease expiry", w.TurnID)
 			}
-			tok := noToken
+			how, tok := string(stick.EventClaim), noToken
 			if w.Handoff != nil {
 				tok = tokenOrMark(w.Handoff)
 			}
-			if err := a.turn(ctx, grant{lease: w.Lease(), how: string(stick.EventClaim), token: tok, expires: *w.LeaseExpiresAt}); err != nil {
+			if w.Reason == string(stick.GrantTakeover) {
+				// The agent's own takeover, whose answer was lost.
+				var err error
+				if how, tok, err = a.takeoverFound(ctx, w.TurnID); err != nil {
+					return err
+				}
+			}
+			if err := a.turn(ctx, grant{lease: w.Lease(), how: how, token: tok, expires: *w.LeaseExpiresAt}); err != nil {
 				return err
 			}
 		case stick.TakeoverAvailable:
@@ -231,6 +238,21 @@ func grantCall[T any](ctx context.Context, a *agent, call func(context.Context) 
 	cctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), a.policy().WaitMaxWait+handOnTimeout)
 	defer cancel()
 	return call(cctx)
+}
+
+// takeoverFound is how the agent got turn, given back by a wait after
+// its takeover's answer was lost, and the handoff token it should have
+// seen (see takenOver). It fails only when the driver cannot be told.
+func (a *agent) takeoverFound(ctx context.Context, turn int64) (how, tok string, err error) {
+	lctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), handOnTimeout)
+	defer cancel()
+	tok, lerr := a.takenOver(lctx, turn)
+	if lerr != nil {
+		if err := a.report("events", lerr); err != nil {
+			return "", "", err
+		}
+	}
+	return string(stick.EventTakeover), tok, a.say(msgFound, "takeover")
 }
 
 // policy is the room's policy the agent plans by.

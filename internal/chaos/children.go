@@ -136,6 +136,8 @@ func (d *driver) onMessage(c *child, line string) {
 		t.stalls++
 	case msgDawdle:
 		t.dawdles++
+	case msgFound:
+		t.found[m.op]++
 	case msgLost:
 		t.errors[string(m.code)]++
 		if m.when == lostEarly {

@@ -28,6 +28,7 @@ type client interface {
 	release(ctx context.Context, l stick.Lease, h stick.Handoff) (stick.ReleaseResult, error)
 	pass(ctx context.Context, l stick.Lease, to string, h stick.Handoff) (stick.ReleaseResult, error)
 	state(ctx context.Context, room string) (stick.RoomStatus, error)
+	events(ctx context.Context, room string, after int64) (stick.EventPage, error)
 }
 
 // libClient acts through package stick as the member me, in the room of
@@ -64,6 +65,10 @@ func (c *libClient) pass(ctx context.Context, l stick.Lease, to string, h stick.
 
 func (c *libClient) state(ctx context.Context, room string) (stick.RoomStatus, error) {
 	return c.svc.RoomState(ctx, room)
+}
+
+func (c *libClient) events(ctx context.Context, room string, after int64) (stick.EventPage, error) {
+	return c.svc.RoomEvents(ctx, room, after, stick.MaxEventLimit)
 }
 
 // hubRoom is the name of the soak's room on a hub: a named room, which
@@ -243,5 +248,11 @@ func (c *hubClient) pass(ctx context.Context, l stick.Lease, to string, h stick.
 func (c *hubClient) state(ctx context.Context, room string) (stick.RoomStatus, error) {
 	var out stick.RoomStatus
 	err := c.call(ctx, "get_room_state", map[string]any{"room_id": room}, &out)
+	return out, err
+}
+
+func (c *hubClient) events(ctx context.Context, room string, after int64) (stick.EventPage, error) {
+	var out stick.EventPage
+	err := c.call(ctx, "get_room_events", map[string]any{"room_id": room, "after": after, "limit": stick.MaxEventLimit}, &out)
 	return out, err
 }

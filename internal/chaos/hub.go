@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"os"
 	"os/signal"
+	"path/filepath"
 	"runtime"
 	"strings"
 	"syscall"
@@ -20,12 +21,26 @@ func init() {
 	reexec.Register(stickRole, runStick)
 }
 
+// logFlag, first on the command line of the stick role, names a file its
+// standard error (the hub's log of requests) is appended to instead.
+const logFlag = "-log-to"
+
 // runStick is the stick command line, the same code as cmd/stick: the
 // hub ('stick serve') and the agents' proxies ('stick mcp --server').
 func runStick(args []string) int {
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
 	defer stop()
-	return cli.Execute(ctx, cli.LocalWiring(), args, os.Stdin, os.Stdout, os.Stderr, "(chaos)")
+	stderr := os.Stderr
+	if len(args) >= 2 && args[0] == logFlag {
+		f, err := os.OpenFile(args[1], os.O_CREATE|os.O_WRONLY|os.O_APPEND, 0o600)
+		if err != nil {
+			fmt.Fprintln(os.Stderr, err)
+			return 2
+		}
+		defer f.Close()
+		stderr, args = f, args[2:]
+	}
+	return cli.Execute(ctx, cli.LocalWiring(), args, os.Stdin, os.Stdout, stderr, "(chaos)")
 }
 
 // tokenName names the token the soak's agents reach the hub with; the
@@ -41,10 +56,10 @@ const listeningPrefix = "stick serve: listening on "
 
 // The hub's faults.
 const (
-	// hubKillChance is how often a kill hits the hub instead of an agent
-	// or a proxy, once minHubKillGap has passed since it last started.
-	hubKillChance = 0.08
-	minHubKillGap = 3 * time.Second
+	// minHubKillGap and maxHubKillGap bound the time from a start of the
+	// hub to the kill that hits it next, instead of an agent or a proxy.
+	minHubKillGap = 2 * time.Second
+	maxHubKillGap = 6 * time.Second
 	// proxyKillChance is how often a kill aimed at an agent hits its
 	// proxy instead of the agent itself.
 	proxyKillChance = 0.5
@@ -66,6 +81,8 @@ type hubState struct {
 	url     string
 	token   string
 	started time.Time
+	// killAt is when a kill hits the hub next.
+	killAt  time.Time
 	maxDown time.Duration
 	// orphans are the proxies of killed agents, which must exit by
 	// themselves before their deadline.
@@ -86,7 +103,7 @@ func (d *driver) makeToken(ctx context.Context) error {
 // returns once it listens, noting in the check file when it did: from
 // then on it judges members behind proxies by their streams afresh.
 func (d *driver) startHub(ctx context.Context, addr string) error {
-	cmd, err := reexec.Command(ctx, stickRole, "serve", "--addr", addr)
+	cmd, err := reexec.Command(ctx, stickRole, logFlag, filepath.Join(d.root, "hub.log"), "serve", "--addr", addr)
 	if err != nil {
 		return err
 	}
@@ -122,6 +139,7 @@ func (d *driver) startHub(ctx context.Context, addr string) error {
 	}
 	d.hub.proc, d.hub.url, d.hub.addr = p, url, strings.TrimPrefix(url, "http://")
 	d.hub.started = time.Now()
+	d.hub.killAt = d.hub.started.Add(minHubKillGap + time.Duration(d.rng.Int64N(int64(maxHubKillGap-minHubKillGap))))
 	return d.appendCheck(hubLine(d.hub.started))
 }
 

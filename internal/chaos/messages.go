@@ -17,6 +17,7 @@ import (
 //	dawdle                                       it waits longer than the claim TTL before its next wait
 //	lost <op> <turn> <code> <early|expired>      an owner operation found the lease gone
 //	err <op> <code> <message>                    any other error a call returned
+//	found <op>                                   a call whose answer was lost had committed: the log says so
 const (
 	msgReady  = "ready"
 	msgHanded = "handed"
@@ -24,6 +25,7 @@ const (
 	msgDawdle = "dawdle"
 	msgLost   = "lost"
 	msgErr    = "err"
+	msgFound  = "found"
 )
 
 // Whether a lost lease was found before or after it expired.
@@ -115,6 +117,11 @@ func parseMessage(line string) (message, error) {
 			return bad()
 		}
 		m.op, m.code, m.when = f[1], stick.Code(f[3]), f[4]
+	case msgFound:
+		if len(f) != 2 {
+			return bad()
+		}
+		m.op = f[1]
 	case msgErr:
 		if len(f) < 3 {
 			return bad()

@@ -64,6 +64,9 @@ type Report struct {
 	// ErrorCodes counts every error code the agents saw, expected ones
 	// included (a takeover that lost a race, a pass to a member that died).
 	ErrorCodes map[string]int
+	// LostAnswers counts, by call, the calls whose answer a restart of the
+	// hub lost and whose outcome the agent found in the room's log.
+	LostAnswers map[string]int
 
 	// SectionLines is the number of check-file lines checked;
 	// SectionChecks and HistoryChecks how often the check file and the
@@ -97,6 +100,7 @@ func (d *driver) report() Report {
 	defer d.mu.Unlock()
 	r.Stalls, r.Dawdles, r.LostLeases = d.tally.stalls, d.tally.dawdles, d.tally.lost
 	r.ErrorCodes = maps.Clone(d.tally.errors)
+	r.LostAnswers = maps.Clone(d.tally.found)
 	r.Violations = slices.Clone(d.violations)
 	return r
 }
@@ -126,6 +130,7 @@ func (r Report) String() string {
 	if r.Hub {
 		fmt.Fprintf(&b, "kills %d: %d agents, %d proxies, %d of the hub (down %v at most)\n",
 			r.Kills, r.Kills-r.ProxyKills-r.HubKills, r.ProxyKills, r.HubKills, ms(r.MaxHubDown))
+		fmt.Fprintf(&b, "answers lost to a restart of the hub, found in the log%s\n", counts(": ", r.LostAnswers))
 	}
 	fmt.Fprintf(&b, "kills %d (%d holders, %d reserved recipients, %d others), restarts %d; recovery: longest %v, after the last kill %v (window %v)\n",
 		r.Kills, r.HolderKills, r.RecipientKills, r.Kills-r.HolderKills-r.RecipientKills, r.Restarts,

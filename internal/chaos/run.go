@@ -70,6 +70,7 @@ type driver struct {
 // tally is what the agents reported.
 type tally struct {
 	errors                map[string]int
+	found                 map[string]int
 	handed                []handed
 	stalls, dawdles, lost int
 }
@@ -90,7 +91,7 @@ func Run(ctx context.Context, o Options) (Report, error) {
 	d := &driver{
 		o: o, rng: rand.New(rand.NewPCG(uint64(o.Seed), 0x63686f73)), pol: pol, window: takeoverWindow(pol),
 		slots: make([]*child, o.Procs), gens: make([]int, o.Procs), sec: newSectionChecker(),
-		tally: tally{errors: map[string]int{}}, seen: map[string]bool{},
+		tally: tally{errors: map[string]int{}, found: map[string]int{}}, seen: map[string]bool{},
 	}
 	err = d.setUp(ctx)
 	if err == nil {

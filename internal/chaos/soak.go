@@ -155,10 +155,11 @@ const (
 	killHub   = "hub"
 )
 
-// hubKillDue reports whether the next kill hits the hub: over a hub, now
-// and then, once it has run for minHubKillGap since it last started.
+// hubKillDue reports whether the next kill hits the hub: over a hub,
+// once it has run for a random time between minHubKillGap and
+// maxHubKillGap since it last started.
 func (d *driver) hubKillDue() bool {
-	return d.o.Hub && time.Since(d.hub.started) >= minHubKillGap && d.rng.Float64() < hubKillChance
+	return d.o.Hub && !time.Now().Before(d.hub.killAt)
 }
 
 // pickKind chooses whether a kill aimed at c hits c or, over a hub, its

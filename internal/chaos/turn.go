@@ -184,13 +184,13 @@ func (a *agent) handOn(ctx context.Context, g grant, pass bool) error {
 					return err
 				}
 			default:
-				return a.lost("pass", g, err)
+				return a.unsure(hctx, "pass", g, tok, err)
 			}
 		}
 	}
 	res, err := a.cl.release(hctx, g.lease, h)
 	if err != nil {
-		return a.lost("release", g, err)
+		return a.unsure(hctx, "release", g, tok, err)
 	}
 	return a.say(msgHanded, strconv.FormatInt(res.EventSeq, 10), string(stick.EventRelease), tok)
 }
