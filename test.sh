@@ -1,8 +1,10 @@
 #!/usr/bin/env bash
 # The project's test command: formatting, vet, staticcheck (pinned, fetched
-# through the Go module proxy), the race-enabled test suite, and a short pass
-# of every fuzz target over its committed corpus plus fresh inputs, and the
-# chaos soak (60 s, 12 processes, a fixed seed; CHAOS_* to change them).
+# through the Go module proxy), the race-enabled test suite, the chaos soak
+# (60 s, 12 processes, a fixed seed; CHAOS_* to change them), the chaos soak
+# over a hub (45 s, 8 processes behind their own proxies, a fixed seed;
+# CHAOS_HUB_* to change them), and a short pass of every fuzz target over
+# its committed corpus plus fresh inputs.
 # It says how long each stage took and the total, lists every skipped test
 # with its reason, and warns loudly about what it cannot test on this machine.
 set -euo pipefail
@@ -13,6 +15,9 @@ FUZZTIME=${FUZZTIME:-10s}
 CHAOS_DURATION=${CHAOS_DURATION:-60s}
 CHAOS_PROCS=${CHAOS_PROCS:-12}
 CHAOS_SEED=${CHAOS_SEED:-1}
+CHAOS_HUB_DURATION=${CHAOS_HUB_DURATION:-45s}
+CHAOS_HUB_PROCS=${CHAOS_HUB_PROCS:-8}
+CHAOS_HUB_SEED=${CHAOS_HUB_SEED:-1}
 
 started=$(date +%s)
 stage_name=""
@@ -92,6 +97,9 @@ go test -race -count=1 -json ./... | go run ./internal/testreport
 
 stage "chaos soak ($CHAOS_DURATION, $CHAOS_PROCS processes, seed $CHAOS_SEED)"
 go run ./cmd/stickbench chaos --duration "$CHAOS_DURATION" --procs "$CHAOS_PROCS" --seed "$CHAOS_SEED"
+
+stage "chaos soak over a hub ($CHAOS_HUB_DURATION, $CHAOS_HUB_PROCS processes, seed $CHAOS_HUB_SEED)"
+go run ./cmd/stickbench chaos --hub --duration "$CHAOS_HUB_DURATION" --procs "$CHAOS_HUB_PROCS" --seed "$CHAOS_HUB_SEED"
 
 stage "fuzz ($FUZZTIME each)"
 # Minimizing a new input that widened coverage is bounded (the default is

@@ -32,7 +32,8 @@ type stream struct {
 	ready     chan struct{}
 	readyOnce sync.Once
 	// gone is closed when the harness exited; told once the hub heard it
-	// (or the proxy gave up telling it).
+	// (it ended the stream after reading the gone, or refused the session
+	// since), or once the stream is held no more.
 	gone, told         chan struct{}
 	goneOnce, toldOnce sync.Once
 }
@@ -44,6 +45,10 @@ func newStream(p *Proxy) *stream {
 // errHubStopping ends a connection the hub closed because it stops.
 var errHubStopping = errors.New("the hub is stopping")
 
+// errGoneWritten ends the writing of a connection once the gone is
+// written: the hub ends the stream when it has read it.
+var errGoneWritten = errors.New("the harness's exit is written")
+
 // codeNotFound is the hub's code for a path it has no endpoint at: a hub
 // that keeps no liveness streams.
 const codeNotFound stick.Code = "not_found"
@@ -53,6 +58,7 @@ const codeNotFound stick.Code = "not_found"
 func (s *stream) hold(ctx context.Context) {
 	defer s.toldOnce.Do(func() { close(s.told) })
 	backoff := minBackoff
+	wake := s.gone // the harness's exit is said at once, then with backoff
 	for {
 		up, err := s.connect(ctx)
 		if s.saidGone() || ctx.Err() != nil {
@@ -72,13 +78,21 @@ func (s *stream) hold(ctx context.Context) {
 				s.p.refused.set(refused)
 				s.readyOnce.Do(func() { close(s.ready) }) // calls answer with the refusal
 				backoff = maxBackoff
+			case stick.CodeInvalidArgument:
+				if s.exited() {
+					// The hub refuses the session of a harness that
+					// exited: it heard so on a stream that broke after.
+					s.toldOnce.Do(func() { close(s.told) })
+					return
+				}
 			}
 		}
 		s.p.logf("the liveness stream to %s ended (%v); connecting again in %v", s.p.base, err, backoff)
 		t := time.NewTimer(backoff)
 		select {
 		case <-t.C:
-		case <-s.gone: // say it at once
+		case <-wake:
+			wake = nil
 		case <-ctx.Done():
 			t.Stop()
 			return
@@ -133,6 +147,7 @@ func (s *stream) connect(ctx context.Context) (up bool, err error) {
 	go readLines(ctx, resp.Body, lines, failed)
 	silence := time.NewTimer(liveness.Silence)
 	defer silence.Stop()
+	goneWritten := false
 	for {
 		select {
 		case m := <-lines:
@@ -146,12 +161,23 @@ func (s *stream) connect(ctx context.Context) (up bool, err error) {
 				return up, errHubStopping
 			}
 		case err := <-failed:
+			if wrote != nil {
+				// Stop the writing, and learn whether it wrote the gone.
+				cancel()
+				body.Close()
+				goneWritten = errors.Is(<-wrote, errGoneWritten)
+			}
+			if goneWritten && errors.Is(err, io.EOF) {
+				// The hub ended the stream after the gone: it heard it.
+				s.toldOnce.Do(func() { close(s.told) })
+			}
 			return up, err
 		case err := <-wrote:
-			if err != nil {
+			wrote = nil
+			if !errors.Is(err, errGoneWritten) && err != nil {
 				return up, err
 			}
-			wrote = nil // the gone is written: the hub ends the stream
+			goneWritten = errors.Is(err, errGoneWritten) // the hub ends the stream once it read it
 		case <-silence.C:
 			return up, fmt.Errorf("nothing from the hub for %v", liveness.Silence)
 		}
@@ -160,7 +186,9 @@ func (s *stream) connect(ctx context.Context) (up bool, err error) {
 
 // write writes the proxy's side of a connection: hello, then the messages
 // of out, a ping when there is nothing to say, and gone once the harness
-// exited, after which it closes the body.
+// exited, after which it closes the body and returns errGoneWritten. The
+// hub has not necessarily read the gone yet: it says so by ending the
+// stream (see connect).
 func (s *stream) write(ctx context.Context, w *io.PipeWriter, hello liveness.Message, out <-chan liveness.Message) error {
 	enc := json.NewEncoder(w)
 	send := func(m liveness.Message) error {
@@ -185,8 +213,8 @@ func (s *stream) write(ctx context.Context, w *io.PipeWriter, hello liveness.Mes
 			if err := send(liveness.Message{Type: liveness.Gone}); err != nil {
 				return err
 			}
-			s.toldOnce.Do(func() { close(s.told) })
-			return w.Close()
+			_ = w.Close()
+			return errGoneWritten
 		case <-ctx.Done():
 			w.CloseWithError(ctx.Err())
 			return nil
@@ -249,6 +277,16 @@ func (s *stream) sayGone(d time.Duration) {
 	case <-s.told:
 	case <-t.C:
 		s.p.logf("could not tell the hub in %v that the harness exited: it judges the member gone after the room's grace", d)
+	}
+}
+
+// exited reports whether the harness exited.
+func (s *stream) exited() bool {
+	select {
+	case <-s.gone:
+		return true
+	default:
+		return false
 	}
 }
 

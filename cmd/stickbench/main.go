@@ -185,9 +185,18 @@ and at the end it checks: never two holders at once, turn ids strictly
 increasing with one grant each, every handoff delivered to the next
 grantee or visible to the taker-over, recovery after the last kill, a
 database that passes integrity_check, and no db_busy. A failure prints
-the seed, the command to reproduce it and the tail of the room's log.`,
+the seed, the command to reproduce it and the tail of the room's log.
+
+With --hub the same soak runs over a hub: one 'stick serve' process owns
+the database, every agent reaches it through its own 'stick mcp --server'
+proxy process with a token made for the run, and the driver also SIGKILLs
+proxies and the hub itself, which it starts again on the same address and
+database (the proxies connect again by themselves). The same checks
+apply, across every restart of the hub; besides, a proxy whose agent was
+killed must exit by itself, and the hub must stop cleanly at the end.`,
 		Example: `  stickbench chaos                                  # 60 s, 12 processes, seed 1
-  stickbench chaos --duration 10m --procs 24 --seed 7`,
+  stickbench chaos --duration 10m --procs 24 --seed 7
+  stickbench chaos --hub --duration 45s --procs 8 --seed 1`,
 		Args:          cobra.NoArgs,
 		SilenceUsage:  true,
 		SilenceErrors: true,
@@ -209,5 +218,6 @@ the seed, the command to reproduce it and the tail of the room's log.`,
 	f.Int64Var(&o.Seed, "seed", o.Seed, "seed of the driver's choices (kills, restarts, hold times)")
 	f.StringVar(&o.Dir, "dir", "", "keep the database and logs in this directory (default: a temporary one, kept only on failure)")
 	f.BoolVar(&quiet, "quiet", false, "print only the result")
+	f.BoolVar(&o.Hub, "hub", false, "run the soak over a hub: 'stick serve', one 'stick mcp --server' proxy per agent, and kills of proxies and the hub too")
 	return cmd
 }

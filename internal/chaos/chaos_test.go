@@ -66,6 +66,33 @@ func TestSoak(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
+	checkReport(t, rep)
+}
+
+// The soak over a hub passes every check too: agents behind their own
+// proxies, with kills of agents, of proxies and of the hub, which comes
+// back on the same address and database while the proxies connect again
+// by themselves.
+func TestHubSoak(t *testing.T) {
+	o := soakOptions(t)
+	o.Hub = true
+	o.Duration = max(o.Duration, 8*time.Second) // the hub is first killed 2 to 6 s after it starts
+	o.Log = logWriter{t}
+	rep, err := Run(context.Background(), o)
+	t.Logf("\n%s", rep)
+	if err != nil {
+		t.Fatal(err)
+	}
+	checkReport(t, rep)
+	if !rep.Hub || rep.ProxyKills == 0 || rep.HubKills == 0 || rep.Kills-rep.ProxyKills-rep.HubKills == 0 {
+		t.Errorf("kills over a hub: %d in all, %d proxies, %d of the hub", rep.Kills, rep.ProxyKills, rep.HubKills)
+	}
+}
+
+// checkReport fails unless a soak's report shows that it really killed,
+// restarted, took over and handed off, with a sound log and database.
+func checkReport(t *testing.T, rep Report) {
+	t.Helper()
 	for _, c := range []struct {
 		what string
 		n    int
@@ -134,6 +161,55 @@ func TestCancelReapsAgents(t *testing.T) {
 			t.Errorf("an agent outlived the soak: %s: %q", p, b)
 		}
 	}
+}
+
+// Cancelling a soak over a hub ends it at once too, with every agent,
+// every proxy and the hub killed: each has the soak's directory in its
+// environment (its data directory).
+func TestHubCancelReapsEverything(t *testing.T) {
+	if runtime.GOOS != "linux" {
+		t.Skip("finds the processes through /proc")
+	}
+	dir := t.TempDir()
+	ctx, cancel := context.WithTimeout(context.Background(), 4*time.Second)
+	defer cancel()
+	began := time.Now()
+	_, err := Run(ctx, Options{Duration: time.Minute, Procs: 3, Seed: 1, Dir: dir, Hub: true})
+	if err == nil || !strings.Contains(err.Error(), "context deadline exceeded") {
+		t.Fatalf("a cancelled soak returned %v", err)
+	}
+	if took := time.Since(began); took > 15*time.Second {
+		t.Errorf("the cancelled soak took %v to return", took)
+	}
+	// A proxy is not the driver's child: it may take a moment to be gone.
+	for deadline := time.Now().Add(10 * time.Second); ; time.Sleep(50 * time.Millisecond) {
+		left := processesWith(t, dir)
+		if len(left) == 0 {
+			break
+		}
+		if time.Now().After(deadline) {
+			t.Fatalf("processes outlived the soak: %q", left)
+		}
+	}
+}
+
+// processesWith lists the command lines of the processes whose command
+// line or environment mentions s.
+func processesWith(t *testing.T, s string) []string {
+	t.Helper()
+	dirs, err := filepath.Glob("/proc/[0-9]*")
+	if err != nil {
+		t.Fatal(err)
+	}
+	var found []string
+	for _, d := range dirs {
+		cmd, _ := os.ReadFile(filepath.Join(d, "cmdline"))
+		env, _ := os.ReadFile(filepath.Join(d, "environ"))
+		if strings.Contains(string(cmd), s) || strings.Contains(string(env), s) {
+			found = append(found, d+": "+strings.ReplaceAll(string(cmd), "\x00", " "))
+		}
+	}
+	return found
 }
 
 // A violation found during the run ends the soak early, and the error

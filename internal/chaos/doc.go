@@ -40,6 +40,23 @@
 //   - Health: the database's integrity check finds it ok, and no agent or driver call
 //     ever returned db_busy or another unexpected error code.
 //
+// Over a hub (Options.Hub), one 'stick serve' process owns the database
+// and every agent reaches the room, a named one, over MCP through its own
+// 'stick mcp --server' proxy process (the agent is the proxy's harness),
+// with a token made for the run. The driver then kills three things: an
+// agent (its proxy must tell the hub at once), an agent's proxy (the
+// agent, cut off from the room, exits at once; the hub judges the member
+// gone after the room's proxy grace) and, every few seconds, the hub,
+// which it starts again on the same address and database while the
+// proxies connect again by themselves. The checks above hold unchanged
+// across every restart (no turn is granted twice, no handoff lost), with
+// "known gone" read as the hub can know it (see
+// sectionChecker.knownGone). Besides, a proxy whose agent was killed must
+// exit by itself, and the hub must stop cleanly at the end. The room's
+// recovery after a kill of the hub is timed from its return. An agent
+// whose write's answer a restart lost reads the room's log to learn what
+// happened (see reconcile.go), and the checks hold it to the log.
+//
 // A failure reports the seed, the command that reproduces the soak and the
 // tail of the room's event log. One seed drives every random choice of the
 // driver (kill times, victims) and, through seeds derived from it, of the

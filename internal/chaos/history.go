@@ -47,6 +47,9 @@ type historyInput struct {
 	// final says the log and the check file are complete: the checks that
 	// need the end (pending handoff, cross-checks) run too.
 	final bool
+	// grace is the room's proxy grace over a hub (see
+	// sectionChecker.knownGone).
+	grace time.Duration
 }
 
 // historyStats counts what the log shows.
@@ -242,7 +245,8 @@ const clockSlack = 50 * time.Millisecond
 // checkLiveness checks a takeover's reason against the kills: a process
 // said to be gone was killed (or stopped, at the end), and one that was
 // killed and reaped before the takeover must have been seen gone, not
-// merely timed out (the library reads its clock before it probes).
+// merely timed out (the library reads its clock before it probes), once
+// the room could know it (see sectionChecker.knownGone).
 func (h *historyWalk) checkLiveness(ev stick.Event, why stick.TakeoverReason) {
 	sec := h.in.sec
 	if sec == nil {
@@ -253,9 +257,13 @@ func (h *historyWalk) checkLiveness(ev stick.Event, why stick.TakeoverReason) {
 	if gone && !sec.killed(ev.To) && !stopped {
 		h.fail("takeover #%d says the process of %s is gone (%s), but the driver never killed it", ev.Seq, ev.To, why)
 	}
-	if at, ok := sec.reapedAt[ev.To]; ok && !gone && ev.CreatedAt.After(at.Add(clockSlack)) {
-		h.fail("takeover #%d at %s revoked %s for %s, but %s was killed and reaped at %s: its death went unnoticed",
-			ev.Seq, ev.CreatedAt.Format("15:04:05.000"), ev.To, why, ev.To, at.Format("15:04:05.000"))
+	if known, ok := sec.knownGone(ev.To, ev.CreatedAt, h.in.grace); ok && !gone && ev.CreatedAt.After(known.Add(clockSlack)) {
+		reaped, since := sec.reapedAt[ev.To], ""
+		if !known.Equal(reaped) {
+			since = ", known gone since " + known.Format("15:04:05.000")
+		}
+		h.fail("takeover #%d at %s revoked %s for %s, but %s was killed and reaped at %s%s: its death went unnoticed",
+			ev.Seq, ev.CreatedAt.Format("15:04:05.000"), ev.To, why, ev.To, reaped.Format("15:04:05.000"), since)
 	}
 }
 

@@ -17,6 +17,8 @@ type scene struct {
 	lines  []string
 	handed []handed
 	stop   int64
+	// grace is the room's proxy grace, over a hub.
+	grace time.Duration
 }
 
 func (s *scene) add(ev stick.Event) {
@@ -70,7 +72,7 @@ func soundScene() *scene {
 func (s *scene) check(pending int64) (historyStats, []string) {
 	sec := checkSection(s.lines...)
 	v := append([]string(nil), sec.violations...)
-	stats, hv := checkHistory(historyInput{events: s.events, sec: sec, stopSeq: s.stop, pending: pending, handed: s.handed, final: true})
+	stats, hv := checkHistory(historyInput{events: s.events, sec: sec, stopSeq: s.stop, pending: pending, handed: s.handed, final: true, grace: s.grace})
 	return stats, append(v, hv...)
 }
 
@@ -190,5 +192,42 @@ func TestHistoryHandOnInsideSection(t *testing.T) {
 	}
 	if !found {
 		t.Fatalf("handoff from inside the critical section not reported: %q", v)
+	}
+}
+
+// Over a hub, a killed member's death is known once the hub could know
+// it: at once for a killed agent whose proxy was connected, a grace after
+// a killed proxy's stream dropped, and at most a grace after the hub last
+// started. A takeover for a timeout before then is sound; one after, not.
+func TestHistoryKnownGoneOverAHub(t *testing.T) {
+	const reaped = "999999999900" // 110 ms before the takeover (#10)
+	for _, c := range []struct {
+		name, hub, killed string
+		want              string // "" for none
+		since             bool   // the violation says when it was known gone
+	}{
+		{"a killed proxy, within the grace", "999999990000", "killed c 12 " + reaped + " proxy", "", false},
+		{"a killed agent, soon after a restart", "999999999000", "killed c 12 " + reaped, "", false},
+		{"a killed agent, long after a restart", "999999990000", "killed c 12 " + reaped,
+			"revoked c for owner_timeout, but c was killed and reaped at", false},
+		{"a killed proxy, past the grace", "999999980000", "killed c 12 999999990000 proxy",
+			"revoked c for owner_timeout, but c was killed and reaped at", true},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			s := soundScene()
+			s.grace = 3 * time.Second
+			s.events[9].Data = takeoverData(stick.ReasonOwnerTimeout)
+			s.lines[8] = c.killed
+			s.lines = append([]string{"hub " + c.hub}, s.lines...)
+			_, v := s.check(13)
+			if c.want == "" {
+				wantNoViolation(t, v)
+				return
+			}
+			wantViolation(t, v, c.want)
+			if strings.Contains(v[0], ", known gone since ") != c.since {
+				t.Fatalf("the violation says when c was known gone (%v): %q", !c.since, v[0])
+			}
+		})
 	}
 }

@@ -11,12 +11,13 @@ import (
 // An agent tells the driver what happened on its standard output, one line
 // per message:
 //
-//	ready <pid>                                  joined; the soak may count on it
+//	ready <pid> <agent> <proxy pid>              joined as member agent (through that proxy, 0 for none)
 //	handed <seq> <release|pass> <token>          a release or pass committed as event seq
 //	stall <turn>                                 it holds turn without heartbeating
 //	dawdle                                       it waits longer than the claim TTL before its next wait
 //	lost <op> <turn> <code> <early|expired>      an owner operation found the lease gone
 //	err <op> <code> <message>                    any other error a call returned
+//	found <op>                                   a call whose answer was lost had committed: the log says so
 const (
 	msgReady  = "ready"
 	msgHanded = "handed"
@@ -24,6 +25,7 @@ const (
 	msgDawdle = "dawdle"
 	msgLost   = "lost"
 	msgErr    = "err"
+	msgFound  = "found"
 )
 
 // Whether a lost lease was found before or after it expired.
@@ -62,6 +64,8 @@ func expectedError(op string, code stick.Code) bool {
 // message is one parsed line of an agent.
 type message struct {
 	kind  string
+	agent string
+	proxy int
 	op    string
 	code  stick.Code
 	turn  int64
@@ -81,7 +85,15 @@ func parseMessage(line string) (message, error) {
 	bad := func() (message, error) { return m, fmt.Errorf("malformed %s message %q", m.kind, line) }
 	var err error
 	switch m.kind {
-	case msgReady, msgDawdle:
+	case msgReady:
+		if len(f) != 4 {
+			return bad()
+		}
+		if m.proxy, err = strconv.Atoi(f[3]); err != nil {
+			return bad()
+		}
+		m.agent = f[2]
+	case msgDawdle:
 	case msgStall:
 		if len(f) != 2 {
 			return bad()
@@ -105,6 +117,11 @@ func parseMessage(line string) (message, error) {
 			return bad()
 		}
 		m.op, m.code, m.when = f[1], stick.Code(f[3]), f[4]
+	case msgFound:
+		if len(f) != 2 {
+			return bad()
+		}
+		m.op = f[1]
 	case msgErr:
 		if len(f) < 3 {
 			return bad()

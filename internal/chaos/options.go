@@ -26,6 +26,11 @@ type Options struct {
 	Dir string
 	// Log receives progress lines; nil means none.
 	Log io.Writer
+	// Hub runs the soak over a hub: one 'stick serve' process owns the
+	// database, every agent reaches it through a 'stick mcp --server'
+	// proxy process of its own, and the driver also SIGKILLs proxies and
+	// the hub (which it starts again on the same address and database).
+	Hub bool
 }
 
 // Defaults and bounds of Options.
@@ -48,6 +53,27 @@ var roomPolicy = stick.Policy{
 	HeartbeatInterval: 250 * time.Millisecond,
 	PresenceTTL:       3 * time.Second,
 	WaitMaxWait:       time.Second,
+}
+
+// hubPolicy is the room's policy over a hub: roomPolicy with a proxy
+// grace (how long a member whose proxy's liveness stream dropped stays
+// alive) as short as a hub restart allows, since a proxy tries to connect
+// again at most 2 s apart (see package proxy); and a lease longer than
+// that grace, so that a holder whose proxy was killed is judged gone by
+// the grace before its lease runs out, and the soak checks that it is.
+var hubPolicy = func() stick.Policy {
+	p := roomPolicy
+	p.OwnerLeaseTTL = 4 * time.Second
+	p.ProxyGrace = 3 * time.Second
+	return p
+}()
+
+// policyFor is the room's policy of a soak over a hub or not.
+func policyFor(hub bool) stick.Policy {
+	if hub {
+		return hubPolicy
+	}
+	return roomPolicy
 }
 
 // The driver's timing.
@@ -79,10 +105,10 @@ const (
 	progressEvery = 10 * time.Second
 )
 
-// takeoverWindow is the longest a room may go without a live holder after
-// a kill.
-func takeoverWindow() time.Duration {
-	return max(roomPolicy.OwnerLeaseTTL, roomPolicy.ClaimTTL) + recoveryMargin
+// takeoverWindow is the longest a room with policy p may go without a
+// live holder after a kill.
+func takeoverWindow(p stick.Policy) time.Duration {
+	return max(p.OwnerLeaseTTL, p.ClaimTTL) + recoveryMargin
 }
 
 // normalize fills in defaults and rejects values the soak cannot run with.
@@ -107,5 +133,9 @@ func (o Options) normalize() (Options, error) {
 
 // reproduce is the command that runs the same soak again.
 func (o Options) reproduce() string {
-	return fmt.Sprintf("stickbench chaos --duration %v --procs %d --seed %d", o.Duration, o.Procs, o.Seed)
+	hub := ""
+	if o.Hub {
+		hub = " --hub"
+	}
+	return fmt.Sprintf("stickbench chaos%s --duration %v --procs %d --seed %d", hub, o.Duration, o.Procs, o.Seed)
 }

@@ -12,10 +12,11 @@ import (
 // really exercised what it checks (kills, takeovers, handoffs), so a green
 // run cannot be vacuous.
 type Report struct {
-	// Seed, Procs and Duration are the soak's options.
+	// Seed, Procs, Duration and Hub are the soak's options.
 	Seed     int64
 	Procs    int
 	Duration time.Duration
+	Hub      bool
 	// Elapsed is the wall time of the whole run, start and checks included.
 	Elapsed time.Duration
 
@@ -41,8 +42,12 @@ type Report struct {
 
 	// Kills counts SIGKILLs (HolderKills of them aimed at the holder,
 	// RecipientKills at the reserved recipient), Restarts the agents
-	// started in their place.
+	// started in their place. Over a hub, ProxyKills of them hit an
+	// agent's proxy instead of the agent, and HubKills the hub, which was
+	// down for at most MaxHubDown before it listened again.
 	Kills, HolderKills, RecipientKills, Restarts int
+	ProxyKills, HubKills                         int
+	MaxHubDown                                   time.Duration
 	// Recoveries counts kills after which the room was seen held again;
 	// MaxRecovery is the longest such wait, FinalRecovery the one after the
 	// last kill (of the holder), RecoveryWindow the limit for all of them.
@@ -59,6 +64,9 @@ type Report struct {
 	// ErrorCodes counts every error code the agents saw, expected ones
 	// included (a takeover that lost a race, a pass to a member that died).
 	ErrorCodes map[string]int
+	// LostAnswers counts, by call, the calls whose answer a restart of the
+	// hub lost and whose outcome the agent found in the room's log.
+	LostAnswers map[string]int
 
 	// SectionLines is the number of check-file lines checked;
 	// SectionChecks and HistoryChecks how often the check file and the
@@ -80,7 +88,8 @@ type Report struct {
 // report assembles the Report from what the driver counted.
 func (d *driver) report() Report {
 	r := d.rep
-	r.Seed, r.Procs, r.Duration, r.RecoveryWindow = d.o.Seed, d.o.Procs, d.o.Duration, d.window
+	r.Seed, r.Procs, r.Duration, r.Hub, r.RecoveryWindow = d.o.Seed, d.o.Procs, d.o.Duration, d.o.Hub, d.window
+	r.MaxHubDown = d.hub.maxDown
 	s := d.stats
 	r.Turns, r.Grants, r.Claims, r.Takeovers = s.lastTurn, s.grants, s.claims, s.takeovers
 	r.TakeoverReasons = maps.Clone(s.reasons)
@@ -91,6 +100,7 @@ func (d *driver) report() Report {
 	defer d.mu.Unlock()
 	r.Stalls, r.Dawdles, r.LostLeases = d.tally.stalls, d.tally.dawdles, d.tally.lost
 	r.ErrorCodes = maps.Clone(d.tally.errors)
+	r.LostAnswers = maps.Clone(d.tally.found)
 	r.Violations = slices.Clone(d.violations)
 	return r
 }
@@ -103,8 +113,12 @@ func (r Report) String() string {
 		verdict = fmt.Sprintf("FAILED, %d violation(s)", len(r.Violations))
 	}
 	ms := func(d time.Duration) time.Duration { return d.Round(time.Millisecond) }
-	fmt.Fprintf(&b, "chaos soak, seed %d: %v with %d agent processes, %v in all: %s\n",
-		r.Seed, r.Duration, r.Procs, r.Elapsed.Round(100*time.Millisecond), verdict)
+	over := ""
+	if r.Hub {
+		over = " through their proxies to a hub"
+	}
+	fmt.Fprintf(&b, "chaos soak, seed %d: %v with %d agent processes%s, %v in all: %s\n",
+		r.Seed, r.Duration, r.Procs, over, r.Elapsed.Round(100*time.Millisecond), verdict)
 	reasons := ""
 	if r.Takeovers > 0 {
 		reasons = counts(": ", r.TakeoverReasons)
@@ -113,6 +127,11 @@ func (r Report) String() string {
 		r.Turns, r.Grants, r.Claims, r.Takeovers, reasons, r.Releases, r.Passes)
 	fmt.Fprintf(&b, "handoffs: %d delivered to the next grantee (%d acknowledged in the check file), %d seen by a taker-over, %d pending at the end\n",
 		r.HandoffsDelivered, r.HandoffsAcknowledged, r.HandoffsToTakeover, r.HandoffsPending)
+	if r.Hub {
+		fmt.Fprintf(&b, "kills %d: %d agents, %d proxies, %d of the hub (down %v at most)\n",
+			r.Kills, r.Kills-r.ProxyKills-r.HubKills, r.ProxyKills, r.HubKills, ms(r.MaxHubDown))
+		fmt.Fprintf(&b, "answers lost to a restart of the hub, found in the log%s\n", counts(": ", r.LostAnswers))
+	}
 	fmt.Fprintf(&b, "kills %d (%d holders, %d reserved recipients, %d others), restarts %d; recovery: longest %v, after the last kill %v (window %v)\n",
 		r.Kills, r.HolderKills, r.RecipientKills, r.Kills-r.HolderKills-r.RecipientKills, r.Restarts,
 		ms(r.MaxRecovery), ms(r.FinalRecovery), r.RecoveryWindow)

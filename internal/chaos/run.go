@@ -22,14 +22,18 @@ import (
 type driver struct {
 	o      Options
 	rng    *rand.Rand
+	pol    stick.Policy
 	window time.Duration
 
 	// The soak's directory (removed at the end when temp), its parts, and
 	// the driver's append and read handles on the check file.
-	root                  string
-	temp                  bool
-	data, repo, checkPath string
-	check, reader         *os.File
+	root                            string
+	temp                            bool
+	data, repo, checkPath, proxyDir string
+	check, reader                   *os.File
+
+	// hub is the hub over which the agents act, when Options.Hub is set.
+	hub hubState
 
 	// The driver's own view of the database and the room.
 	st   *store.Store
@@ -66,6 +70,7 @@ type driver struct {
 // tally is what the agents reported.
 type tally struct {
 	errors                map[string]int
+	found                 map[string]int
 	handed                []handed
 	stalls, dawdles, lost int
 }
@@ -82,10 +87,11 @@ func Run(ctx context.Context, o Options) (Report, error) {
 	if err != nil {
 		return Report{Seed: o.Seed, Procs: o.Procs, Duration: o.Duration}, err
 	}
+	pol := policyFor(o.Hub)
 	d := &driver{
-		o: o, rng: rand.New(rand.NewPCG(uint64(o.Seed), 0x63686f73)), window: takeoverWindow(),
+		o: o, rng: rand.New(rand.NewPCG(uint64(o.Seed), 0x63686f73)), pol: pol, window: takeoverWindow(pol),
 		slots: make([]*child, o.Procs), gens: make([]int, o.Procs), sec: newSectionChecker(),
-		tally: tally{errors: map[string]int{}}, seen: map[string]bool{},
+		tally: tally{errors: map[string]int{}, found: map[string]int{}}, seen: map[string]bool{},
 	}
 	err = d.setUp(ctx)
 	if err == nil {
@@ -107,7 +113,8 @@ func Run(ctx context.Context, o Options) (Report, error) {
 }
 
 // setUp creates the directory, the check file and the room, and sets the
-// room's policy.
+// room's policy; over a hub it also makes the agents' token and starts
+// the hub on a free loopback port.
 func (d *driver) setUp(ctx context.Context) error {
 	if err := d.makeDirs(); err != nil {
 		return err
@@ -126,23 +133,37 @@ func (d *driver) setUp(ctx context.Context) error {
 		return fmt.Errorf("chaos: start the service: %w", err)
 	}
 	// The driver joins only to create the room and set its policy, then
-	// leaves, so it never takes part in the sequence.
+	// leaves, so it never takes part in the sequence. Over a hub the room
+	// is a named one, which members of any host join by its name.
 	me := stick.Caller{AgentID: "chaos-driver", Kind: stick.KindOneShot}
-	j, err := d.svc.JoinPath(ctx, me, stick.JoinRequest{Path: d.repo})
+	req := stick.JoinRequest{Path: d.repo}
+	if d.o.Hub {
+		req = stick.JoinRequest{Name: hubRoom}
+	}
+	j, err := d.svc.JoinPath(ctx, me, req)
 	if err != nil {
 		return fmt.Errorf("chaos: create the room: %w", err)
 	}
 	d.room = j.RoomID
-	p := roomPolicy
+	p := d.pol
 	u := stick.PolicyUpdate{OwnerLeaseTTL: &p.OwnerLeaseTTL, ClaimTTL: &p.ClaimTTL,
 		HeartbeatInterval: &p.HeartbeatInterval, PresenceTTL: &p.PresenceTTL, WaitMaxWait: &p.WaitMaxWait}
+	if d.o.Hub {
+		u.ProxyGrace = &p.ProxyGrace
+	}
 	if _, err := d.svc.SetPolicy(ctx, me, d.room, u); err != nil {
 		return fmt.Errorf("chaos: set the room's policy: %w", err)
 	}
 	if err := d.svc.Leave(ctx, me, d.room); err != nil {
 		return fmt.Errorf("chaos: leave the room after setting it up: %w", err)
 	}
-	return nil
+	if !d.o.Hub {
+		return nil
+	}
+	if err := d.makeToken(ctx); err != nil {
+		return err
+	}
+	return d.startHub(ctx, "127.0.0.1:0")
 }
 
 // makeDirs lays out the soak's directory: data (the database), repo (the
@@ -177,6 +198,13 @@ func (d *driver) makeDirs() error {
 	if err := os.MkdirAll(filepath.Join(d.repo, ".git"), 0o700); err != nil {
 		return fmt.Errorf("chaos: create the repository: %w", err)
 	}
+	if d.o.Hub {
+		// The proxies' host: their claims, and one log per agent.
+		d.proxyDir = filepath.Join(root, "proxies")
+		if err := os.MkdirAll(filepath.Join(d.proxyDir, "data"), 0o700); err != nil {
+			return fmt.Errorf("chaos: create the proxies' directory: %w", err)
+		}
+	}
 	return nil
 }
 
@@ -192,6 +220,7 @@ func (d *driver) run(ctx context.Context) error {
 	if err := d.stopAgents(ctx); err != nil {
 		return err
 	}
+	d.stopHub()
 	d.verify(ctx)
 	return ctx.Err()
 }
@@ -218,9 +247,13 @@ func (d *driver) startAgents(ctx context.Context) error {
 			return ctx.Err()
 		}
 	}
-	d.logf("%d agents joined room %s in %v (policy: lease %v, heartbeat %v, claim %v; takeover window %v)",
-		len(d.slots), d.room, time.Since(began).Round(time.Millisecond),
-		roomPolicy.OwnerLeaseTTL, roomPolicy.HeartbeatInterval, roomPolicy.ClaimTTL, d.window)
+	over := ""
+	if d.o.Hub {
+		over = fmt.Sprintf(" through their proxies to the hub at %s", d.hub.url)
+	}
+	d.logf("%d agents joined room %s%s in %v (policy: lease %v, heartbeat %v, claim %v, proxy grace %v; takeover window %v)",
+		len(d.slots), d.room, over, time.Since(began).Round(time.Millisecond),
+		d.pol.OwnerLeaseTTL, d.pol.HeartbeatInterval, d.pol.ClaimTTL, d.pol.ProxyGrace, d.window)
 	return nil
 }
 
@@ -261,7 +294,7 @@ func (d *driver) verify(ctx context.Context) {
 	handedOn := slices.Clone(d.tally.handed)
 	d.mu.Unlock()
 	stats, v := checkHistory(historyInput{
-		events: d.events, sec: d.sec, stopSeq: d.stopSeq, pending: pending, handed: handedOn, final: true,
+		events: d.events, sec: d.sec, stopSeq: d.stopSeq, pending: pending, handed: handedOn, final: true, grace: d.grace(),
 	})
 	d.stats = stats
 	for _, s := range v {
@@ -269,6 +302,15 @@ func (d *driver) verify(ctx context.Context) {
 	}
 	d.integrity(ctx)
 	d.logf("checked %d check-file lines and %d events", d.sec.lines, len(d.events))
+}
+
+// grace is the proxy grace the history is checked with: the room's over
+// a hub, none without one.
+func (d *driver) grace() time.Duration {
+	if d.o.Hub {
+		return d.pol.ProxyGrace
+	}
+	return 0
 }
 
 // integrity runs the database's integrity check through a read-only store.Reader.

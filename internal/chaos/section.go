@@ -16,18 +16,25 @@ import (
 //	enter <turn> <agent> <pid> <claim|takeover> <token>   the agent got the stick
 //	work <turn> <agent> <pid> <n>                          the agent works, still inside
 //	exit <turn> <agent> <pid> <why>                        the agent left, before handing on
-//	kill <agent> <pid>                                     the driver is about to SIGKILL it
-//	killed <agent> <pid> <unix ms>                         the driver reaped it, at that time
+//	kill <agent> <pid>                                     the driver is about to SIGKILL it (or its proxy)
+//	killed <agent> <pid> <unix ms> [proxy]                 the driver reaped it, at that time (after killing its proxy)
+//	hub <unix ms>                                          the hub listens (again) since then
 //
 // token is the handoff the grantee received (for a claim) or the newest
-// handoff in the log (for a takeover), "-" for none.
+// handoff in the log (for a takeover), "-" for none. A killed line ends
+// with "proxy" when the driver killed the agent's proxy, and the agent,
+// cut off from the room, exited by itself.
 const (
 	verbEnter  = "enter"
 	verbWork   = "work"
 	verbExit   = "exit"
 	verbKill   = "kill"
 	verbKilled = "killed"
+	verbHub    = "hub"
 )
+
+// viaProxy ends the killed line of an agent whose proxy was killed.
+const viaProxy = "proxy"
 
 // noToken stands for "no handoff" in enter lines.
 const noToken = "-"
@@ -48,8 +55,15 @@ func killLine(agent string, pid int) string {
 	return fmt.Sprintf("%s %s %d\n", verbKill, agent, pid)
 }
 
-func killedLine(agent string, pid int, at time.Time) string {
+func killedLine(agent string, pid int, at time.Time, proxy bool) string {
+	if proxy {
+		return fmt.Sprintf("%s %s %d %d %s\n", verbKilled, agent, pid, at.UnixMilli(), viaProxy)
+	}
 	return fmt.Sprintf("%s %s %d %d\n", verbKilled, agent, pid, at.UnixMilli())
+}
+
+func hubLine(at time.Time) string {
+	return fmt.Sprintf("%s %d\n", verbHub, at.UnixMilli())
 }
 
 // sectionLine is one parsed line of the check file.
@@ -62,8 +76,10 @@ type sectionLine struct {
 	arg string
 	// token is the enter line's token.
 	token string
-	// at is the killed line's time.
+	// at is the killed or hub line's time.
 	at time.Time
+	// proxy says a killed line is for an agent whose proxy was killed.
+	proxy bool
 }
 
 func parseSectionLine(s string) (sectionLine, error) {
@@ -72,14 +88,25 @@ func parseSectionLine(s string) (sectionLine, error) {
 		return sectionLine{}, fmt.Errorf("empty line")
 	}
 	l := sectionLine{verb: f[0]}
-	want := map[string]int{verbEnter: 6, verbWork: 5, verbExit: 5, verbKill: 3, verbKilled: 4}[l.verb]
+	want := map[string]int{verbEnter: 6, verbWork: 5, verbExit: 5, verbKill: 3, verbKilled: 4, verbHub: 2}[l.verb]
 	if want == 0 {
 		return l, fmt.Errorf("unknown verb %q", l.verb)
+	}
+	if l.verb == verbKilled && len(f) == want+1 && f[want] == viaProxy {
+		l.proxy, f = true, f[:want]
 	}
 	if len(f) != want {
 		return l, fmt.Errorf("%s line with %d fields, want %d", l.verb, len(f), want)
 	}
 	var err error
+	if l.verb == verbHub {
+		ms, err := strconv.ParseInt(f[1], 10, 64)
+		if err != nil {
+			return l, fmt.Errorf("bad time %q", f[1])
+		}
+		l.at = time.UnixMilli(ms)
+		return l, nil
+	}
 	if l.verb == verbKill || l.verb == verbKilled {
 		l.agent = f[1]
 		if l.pid, err = strconv.Atoi(f[2]); err != nil {
@@ -145,6 +172,8 @@ type sectionChecker struct {
 	kills      map[string]int
 	reaped     map[string]int
 	reapedAt   map[string]time.Time
+	cut        map[string]bool
+	hubs       []time.Time
 	overtaken  map[string]int
 	tail       []string
 	violations []string
@@ -156,7 +185,7 @@ const sectionTail = 15
 func newSectionChecker() *sectionChecker {
 	return &sectionChecker{
 		enters: map[int64]entered{}, exits: map[int64]string{},
-		kills: map[string]int{}, reaped: map[string]int{}, reapedAt: map[string]time.Time{}, overtaken: map[string]int{},
+		kills: map[string]int{}, reaped: map[string]int{}, reapedAt: map[string]time.Time{}, cut: map[string]bool{}, overtaken: map[string]int{},
 	}
 }
 
@@ -172,6 +201,45 @@ func (c *sectionChecker) feed(b []byte) {
 		c.line(string(c.partial[:i]))
 		c.partial = c.partial[i+1:]
 	}
+}
+
+// knownGone returns when the room must know that agent, killed and
+// reaped, is gone, judged at time at by a room whose proxy grace is
+// grace; false when it was not reaped. An agent that uses the library is
+// known gone when it was reaped. Over a hub (hub lines), the hub's
+// liveness knows what the proxies' streams tell it since it last started
+// (h, the last hub line before at): an agent killed while its proxy was
+// connected is known gone at once, since its proxy says so; one whose
+// proxy had not connected again after a restart at the latest a grace
+// after that restart; and one whose proxy was killed a grace after the
+// proxy's stream dropped, or after the restart, whichever is later.
+func (c *sectionChecker) knownGone(agent string, at time.Time, grace time.Duration) (time.Time, bool) {
+	reaped, ok := c.reapedAt[agent]
+	if !ok {
+		return time.Time{}, false
+	}
+	var h time.Time
+	for _, t := range c.hubs {
+		if t.After(at) {
+			break
+		}
+		h = t
+	}
+	switch {
+	case h.IsZero():
+		return reaped, true
+	case c.cut[agent]:
+		return later(reaped, h).Add(grace), true
+	}
+	return later(reaped, h.Add(grace)), true
+}
+
+// later returns the later of a and b.
+func later(a, b time.Time) time.Time {
+	if a.After(b) {
+		return a
+	}
+	return b
 }
 
 // killed reports whether the driver wrote a kill line for agent.
@@ -209,6 +277,12 @@ func (c *sectionChecker) line(s string) {
 			c.fail(n, "%s reaped without a kill line before it", l.agent)
 		}
 		c.reaped[l.agent], c.reapedAt[l.agent] = n, l.at
+		if l.proxy {
+			c.cut[l.agent] = true
+		}
+		return
+	case verbHub:
+		c.hubs = append(c.hubs, l.at)
 		return
 	}
 	if r, ok := c.reaped[l.agent]; ok {

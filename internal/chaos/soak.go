@@ -46,6 +46,9 @@ func (d *driver) soak(ctx context.Context) error {
 		case <-tick.C:
 		}
 		d.checkExits()
+		if d.o.Hub {
+			d.checkOrphans()
+		}
 		st, ok := d.poll(ctx)
 		if !ok {
 			return ctx.Err()
@@ -55,16 +58,20 @@ func (d *driver) soak(ctx context.Context) error {
 		switch {
 		case now.Before(end):
 			if !now.Before(nextKill) {
-				c, aim := d.pickVictim(st)
-				d.killAndRestart(ctx, &w, st, c, aim)
+				if d.hubKillDue() {
+					d.killHubAndRestart(ctx, &w, st)
+				} else if c, aim := d.pickVictim(st); c != nil {
+					d.killAndRestart(ctx, &w, st, c, aim, d.pickKind(c))
+				}
 				nextKill = time.Now().Add(d.killGap())
 			}
 		case !finalDone:
 			// The last kill hits the holder as soon as there is one, so
 			// the recovery after it is a real one.
 			if c := d.holder(st); c != nil {
-				d.logf("final kill: %s, the holder of turn %d", c.id, st.TurnID)
-				d.killAndRestart(ctx, &w, st, c, "holder")
+				kind := d.pickKind(c)
+				d.logf("final kill: %s of %s, the holder of turn %d", kind, st.Owner, st.TurnID)
+				d.killAndRestart(ctx, &w, st, c, "holder", kind)
 				w.final, finalDone = true, true
 			}
 		case w.pending:
@@ -85,8 +92,9 @@ func (d *driver) soak(ctx context.Context) error {
 			nextHistory = now.Add(historyEvery)
 		}
 		if now.After(nextProgress) {
-			d.logf("%v: turn %d, %d kills, %d takeovers, longest recovery %v",
-				now.Sub(began).Round(time.Second), st.TurnID, d.rep.Kills, d.stats.takeovers, d.rep.MaxRecovery.Round(time.Millisecond))
+			d.logf("%v: turn %d, %d kills (%d proxies, %d of the hub), %d takeovers, longest recovery %v",
+				now.Sub(began).Round(time.Second), st.TurnID, d.rep.Kills, d.rep.ProxyKills, d.rep.HubKills,
+				d.stats.takeovers, d.rep.MaxRecovery.Round(time.Millisecond))
 			nextProgress = now.Add(progressEvery)
 		}
 	}
@@ -139,9 +147,34 @@ func (d *driver) observe(w *watch, now time.Time, st stick.RoomStatus) {
 	}
 }
 
+// What a kill hits: an agent (over a hub, the harness behind a proxy),
+// an agent's proxy, or the hub.
+const (
+	killAgent = "agent"
+	killProxy = "proxy"
+	killHub   = "hub"
+)
+
+// hubKillDue reports whether the next kill hits the hub: over a hub,
+// once it has run for a random time between minHubKillGap and
+// maxHubKillGap since it last started.
+func (d *driver) hubKillDue() bool {
+	return d.o.Hub && !time.Now().Before(d.hub.killAt)
+}
+
+// pickKind chooses whether a kill aimed at c hits c or, over a hub, its
+// proxy.
+func (d *driver) pickKind(c *child) string {
+	if !d.o.Hub || c.proxy.IsZero() || d.rng.Float64() >= proxyKillChance {
+		return killAgent
+	}
+	return killProxy
+}
+
 // pickVictim chooses whom to kill: the holder half the time, the reserved
-// recipient some of the time, otherwise any agent. It returns the victim
-// and what it was aimed at.
+// recipient some of the time, otherwise any agent whose member id is
+// known (over a hub, one that said it joined). It returns the victim and
+// what it was aimed at, or nil when no agent may be killed now.
 func (d *driver) pickVictim(st stick.RoomStatus) (*child, string) {
 	switch r := d.rng.Float64(); {
 	case r < 0.5:
@@ -155,14 +188,22 @@ func (d *driver) pickVictim(st stick.RoomStatus) (*child, string) {
 			}
 		}
 	}
-	c := d.slots[d.rng.IntN(len(d.slots))]
-	switch c.id {
-	case st.Owner:
-		return c, "holder"
-	case st.ReservedFor:
-		return c, "recipient"
+	i := d.rng.IntN(len(d.slots))
+	for n := range d.slots {
+		c := d.slots[(i+n)%len(d.slots)]
+		name, ok := c.name()
+		if !ok {
+			continue
+		}
+		switch name {
+		case st.Owner:
+			return c, "holder"
+		case st.ReservedFor:
+			return c, "recipient"
+		}
+		return c, "waiter"
 	}
-	return c, "waiter"
+	return nil, ""
 }
 
 // holder returns the live agent holding the stick, nil when none does.
@@ -176,29 +217,41 @@ func (d *driver) holder(st stick.RoomStatus) *child {
 // byID returns the current, running agent with id, or nil.
 func (d *driver) byID(id string) *child {
 	for _, c := range d.slots {
-		if c != nil && c.id == id && !c.exited() {
+		if c == nil {
+			continue
+		}
+		if name, ok := c.name(); ok && name == id && !c.exited() {
 			return c
 		}
 	}
 	return nil
 }
 
-// killAndRestart kills c, starts its successor in the same slot, and
-// starts timing the room's recovery.
-func (d *driver) killAndRestart(ctx context.Context, w *watch, st stick.RoomStatus, c *child, aim string) {
+// killAndRestart kills c (kind killAgent) or its proxy (killProxy),
+// starts its successor in the same slot, and starts timing the room's
+// recovery.
+func (d *driver) killAndRestart(ctx context.Context, w *watch, st stick.RoomStatus, c *child, aim, kind string) {
 	since := time.Now()
-	if err := d.kill(c); err != nil {
+	name, _ := c.name()
+	kill := d.kill
+	if kind == killProxy {
+		kill = d.killProxy
+	}
+	if err := kill(c); err != nil {
 		d.fail("%v", err)
 		return
 	}
 	d.rep.Kills++
+	if kind == killProxy {
+		d.rep.ProxyKills++
+	}
 	switch aim {
 	case "holder":
 		d.rep.HolderKills++
 	case "recipient":
 		d.rep.RecipientKills++
 	}
-	w.pending, w.since, w.victim, w.aim, w.before, w.turn = true, since, c.id, aim, st, st.TurnID
+	w.pending, w.since, w.victim, w.aim, w.before, w.turn = true, since, name, aim, st, st.TurnID
 	if err := d.start(ctx, c.slot); err != nil {
 		d.fail("restart slot %d after killing %s: %v", c.slot, c.id, err)
 		return
@@ -224,7 +277,7 @@ func (d *driver) checkHistoryNow(ctx context.Context) {
 	if err := d.readSection(); err != nil {
 		d.fail("%v", err)
 	}
-	stats, v := checkHistory(historyInput{events: d.events, sec: d.sec})
+	stats, v := checkHistory(historyInput{events: d.events, sec: d.sec, grace: d.grace()})
 	d.stats = stats
 	d.history++
 	for _, s := range v {

@@ -64,10 +64,11 @@ type plan struct {
 
 func (a *agent) plan() plan {
 	between := func(lo, hi time.Duration) time.Duration { return lo + time.Duration(a.rng.Int64N(int64(hi-lo))) }
-	p := plan{pass: a.rng.Float64() < passChance, beat: between(roomPolicy.HeartbeatInterval, lazyBeatMax)}
+	pol := a.policy()
+	p := plan{pass: a.rng.Float64() < passChance, beat: between(pol.HeartbeatInterval, lazyBeatMax)}
 	switch r := a.rng.Float64(); {
 	case r < stallChance:
-		p.stall, p.hold = true, 2*roomPolicy.OwnerLeaseTTL
+		p.stall, p.hold = true, 2*pol.OwnerLeaseTTL
 	case r < stallChance+longChance:
 		p.hold = between(longMin, longMax)
 	default:
@@ -88,7 +89,7 @@ func (a *agent) write(line string) error {
 // heartbeating (unless it stalls), leaves, and hands on. It returns an
 // error only when the agent cannot go on (the check file or stdout failed).
 func (a *agent) turn(ctx context.Context, g grant) error {
-	turn, id := g.lease.TurnID, a.cfg.id
+	turn, id := g.lease.TurnID, a.id
 	if err := a.write(enterLine(turn, id, a.pid, g.how, g.token)); err != nil {
 		return err
 	}
@@ -118,9 +119,19 @@ func (a *agent) turn(ctx context.Context, g grant) error {
 			return err
 		}
 		if !p.stall && !now.Before(nextBeat) {
-			hb, err := a.svc.Heartbeat(ctx, a.me, g.lease)
+			// A heartbeat that outlasts the safety margin (a hub that
+			// restarts) leaves the lease as it was known: the agent
+			// stops writing, as at the deadline.
+			bctx, cancel := context.WithDeadline(ctx, g.expires.Add(-safetyMargin))
+			hb, err := a.cl.heartbeat(bctx, g.lease)
+			late := bctx.Err() != nil
+			cancel()
 			if err != nil && ctx.Err() != nil {
 				why = "stop"
+				break
+			}
+			if err != nil && late {
+				why = "deadline"
 				break
 			}
 			if err != nil {
@@ -151,7 +162,7 @@ func (a *agent) handOn(ctx context.Context, g grant, pass bool) error {
 	hctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), handOnTimeout)
 	defer cancel()
 	turn := g.lease.TurnID
-	tok := fmt.Sprintf("%s.t%d.%08x", a.cfg.id, turn, a.rng.Uint32())
+	tok := fmt.Sprintf("%s.t%d.%08x", a.id, turn, a.rng.Uint32())
 	h := stick.Handoff{
 		Status:     tokenPrefix + tok,
 		NextAction: "take the stick, write into the check file, and hand it on",
@@ -163,7 +174,7 @@ func (a *agent) handOn(ctx context.Context, g grant, pass bool) error {
 			return err
 		}
 		if to != "" {
-			res, err := a.svc.Pass(hctx, a.me, g.lease, to, h)
+			res, err := a.cl.pass(hctx, g.lease, to, h)
 			switch {
 			case err == nil:
 				return a.say(msgHanded, strconv.FormatInt(res.EventSeq, 10), string(stick.EventPass), tok)
@@ -173,13 +184,13 @@ func (a *agent) handOn(ctx context.Context, g grant, pass bool) error {
 					return err
 				}
 			default:
-				return a.lost("pass", g, err)
+				return a.unsure(hctx, "pass", g, tok, err)
 			}
 		}
 	}
-	res, err := a.svc.Release(hctx, a.me, g.lease, h)
+	res, err := a.cl.release(hctx, g.lease, h)
 	if err != nil {
-		return a.lost("release", g, err)
+		return a.unsure(hctx, "release", g, tok, err)
 	}
 	return a.say(msgHanded, strconv.FormatInt(res.EventSeq, 10), string(stick.EventRelease), tok)
 }
@@ -187,13 +198,13 @@ func (a *agent) handOn(ctx context.Context, g grant, pass bool) error {
 // pickTarget returns a random active member other than the agent, "" when
 // there is none.
 func (a *agent) pickTarget(ctx context.Context) (string, error) {
-	st, err := a.svc.RoomState(ctx, a.room)
+	st, err := a.cl.state(ctx, a.room)
 	if err != nil {
 		return "", a.report("state", err)
 	}
 	var ids []string
 	for _, m := range st.Members {
-		if m.Status == "active" && m.AgentID != a.cfg.id {
+		if m.Status == "active" && m.AgentID != a.id {
 			ids = append(ids, m.AgentID)
 		}
 	}
