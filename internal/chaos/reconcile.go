@@ -7,16 +7,16 @@ import (
 	"github.com/stickhq/stick/stick"
 )
 
-// A call whose answer was lost leaves its outcome unknown. Over a hub
-// this happens when the hub is killed after a write committed and before
-// its answer left: the proxy sends the call again to the restarted hub,
-// which no longer knows its Idempotency-Key and runs it again, and the
-// protocol's fencing answers it (a release of a turn that ended is
-// stale_lease; a takeover of a turn that was taken over is turn_mismatch,
-// and the taker's next wait_for_turn gives it its turn back, as a
-// takeover). A careful client then reads the room's log to learn what
-// happened, as the agent does here: the checks still hold it to what the
-// log says, once.
+// A call whose answer was lost leaves its outcome unknown to the agent
+// when the proxy's retry cannot return it. The hub keeps the answer of a
+// write in its store before sending it, so a retry after a restart gets
+// it; only a hub killed between a write's commit and keeping its answer
+// (microseconds) runs the retry again, and the protocol's fencing
+// answers it (a release of a turn that ended is stale_lease; a takeover
+// of a turn that was taken over is turn_mismatch, and the taker's next
+// wait_for_turn gives it its turn back, as a takeover). A careful client
+// then reads the room's log to learn what happened, as the agent does
+// here: the checks still hold it to what the log says, once.
 
 // roomLog reads the room's whole event log.
 func (a *agent) roomLog(ctx context.Context) ([]stick.Event, error) {
