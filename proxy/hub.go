@@ -54,8 +54,15 @@ func answered(err error) bool {
 }
 
 // session returns the client session, connecting it when there is none.
-// The SDK's newest protocol keeps no state on the hub, so a new session
-// is one request away.
+//
+// It speaks the protocol version before the SDK's newest (sessionProtocol),
+// in a session the hub keeps: the newest protocol keeps no state on the
+// hub, which then makes a server session for every request, and a call
+// costs about twice as much. The hub's session holds nothing but the
+// client's name (identity comes from the token, the client and the
+// X-Stick-Session header), so losing it loses nothing: a hub that
+// restarted, or dropped an idle session, answers 404, the call fails as
+// one that did not reach the hub, and the next call connects again.
 func (h *hubConn) session(ctx context.Context) (*mcp.ClientSession, error) {
 	h.mu.Lock()
 	defer h.mu.Unlock()
@@ -66,13 +73,17 @@ func (h *hubConn) session(ctx context.Context) (*mcp.ClientSession, error) {
 	c := mcp.NewClient(&mcp.Implementation{Name: client.Name, Version: client.Version},
 		&mcp.ClientOptions{ProgressNotificationHandler: h.p.onProgress})
 	tr := &mcp.StreamableClientTransport{Endpoint: h.p.base + "/mcp", HTTPClient: h.p.http, MaxRetries: -1, DisableStandaloneSSE: true}
-	cs, err := c.Connect(ctx, tr, nil)
+	cs, err := c.Connect(ctx, tr, &mcp.ClientSessionOptions{ProtocolVersion: sessionProtocol})
 	if err != nil {
 		return nil, err
 	}
 	h.cs = cs
 	return cs, nil
 }
+
+// sessionProtocol is the MCP protocol version the proxy speaks to the
+// hub: the newest one served in sessions.
+const sessionProtocol = "2025-11-25"
 
 // drop closes cs, which a call found broken, unless another call replaced
 // it already.
