@@ -105,7 +105,8 @@ type Proxy struct {
 	named chan struct{}
 	// refused is the hub's refusal of the credential, if it refused it.
 	refused refusal
-	// ctx is Run's, for the goroutines it starts.
+	// ctx is the life of Run, for the goroutines it starts: it ends once
+	// Run is over (see Run), not at once when Run's context does.
 	ctx context.Context
 }
 
@@ -160,11 +161,17 @@ func New(cfg Config) (*Proxy, error) {
 // waits a moment for the harness's exit, and otherwise leaves the hub to
 // judge the member by its grace.
 func (p *Proxy) Run(ctx context.Context, t mcp.Transport) error {
+	// The harness's watch and the liveness stream outlive ctx by the
+	// moment Run waits for the harness at the end: a harness that stops
+	// its server (a signal, its input closed) and then exits is said gone
+	// at once, as when it exits first.
+	life, endLife := context.WithCancel(context.WithoutCancel(ctx))
+	defer endLife()
 	ctx, cancel := context.WithCancel(ctx)
 	defer cancel()
-	p.ctx = ctx
+	p.ctx = life
 	defer p.release()
-	exited := watchHarness(ctx, p.cfg.Harness)
+	exited := watchHarness(life, p.cfg.Harness)
 	ss, err := p.srv.Connect(ctx, t, nil)
 	if err != nil {
 		return err

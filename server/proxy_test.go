@@ -381,6 +381,27 @@ func TestProxyHarnessKilled(t *testing.T) {
 	}
 }
 
+// A harness that stops its proxy with SIGTERM and then exits, as a
+// harness that shuts down may, is said gone at once all the same: the
+// proxy waits a moment for its harness before it leaves.
+func TestProxyStoppedThenHarnessExits(t *testing.T) {
+	t.Parallel()
+	h, token := teamHub(t)
+	holder, _, _, waited := twoHarnesses(t, h, token, 5*time.Minute)
+	if err := syscall.Kill(holder.proxy.PID, syscall.SIGTERM); err != nil {
+		t.Fatal(err)
+	}
+	time.Sleep(100 * time.Millisecond) // the harness exits a moment after it stopped its server
+	stopped := time.Now()
+	holder.killHarness()
+	w := within(t, waited, "owner_gone after the harness stopped its proxy and exited")
+	if str(w, "status") != "takeover_available" || str(w, "reason") != "owner_gone" {
+		t.Fatalf("after the harness stopped its proxy and exited: %v", w)
+	}
+	t.Logf("owner_gone seen %v after the harness exited", time.Since(stopped))
+	holder.waitGone(holder.proxy, "a proxy stopped by SIGTERM")
+}
+
 // A proxy is SIGKILLed while its harness holds the stick: the hub sees its
 // stream drop, and the member is gone once the room's grace has passed,
 // not before.
