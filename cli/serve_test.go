@@ -29,24 +29,7 @@ func TestBinaryServeOffLoopback(t *testing.T) {
 func TestBinaryServeStops(t *testing.T) {
 	t.Parallel()
 	b := newBinRoom(t)
-	cmd := exec.Command(stickBin, "serve")
-	cmd.Env = append(append(os.Environ(), b.env...), "STICK_ADDR=127.0.0.1:0")
-	out, err := cmd.StdoutPipe()
-	if err != nil {
-		t.Fatal(err)
-	}
-	if err := cmd.Start(); err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { _ = cmd.Process.Kill(); _ = cmd.Wait() })
-	lines := bufio.NewScanner(out)
-	if !lines.Scan() {
-		t.Fatal("stick serve printed nothing")
-	}
-	url, _, ok := strings.Cut(strings.TrimPrefix(lines.Text(), "stick serve: listening on "), " ")
-	if !ok || !strings.HasPrefix(url, "http://127.0.0.1:") {
-		t.Fatalf("first line %q", lines.Text())
-	}
+	cmd, lines, url := startServe(t, append(b.env, "STICK_ADDR=127.0.0.1:0"))
 	resp, err := http.Get(url + "/healthz")
 	if err != nil {
 		t.Fatal(err)
@@ -90,21 +73,7 @@ func TestBinaryServeDataDir(t *testing.T) {
 		t.Fatalf("token create: %v %+v", err, tok)
 	}
 	elsewhere := t.TempDir()
-	cmd := exec.Command(stickBin, "serve", "--addr", "127.0.0.1:0", "--data-dir", b.data)
-	cmd.Env = append(os.Environ(), "TALKING_STICK_DATA_DIR="+elsewhere)
-	out, err := cmd.StdoutPipe()
-	if err != nil {
-		t.Fatal(err)
-	}
-	if err := cmd.Start(); err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { _ = cmd.Process.Kill(); _ = cmd.Wait() })
-	lines := bufio.NewScanner(out)
-	if !lines.Scan() {
-		t.Fatal("stick serve printed nothing")
-	}
-	url, _, _ := strings.Cut(strings.TrimPrefix(lines.Text(), "stick serve: listening on "), " ")
+	_, _, url := startServe(t, []string{"TALKING_STICK_DATA_DIR=" + elsewhere}, "--addr", "127.0.0.1:0", "--data-dir", b.data)
 	status := func(token string) int {
 		req, _ := http.NewRequest(http.MethodGet, url+"/api/v1/rooms", nil)
 		if token != "" {
@@ -126,4 +95,30 @@ func TestBinaryServeDataDir(t *testing.T) {
 	if entries, _ := os.ReadDir(elsewhere); len(entries) != 0 {
 		t.Fatalf("the environment's data directory got %d entries", len(entries))
 	}
+}
+
+// startServe starts the built binary's 'stick serve' with env added to
+// this process's environment and args, and returns it, its standard
+// output past the first line, and the loopback URL that line names.
+func startServe(t *testing.T, env []string, args ...string) (*exec.Cmd, *bufio.Scanner, string) {
+	t.Helper()
+	cmd := exec.Command(stickBin, append([]string{"serve"}, args...)...)
+	cmd.Env = append(os.Environ(), env...)
+	out, err := cmd.StdoutPipe()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { _ = cmd.Process.Kill(); _ = cmd.Wait() })
+	lines := bufio.NewScanner(out)
+	if !lines.Scan() {
+		t.Fatal("stick serve printed nothing")
+	}
+	url, _, ok := strings.Cut(strings.TrimPrefix(lines.Text(), "stick serve: listening on "), " ")
+	if !ok || !strings.HasPrefix(url, "http://127.0.0.1:") {
+		t.Fatalf("first line %q", lines.Text())
+	}
+	return cmd, lines, url
 }
