@@ -106,7 +106,30 @@ stage "fuzz ($FUZZTIME each)"
 # 60 s): the fuzzer runs no new input meanwhile, and a long text could take
 # a short run's whole budget without a single execution (seen with
 # FuzzParseQuery: 1,201 executions in 20 s unbounded, 333,000 bounded).
-fuzz() { go test -run '^$' -fuzz "^$1\$" -fuzztime "$FUZZTIME" -fuzzminimizetime 2s "$2"; }
+#
+# Go 1.26's fuzzing coordinator can fail a target with a bare "context
+# deadline exceeded" when -fuzztime ends while a worker is mid-call
+# (golang/go#75804, fixed in Go 1.27), with no failing input. Such a run
+# counts as passed only when it wrote no failing input and the target then
+# passes on its whole corpus; it is named in the warnings at the end. Any
+# other failure fails the stage.
+fuzz() {
+	local out corpus="$2/testdata/fuzz/$1" before after
+	before=$(ls "$corpus" 2>/dev/null | sort || true)
+	if out=$(go test -run '^$' -fuzz "^$1\$" -fuzztime "$FUZZTIME" -fuzzminimizetime 2s "$2" 2>&1); then
+		echo "$out"
+		return 0
+	fi
+	echo "$out"
+	after=$(ls "$corpus" 2>/dev/null | sort || true)
+	if [ "$before" = "$after" ] && echo "$out" | grep -q '^    context deadline exceeded$' &&
+		! echo "$out" | grep -qE 'Failing input written|panic:|--- FAIL: .*/' &&
+		go test -run "^$1\$" -count=1 "$2"; then
+		warn "$1: the fuzzing coordinator's end-of-time race (golang/go#75804), no failing input; the corpus passes"
+		return 0
+	fi
+	return 1
+}
 fuzz FuzzHandoffValidate ./stick
 fuzz FuzzParseQuery ./stick
 fuzz FuzzAuthenticate ./stick
