@@ -105,6 +105,11 @@ func RemoteKey(rawURL string) (string, error) {
 	if strings.IndexFunc(p, unicode.IsControl) >= 0 || !utf8.ValidString(p) {
 		return "", noRemoteKey("its path holds control characters or invalid UTF-8")
 	}
+	if strings.ContainsAny(p, "%?#") {
+		// Escaped twice, or an escaped query or fragment: the key, read
+		// back as a URL, would name another path.
+		return "", noRemoteKey(`its path holds "%", "?" or "#" once unescaped`)
+	}
 	if caseFoldingHosts[host] {
 		p = strings.ToLower(p)
 	}

@@ -109,6 +109,9 @@ func TestRemoteKeyRefused(t *testing.T) {
 		"https://github.com/acme/\x1b[31mapi",
 		"https://github.com/acme/api%0a",
 		"https://github.com/acme/-/api",
+		"https://github.com/acme/a%2523b", // escaped twice
+		"https://github.com/acme/a%23b",   // an escaped fragment
+		"github.com:acme/a%3Fb",           // an escaped query
 		"ssh://git@github.com:acme/api",
 		"https://ana:pa/ss@github.com/acme/api",
 		"https://ana:123/s3cret@github.com/acme/api",
@@ -190,7 +193,7 @@ func TestLocalKey(t *testing.T) {
 // FuzzRemoteKey checks that a key never holds a control character, a "-"
 // segment or an "@", and that a key without blanks is a fixed point.
 func FuzzRemoteKey(f *testing.F) {
-	for _, s := range []string{"https://github.com/acme/api.git", "git@github.com:acme/api.git", "ssh://a@b:22/c", "C:/x", "x::y", "[::1]:a", "a@[::1]:b", "https://github.com/.git.git", "https://h/a.git/.git", "https://h/a/..git", "https://h/a/.git/."} {
+	for _, s := range []string{"https://github.com/acme/api.git", "git@github.com:acme/api.git", "ssh://a@b:22/c", "C:/x", "x::y", "[::1]:a", "a@[::1]:b", "https://github.com/.git.git", "https://h/a.git/.git", "https://h/a/..git", "https://h/a/.git/.", "h:%2525x", "h:a%3Fb"} {
 		f.Add(s)
 	}
 	f.Fuzz(func(t *testing.T, u string) {
