@@ -4,6 +4,7 @@ import (
 	"net/http"
 
 	"github.com/stickhq/stick/identity"
+	"github.com/stickhq/stick/internal/printable"
 	"github.com/stickhq/stick/stick"
 )
 
@@ -32,7 +33,7 @@ func clientName(r *http.Request) string {
 
 // checkClient refuses a client name that cannot name a member.
 func checkClient(name string) error {
-	if len(name) > maxClientLen || !printableASCII(name) {
+	if len(name) > maxClientLen || !printable.ASCII(name) {
 		return stick.Errorf(stick.CodeInvalidArgument, "the %s header must be 1 to %d printable ASCII characters", ClientHeader, maxClientLen).
 			With("field", ClientHeader).WithHint("name your client in a word, for example %s: ci-runner", ClientHeader)
 	}

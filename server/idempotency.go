@@ -149,16 +149,3 @@ func (w *bufferedWriter) Write(b []byte) (int, error) {
 	}
 	return w.body.Write(b)
 }
-
-// printableASCII reports whether s is non-empty printable ASCII.
-func printableASCII(s string) bool {
-	if s == "" {
-		return false
-	}
-	for i := range len(s) {
-		if s[i] < ' ' || s[i] > '~' {
-			return false
-		}
-	}
-	return true
-}

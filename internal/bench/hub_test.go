@@ -18,11 +18,7 @@ func TestHubClient(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	secrets, err := makeTokens(ctx, e.data, "team")
-	if err != nil {
-		t.Fatal(err)
-	}
-	h, err := e.startHub(ctx)
+	h, secrets, err := e.startHubWithTokens(ctx, "team")
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -20,11 +20,7 @@ func TestProxyClients(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	secrets, err := makeTokens(ctx, e.data, "team")
-	if err != nil {
-		t.Fatal(err)
-	}
-	h, err := e.startHub(ctx)
+	h, secrets, err := e.startHubWithTokens(ctx, "team")
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -19,3 +19,18 @@ func Keep(s string, max int) string {
 	}
 	return b.String()
 }
+
+// ASCII reports whether s is non-empty printable ASCII (space to '~'): what
+// an HTTP header value that names something, such as a client or an
+// idempotency key, may hold.
+func ASCII(s string) bool {
+	if s == "" {
+		return false
+	}
+	for i := range len(s) {
+		if s[i] < ' ' || s[i] > '~' {
+			return false
+		}
+	}
+	return true
+}

@@ -25,3 +25,14 @@ func TestKeep(t *testing.T) {
 		}
 	}
 }
+
+func TestASCII(t *testing.T) {
+	for s, want := range map[string]bool{
+		"claude-code": true, "a b~": true, " ": true,
+		"": false, "tab\there": false, "new\nline": false, "é": false, "\x7f": false,
+	} {
+		if got := printable.ASCII(s); got != want {
+			t.Errorf("ASCII(%q) = %v, want %v", s, got, want)
+		}
+	}
+}

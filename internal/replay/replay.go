@@ -22,6 +22,7 @@ import (
 	"sync"
 	"time"
 
+	"github.com/stickhq/stick/internal/printable"
 	"github.com/stickhq/stick/stick"
 )
 
@@ -34,11 +35,7 @@ const MaxKeyLen = 255
 // CheckKey refuses, with invalid_argument on Idempotency-Key, a key that is
 // not 1 to MaxKeyLen printable ASCII characters.
 func CheckKey(key string) error {
-	ok := key != "" && len(key) <= MaxKeyLen
-	for i := 0; ok && i < len(key); i++ {
-		ok = key[i] >= ' ' && key[i] <= '~'
-	}
-	if !ok {
+	if len(key) > MaxKeyLen || !printable.ASCII(key) {
 		return stick.Errorf(stick.CodeInvalidArgument, "the Idempotency-Key must be 1 to %d printable ASCII characters", MaxKeyLen).
 			With("field", "Idempotency-Key").WithHint("use a random string such as a UUID")
 	}
