@@ -25,12 +25,12 @@ type roomRow struct {
 
 // roomsBody is the body of the list of rooms.
 type roomsBody struct {
-	Query      string
-	Rooms      []roomRow
-	Total      int
-	Now        time.Time
-	NoneShown  bool
-	NoneAtAll  bool
+	Query     string
+	Rooms     []roomRow
+	Total     int
+	Now       time.Time
+	NoneShown bool
+	NoneAtAll bool
 }
 
 // serveRooms lists every room the reader may see, open ones first, the
@@ -46,7 +46,7 @@ func (h *Handler) serveRooms(w http.ResponseWriter, r *http.Request) {
 		h.failErr(w, r, err)
 		return
 	}
-	q := strings.TrimSpace(r.URL.Query().Get("q"))
+	q := render.Line(strings.TrimSpace(r.URL.Query().Get("q")))
 	body := roomsBody{Query: q, Total: len(sums), Now: h.cfg.Now(), NoneAtAll: len(sums) == 0}
 	for _, s := range sums {
 		row := rowOf(s)
@@ -102,4 +102,3 @@ func later(a, b time.Time) time.Time {
 	}
 	return b
 }
-
