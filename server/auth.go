@@ -101,6 +101,19 @@ func (s *Server) principal(r *http.Request) (stick.Principal, error) {
 		return stick.Principal{}, stick.Errorf(stick.CodeUnauthenticated, "the Authorization header is not a bearer token").
 			WithHint("send 'Authorization: Bearer <token>'")
 	}
+	return s.check(r, secret)
+}
+
+// check returns the principal of a token's secret, counting a failure
+// against the request's address: the bearer token of a request, or the
+// token a person signs in to the page with.
+func (s *Server) check(r *http.Request, secret string) (stick.Principal, error) {
+	addr := clientAddr(r)
+	if wait := s.limits.wait(addr); wait > 0 {
+		secs := int(wait.Seconds()) + 1
+		return stick.Principal{}, stick.Errorf(CodeRateLimited, "too many failed authentications from %s", addr).
+			WithHint("wait %d s, then send a valid token", secs).With("retry_after_s", secs)
+	}
 	if s.cfg.Auth == nil {
 		s.limits.fail(addr)
 		return stick.Principal{}, stick.Errorf(stick.CodeUnauthenticated, "this hub has no tokens, so none can be valid").

@@ -7,6 +7,7 @@ import (
 
 	"github.com/stickhq/stick/liveness"
 	"github.com/stickhq/stick/stick"
+	"github.com/stickhq/stick/web"
 )
 
 // Paths of the API.
@@ -104,6 +105,9 @@ func (s *Server) routes() http.Handler {
 	top.Handle("GET /healthz", s.named("GET /healthz", http.HandlerFunc(s.health)))
 	top.Handle(metadataPath, s.named(metadataPath, s.metadata()))
 	top.Handle("GET "+agentsPath, s.named("GET "+agentsPath, http.HandlerFunc(s.serveAgents)))
+	for _, pattern := range web.Paths {
+		top.Handle(pattern, s.named(pattern, s.page))
+	}
 	top.Handle("/", s.authenticate(api))
 	return s.observe(s.guard(top))
 }

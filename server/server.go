@@ -82,6 +82,8 @@ type Server struct {
 	agents  []byte
 	log     *slog.Logger
 	handler http.Handler
+	// page is the web page at /.
+	page    http.Handler
 	metrics *metrics
 	limits  *limiter
 	replays *replays
@@ -154,6 +156,9 @@ func New(ctx context.Context, cfg Config, ln net.Listener) (*Server, error) {
 		}
 	}
 	s.metrics = newMetrics(countRooms(cfg.Service))
+	if s.page, err = s.newPage(); err != nil {
+		return nil, err
+	}
 	s.handler = s.routes()
 	return s, nil
 }

@@ -19,6 +19,7 @@ const (
 	ActionRoomEvents     Action = "RoomEvents"
 	ActionFollowEvents   Action = "FollowEvents"
 	ActionTailEvents     Action = "TailEvents"
+	ActionEventsBefore   Action = "EventsBefore"
 	ActionReadDoc        Action = "ReadDoc"
 	ActionDocHistory     Action = "DocHistory"
 	ActionSearch         Action = "Search"
@@ -99,6 +100,7 @@ var access = map[Action]permission{
 	ActionRoomEvents:     {AccessViewer, "reading a room's events"},
 	ActionFollowEvents:   {AccessViewer, "following a room's events"},
 	ActionTailEvents:     {AccessViewer, "reading a room's latest events"},
+	ActionEventsBefore:   {AccessViewer, "reading a room's older events"},
 	ActionReadDoc:        {AccessViewer, "reading a room's document"},
 	ActionDocHistory:     {AccessViewer, "reading a document's history"},
 	ActionSearch:         {AccessViewer, "searching"},

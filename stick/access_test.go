@@ -149,6 +149,10 @@ var accessCases = []accessCase{
 		_, err := s.TailEvents(h.ctx, h.named, 0)
 		return one(err)
 	}},
+	{action: stick.ActionEventsBefore, miss: notFound, run: func(h *hub, s *stick.Service) (bool, error) {
+		_, err := s.EventsBefore(h.ctx, h.named, 1<<40, 0)
+		return one(err)
+	}},
 	{action: stick.ActionReadDoc, miss: notFound, run: func(h *hub, s *stick.Service) (bool, error) {
 		_, err := s.ReadDoc(h.ctx, h.named, 0)
 		return one(err)

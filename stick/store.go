@@ -155,6 +155,9 @@ type Tx interface {
 	LastSeq(roomID string) (int64, error)
 	// LatestEvents returns the room's newest limit events, oldest first.
 	LatestEvents(roomID string, limit int) ([]Event, error)
+	// EventsBefore returns the room's newest limit events whose Seq is
+	// below before, oldest first: the page of a log read backwards.
+	EventsBefore(roomID string, before int64, limit int) ([]Event, error)
 	// LastEventAt returns when the room's newest event was appended, the
 	// zero time if it has none; a store answers it without reading the
 	// room's log.

@@ -42,6 +42,19 @@ func TestTailEventsAndLastEventAt(t *testing.T) {
 	_, err = e.svc.TailEvents(e.ctx, "room_none", 1)
 	wantCode(t, err, stick.CodeRoomNotFound)
 
+	older, err := e.svc.EventsBefore(e.ctx, room, tail.Events[0].Seq, 1)
+	if err != nil || len(older.Events) != 1 || older.Events[0].Text != "one" || !older.Earlier {
+		t.Fatalf("before 'two', 1: %+v %v", older, err)
+	}
+	first, err := e.svc.EventsBefore(e.ctx, room, older.Events[0].Seq, 0)
+	if err != nil || len(first.Events) != 1 || first.Events[0].Type != stick.EventJoin || first.Earlier {
+		t.Fatalf("before 'one': %+v %v", first, err)
+	}
+	_, err = e.svc.EventsBefore(e.ctx, room, 0, 1)
+	if se := wantCode(t, err, stick.CodeInvalidArgument); se.Details["field"] != "before" {
+		t.Errorf("before 0: %+v", se)
+	}
+
 	rooms, err := e.svc.ListRooms(e.ctx, e.repo)
 	if err != nil || len(rooms) != 1 || !rooms[0].LastEventAt.Equal(last.CreatedAt) || !rooms[0].LastEventAt.After(rooms[0].UpdatedAt) {
 		t.Fatalf("list after notes: %+v %v (last note at %v)", rooms, err, last.CreatedAt)

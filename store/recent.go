@@ -15,6 +15,13 @@ func (t *tx) LatestEvents(roomID string, limit int) ([]stick.Event, error) {
 		roomID, limit)
 }
 
+// EventsBefore implements stick.Tx.EventsBefore: LatestEvents from a
+// point of the (room_id, event_seq) index.
+func (t *tx) EventsBefore(roomID string, before int64, limit int) ([]stick.Event, error) {
+	return t.events("SELECT * FROM (SELECT "+eventCols+" FROM events WHERE room_id = ? AND event_seq < ? ORDER BY event_seq DESC LIMIT ?) ORDER BY event_seq",
+		roomID, before, limit)
+}
+
 // LastEventAt implements stick.Tx.LastEventAt: one step of the (room_id,
 // event_seq) index, from its end.
 func (t *tx) LastEventAt(roomID string) (time.Time, error) {

@@ -232,6 +232,14 @@ func testEventReads(e *env) {
 	mustEqual(e, "LatestEvents 3", latest(3), room1[4:], norm)
 	mustEqual(e, "LatestEvents 1", latest(1), room1[6:], norm)
 	mustEqual(e, "LatestEvents 50", latest(50), room1, norm)
+	before := func(seq int64, limit int) []stick.Event {
+		return read(e, func(tx stick.Tx) ([]stick.Event, error) { return tx.EventsBefore("room_1", seq, limit) })
+	}
+	mustEqual(e, "EventsBefore the 5th, 2", before(room1[4].Seq, 2), room1[2:4], norm)
+	mustEqual(e, "EventsBefore the 2nd, 50", before(room1[1].Seq, 50), room1[:1], norm)
+	if got := before(room1[0].Seq, 10); len(got) != 0 {
+		e.t.Fatalf("EventsBefore the first event: %+v", got)
+	}
 	// The newest event was written at the earliest time of all: when it
 	// was appended is its time, not the latest time in the log.
 	if got := read(e, func(tx stick.Tx) (time.Time, error) { return tx.LastEventAt("room_1") }); !got.Equal(room1[6].CreatedAt) {
@@ -266,6 +274,9 @@ func testEventsEmptyRoom(e *env) {
 			}
 			if evs, err = tx.LatestEvents(room, 10); err != nil || len(evs) != 0 {
 				e.t.Fatalf("LatestEvents of %s: %+v %v", room, evs, err)
+			}
+			if evs, err = tx.EventsBefore(room, 1<<40, 10); err != nil || len(evs) != 0 {
+				e.t.Fatalf("EventsBefore of %s: %+v %v", room, evs, err)
 			}
 			if ev, ok, err := tx.LastEvent(room); ok || err != nil {
 				e.t.Fatalf("LastEvent of %s: %+v %v %v", room, ev, ok, err)

@@ -1,0 +1,28 @@
+package server
+
+import (
+	"net/http"
+	"strings"
+
+	"github.com/stickhq/stick/stick"
+	"github.com/stickhq/stick/web"
+)
+
+// newPage makes the hub's web page (package web), read through the
+// principal's Service as the API is, signed in to with the hub's tokens
+// (with the same limit on failures), open without a token where the API
+// is, and whose live streams end when the hub stops.
+func (s *Server) newPage() (http.Handler, error) {
+	return web.New(web.Config{
+		ServiceFor: s.serviceFor,
+		Authenticate: func(r *http.Request, secret string) (stick.Principal, error) {
+			return s.check(r, secret)
+		},
+		Open:        s.open,
+		Local:       s.cfg.Local,
+		Secure:      strings.HasPrefix(s.publicURL, "https:"),
+		BeginStream: s.beginPoll,
+		Done:        s.streamsDone,
+		Now:         s.cfg.Now,
+	})
+}

@@ -1,0 +1,115 @@
+package web
+
+import (
+	"bytes"
+	"context"
+	"errors"
+	"fmt"
+	"net/http"
+	"strconv"
+	"strings"
+
+	"github.com/stickhq/stick/stick"
+)
+
+// serveLive streams a room's new events, after the cursor after (or the
+// Last-Event-ID of a reconnecting EventSource), as Server-Sent Events:
+// each a "stick" event whose id is the event's seq and whose data is the
+// event's HTML, as the feed shows it. It waits for events with
+// stick.Service.FollowEvents, which the store's wake-ups end, so an idle
+// stream costs no reads; a comment every KeepAlive keeps proxies from
+// closing it. It ends when the room closes (a "closed" event), when the
+// client goes, or when the hub stops.
+func (h *Handler) serveLive(w http.ResponseWriter, r *http.Request) {
+	v, err := h.who(w, r)
+	if err != nil {
+		if errors.Is(err, errSignIn) {
+			http.Error(w, "sign in first", http.StatusUnauthorized)
+			return
+		}
+		http.Error(w, stick.AsError(err).Message, statusOf(stick.ErrorCode(err)))
+		return
+	}
+	after, err := strconv.ParseInt(r.URL.Query().Get("after"), 10, 64)
+	if id := r.Header.Get("Last-Event-ID"); id != "" {
+		after, err = strconv.ParseInt(id, 10, 64)
+	}
+	if err != nil || after < 0 {
+		http.Error(w, "after must be the seq of the newest event the page shows", http.StatusBadRequest)
+		return
+	}
+	id := r.PathValue("room_id")
+	svc := h.cfg.ServiceFor(v.principal)
+	if _, err := svc.RoomState(r.Context(), id); err != nil {
+		http.Error(w, stick.AsError(err).Message, statusOf(stick.ErrorCode(err)))
+		return
+	}
+	if h.cfg.BeginStream != nil {
+		end, ok := h.cfg.BeginStream(svc)
+		if !ok {
+			http.Error(w, "the hub is shutting down", http.StatusServiceUnavailable)
+			return
+		}
+		defer end()
+	}
+	rc := http.NewResponseController(w)
+	hd := w.Header()
+	hd.Set("Content-Type", "text/event-stream")
+	hd.Set("Cache-Control", "no-store")
+	hd.Set("X-Accel-Buffering", "no")
+	w.WriteHeader(http.StatusOK)
+	_, _ = fmt.Fprint(w, "retry: 2000\n\n")
+	if rc.Flush() != nil {
+		return
+	}
+	for {
+		ctx, cancel := context.WithTimeout(r.Context(), h.cfg.KeepAlive)
+		page, err := svc.FollowEvents(ctx, id, after, 0)
+		cancel()
+		switch {
+		case r.Context().Err() != nil || h.stopped():
+			return
+		case err != nil && ctx.Err() != nil:
+			if _, err := fmt.Fprint(w, ": keep-alive\n\n"); err != nil || rc.Flush() != nil {
+				return
+			}
+			continue
+		case err != nil:
+			return
+		}
+		var b bytes.Buffer
+		closed := false
+		for _, e := range page.Events {
+			var frag bytes.Buffer
+			if err := h.frag.Execute(&frag, viewOf(e)); err != nil {
+				return
+			}
+			fmt.Fprintf(&b, "id: %d\nevent: stick\n", e.Seq)
+			for line := range strings.SplitSeq(strings.TrimRight(frag.String(), "\n"), "\n") {
+				fmt.Fprintf(&b, "data: %s\n", line)
+			}
+			b.WriteString("\n")
+			closed = closed || e.Type == stick.EventClose
+		}
+		if closed {
+			b.WriteString("event: closed\ndata: closed\n\n")
+		}
+		if _, err := w.Write(b.Bytes()); err != nil || rc.Flush() != nil || closed {
+			return
+		}
+		after = page.Cursor
+	}
+}
+
+// stopped reports whether the hub stopped.
+func (h *Handler) stopped() bool {
+	if h.cfg.Done == nil {
+		return false
+	}
+	select {
+	case <-h.cfg.Done:
+		return true
+	default:
+		return false
+	}
+}

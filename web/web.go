@@ -1,0 +1,204 @@
+package web
+
+import (
+	"context"
+	"crypto/rand"
+	"crypto/subtle"
+	"embed"
+	"encoding/hex"
+	"errors"
+	"html/template"
+	"io/fs"
+	"net/http"
+	"time"
+
+	"github.com/stickhq/stick/stick"
+)
+
+//go:embed templates/*.html
+var templateFS embed.FS
+
+//go:embed static
+var staticFS embed.FS
+
+// Config wires the page to a hub.
+type Config struct {
+	// ServiceFor returns the Service a principal reads through: the hub's
+	// Service restricted to the principal's role and rooms. Required.
+	ServiceFor func(stick.Principal) *stick.Service
+	// Authenticate returns the principal a token's secret stands for
+	// (the hub's check, with its limit on failures); nil on a hub without
+	// tokens.
+	Authenticate func(r *http.Request, secret string) (stick.Principal, error)
+	// Open reports whether the hub answers without a token: then a page
+	// is read as Local, with no sign-in. nil means never.
+	Open func(ctx context.Context) (bool, error)
+	// Local is who reads the page of an open hub.
+	Local stick.Principal
+	// Secure marks the cookies Secure even on a request that did not come
+	// over TLS itself: a hub whose public URL is https, behind a proxy.
+	Secure bool
+	// BeginStream registers a live stream in the given Service, so that
+	// the hub's stop ends it at once; it returns false once the hub
+	// stops. nil registers nothing.
+	BeginStream func(svc *stick.Service) (end func(), ok bool)
+	// Done is closed when the hub stops: every live stream ends. nil
+	// never closes.
+	Done <-chan struct{}
+	// KeepAlive is how often a quiet live stream sends a comment, so
+	// proxies keep it open (default 25 s).
+	KeepAlive time.Duration
+	// Now is the clock of the times the page shows (default time.Now).
+	Now func() time.Time
+}
+
+// Paths the hub mounts the page at; every other path is the hub's own.
+var Paths = []string{"GET /{$}", "/rooms/", "/signin", "/signout", "/static/"}
+
+// Handler serves the page.
+type Handler struct {
+	cfg   Config
+	mux   *http.ServeMux
+	pages map[string]*template.Template
+	frag  *template.Template
+}
+
+// New makes the page's handler.
+func New(cfg Config) (*Handler, error) {
+	if cfg.ServiceFor == nil {
+		return nil, errors.New("web: Config.ServiceFor is required")
+	}
+	if cfg.Now == nil {
+		cfg.Now = time.Now
+	}
+	if cfg.KeepAlive <= 0 {
+		cfg.KeepAlive = 25 * time.Second
+	}
+	h := &Handler{cfg: cfg, mux: http.NewServeMux(), pages: map[string]*template.Template{}}
+	base, err := template.New("").Funcs(funcs).ParseFS(templateFS, "templates/layout.html", "templates/event.html")
+	if err != nil {
+		return nil, err
+	}
+	h.frag = base.Lookup("event")
+	for _, name := range []string{"rooms", "room", "signin", "error"} {
+		t, err := template.Must(base.Clone()).ParseFS(templateFS, "templates/"+name+".html")
+		if err != nil {
+			return nil, err
+		}
+		h.pages[name] = t
+	}
+	static, err := fs.Sub(staticFS, "static")
+	if err != nil {
+		return nil, err
+	}
+	h.mux.Handle("GET /static/", http.StripPrefix("/static/", cached(http.FileServerFS(static))))
+	h.mux.HandleFunc("GET /{$}", h.serveRooms)
+	h.mux.HandleFunc("GET /rooms/{room_id}", h.serveRoom)
+	h.mux.HandleFunc("GET /rooms/{room_id}/live", h.serveLive)
+	h.mux.HandleFunc("GET /signin", h.serveSignin)
+	h.mux.HandleFunc("POST /signin", h.signin)
+	h.mux.HandleFunc("POST /signout", h.signout)
+	h.mux.HandleFunc("/", func(w http.ResponseWriter, r *http.Request) {
+		h.fail(w, r, http.StatusNotFound, "There is no page at this address.", "")
+	})
+	return h, nil
+}
+
+// ServeHTTP serves one request of the page, with headers that keep any
+// script but the page's own from running and the page out of frames.
+func (h *Handler) ServeHTTP(w http.ResponseWriter, r *http.Request) {
+	hd := w.Header()
+	hd.Set("Content-Security-Policy", "default-src 'self'; script-src 'self'; style-src 'self'; img-src 'self'; object-src 'none'; base-uri 'none'; form-action 'self'; frame-ancestors 'none'")
+	hd.Set("X-Content-Type-Options", "nosniff")
+	hd.Set("Referrer-Policy", "same-origin")
+	hd.Set("X-Frame-Options", "DENY")
+	h.mux.ServeHTTP(w, r)
+}
+
+// cached lets browsers keep the assets for an hour.
+func cached(next http.Handler) http.Handler {
+	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		w.Header().Set("Cache-Control", "public, max-age=3600")
+		next.ServeHTTP(w, r)
+	})
+}
+
+// The cookies of the page.
+const (
+	// sessionCookie holds the token signed in with.
+	sessionCookie = "stick_session"
+	// csrfCookie holds the random value every form sends back.
+	csrfCookie = "stick_csrf"
+	// csrfField is the form field that carries it.
+	csrfField = "csrf"
+)
+
+// cookie makes a cookie of the page: HttpOnly, SameSite=Strict, Secure
+// over TLS.
+func (h *Handler) cookie(r *http.Request, name, value string, maxAge int) *http.Cookie {
+	return &http.Cookie{Name: name, Value: value, Path: "/", MaxAge: maxAge, HttpOnly: true,
+		SameSite: http.SameSiteStrictMode, Secure: h.cfg.Secure || r.TLS != nil}
+}
+
+// csrf returns the request's CSRF value, setting a new cookie when it has
+// none: forms send it back in csrfField (a double-submit check that
+// another site's page cannot pass, as it can neither read nor set the
+// cookie).
+func (h *Handler) csrf(w http.ResponseWriter, r *http.Request) string {
+	if c, err := r.Cookie(csrfCookie); err == nil && len(c.Value) == 64 {
+		return c.Value
+	}
+	var b [32]byte
+	_, _ = rand.Read(b[:])
+	v := hex.EncodeToString(b[:])
+	http.SetCookie(w, h.cookie(r, csrfCookie, v, 0))
+	return v
+}
+
+// checkCSRF reports whether a form's CSRF value is the cookie's.
+func checkCSRF(r *http.Request) bool {
+	c, err := r.Cookie(csrfCookie)
+	if err != nil || len(c.Value) != 64 {
+		return false
+	}
+	return subtle.ConstantTimeCompare([]byte(c.Value), []byte(r.PostFormValue(csrfField))) == 1
+}
+
+// viewer is who reads a page: the principal, and whether it signed in.
+type viewer struct {
+	principal stick.Principal
+	signedIn  bool
+}
+
+// errSignIn says the request must sign in first.
+var errSignIn = errors.New("sign in first")
+
+// who finds the request's principal: the token of its session cookie,
+// else on an open hub the local principal. A cookie whose token is no
+// longer valid is cleared. It fails with errSignIn when the request must
+// sign in, and with the hub's errors (rate_limited, db_busy, ...).
+func (h *Handler) who(w http.ResponseWriter, r *http.Request) (viewer, error) {
+	if c, err := r.Cookie(sessionCookie); err == nil && c.Value != "" && h.cfg.Authenticate != nil {
+		p, err := h.cfg.Authenticate(r, c.Value)
+		if stick.ErrorCode(err) == stick.CodeUnauthenticated {
+			http.SetCookie(w, h.cookie(r, sessionCookie, "", -1))
+			return viewer{}, errSignIn
+		}
+		return viewer{principal: p, signedIn: true}, err
+	}
+	open, err := h.open(r.Context())
+	if err != nil {
+		return viewer{}, err
+	}
+	if open {
+		return viewer{principal: h.cfg.Local}, nil
+	}
+	return viewer{}, errSignIn
+}
+
+func (h *Handler) open(ctx context.Context) (bool, error) {
+	if h.cfg.Open == nil {
+		return false, nil
+	}
+	return h.cfg.Open(ctx)
+}
