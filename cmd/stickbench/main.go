@@ -34,6 +34,10 @@ func main() {
 // meaningful 99th percentile.
 const minCount = 100
 
+// minSpan is the shortest --span accepts: processor time is counted in
+// ticks of 10 ms, and a shorter span measures little but the ticks.
+const minSpan = time.Second
+
 // errMissed makes the command exit 1 without printing more.
 var errMissed = errors.New("a target was missed")
 
@@ -87,6 +91,8 @@ misses its target, however fast it was.`,
 		Example: `  stickbench                       # every floor and scenario, full size
   stickbench handoff-library cycle # only these, after their floors
   stickbench handoff-rest handoff-http remote-crash hub-idle hub-notes serve-start-up   # the hub's
+  stickbench web-room web-live web-idle   # the hub's web page
+  stickbench --span 60s web-idle   # a longer measured span
   stickbench pipe sqlite-tx        # only these floors
   stickbench --quick               # every floor and scenario, small: does it work?
   stickbench --json > bench.json   # {"machine": ..., "floors": [...], "scenarios": [...]}
@@ -117,6 +123,9 @@ misses its target, however fast it was.`,
 			}
 			if o.Count < 0 || o.Count > 0 && o.Count < minCount {
 				return fmt.Errorf("--count %d is too small to give percentiles; give at least %d, or leave it out for the target's size", o.Count, minCount)
+			}
+			if o.Span < 0 || o.Span > 0 && o.Span < minSpan {
+				return fmt.Errorf("--span %v is too short to measure processor time (the system counts it in 10 ms ticks); give at least %v, or leave it out for the target's span", o.Span, minSpan)
 			}
 			if !asJSON {
 				o.Log = func(format string, args ...any) { fmt.Fprintf(stderr, "# "+format+"\n", args...) }
@@ -151,6 +160,7 @@ misses its target, however fast it was.`,
 	f.BoolVar(&asJSON, "json", false, "print the results as JSON")
 	f.BoolVar(&o.Quick, "quick", false, "small counts and short spans: check that every scenario works")
 	f.IntVar(&o.Count, "count", 0, "operations per count-based scenario (default: the target's size)")
+	f.DurationVar(&o.Span, "span", 0, "measured span of the scenarios that run for a time: cycle, contention, idle-waiters, hub-idle, web-idle (default: the target's span)")
 	f.StringVar(&o.Stick, "stick", "", "the stick binary whose 'stick mcp' and 'stick serve' to measure (default: this program's copy of it)")
 	f.BoolVar(&check, "check", false, "exit 1 when a scenario misses its target (its ratio target where it has one)")
 	f.BoolVar(&list, "list", false, "list the floors, the scenarios and their targets")

@@ -7,9 +7,10 @@ import (
 
 // The benchmarks run the scenarios for benchstat: b.N is the number of
 // operations of the count-based scenarios (handoffs, turns, cycles, kills,
-// starts, notes, big-database rooms and calls), so run them with a fixed
-// count, for example -benchtime 500x; contention and the idle waiters (of
-// 'stick mcp' and of the hub) run at their quick spans whatever b.N is.
+// starts, notes, big-database rooms and calls, page loads, live events),
+// so run them with a fixed count, for example -benchtime 500x; contention
+// and the idle waiters (of 'stick mcp', of the hub and of the page) run at
+// their quick spans whatever b.N is.
 // Each reports its figures as metrics.
 
 func BenchmarkHandoffLibrary(b *testing.B) { benchScenario(b, "handoff-library", false) }
@@ -29,6 +30,9 @@ func BenchmarkRemoteCrash(b *testing.B)    { benchScenario(b, "remote-crash", fa
 func BenchmarkHubIdle(b *testing.B)        { benchScenario(b, "hub-idle", true) }
 func BenchmarkHubNotes(b *testing.B)       { benchScenario(b, "hub-notes", false) }
 func BenchmarkServeStartUp(b *testing.B)   { benchScenario(b, "serve-start-up", false) }
+func BenchmarkWebRoom(b *testing.B)        { benchScenario(b, "web-room", false) }
+func BenchmarkWebLive(b *testing.B)        { benchScenario(b, "web-live", false) }
+func BenchmarkWebIdle(b *testing.B)        { benchScenario(b, "web-idle", true) }
 
 func benchScenario(b *testing.B, name string, quick bool) {
 	i := indexOf(Scenarios(), name)

@@ -165,7 +165,11 @@ func idleWaiters(ctx context.Context, e *env) ([]Result, error) {
 		}()
 	}
 	// Give the last waiters time to block before measuring.
-	time.Sleep(e.span(2*time.Second, 500*time.Millisecond))
+	settle := 2 * time.Second
+	if e.o.Quick {
+		settle = 500 * time.Millisecond
+	}
+	time.Sleep(settle)
 	m := startMeter(kids...)
 	m.childrenOnly = true
 	select {

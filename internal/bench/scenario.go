@@ -20,6 +20,10 @@ type Options struct {
 	// count-based scenarios (handoffs, turns, cycles, kills, starts, and
 	// the big database's calls; not its size).
 	Count int
+	// Span, when positive, replaces the measured span of the scenarios
+	// that run for a time (cycle, contention, the idle waiters of 'stick
+	// mcp', of the hub and of the page).
+	Span time.Duration
 	// Stick is the stick binary whose 'stick mcp' the MCP scenarios
 	// start, and whose 'stick serve' the hub's; empty means this program
 	// in its "stick" role.
@@ -67,6 +71,11 @@ func Scenarios() []Scenario {
 		{Name: "hub-idle", What: "200 HTTP clients long-polling one 'stick serve' for their turn for 30 s: the hub's processor time and memory", Target: "hub CPU < 3% of one core, RSS <= 80 MB", run: hubIdle},
 		{Name: "hub-notes", What: "16 HTTP client processes posting notes to one room of one 'stick serve'", Target: ">= 3,000 notes/s", run: hubNotes},
 		{Name: "serve-start-up", What: "spawn 'stick serve' on a database with tokens until it answers an authenticated request", Target: "p50 <= 50 ms", run: serveStartUp},
+		// The hub's web page, read as a browser signed in as a viewer
+		// reads it: the room's page, its live stream (Server-Sent Events).
+		{Name: "web-room", What: "GET /rooms/{id} of a room with 100,000 events from one 'stick serve' until the first byte of the answer", Target: "p99 <= 50 ms", run: webRoom},
+		{Name: "web-live", What: "a note committed through the library in another store until a page's live stream of the room on 'stick serve' has read it", Target: "p50 <= 20 ms", run: webLive},
+		{Name: "web-idle", What: "100 pages of a room open on one 'stick serve', each with its live stream, for 30 s: the hub's processor time", Target: "hub CPU < 2% of one core", run: webIdle},
 	}
 	ratios := ratioTargets()
 	for i := range all {
@@ -279,9 +288,12 @@ func (e *env) size(full, quick int) int {
 	return full
 }
 
-// span picks the full or quick duration.
+// span picks the full or quick duration, or Options.Span.
 func (e *env) span(full, quick time.Duration) time.Duration {
-	if e.o.Quick {
+	switch {
+	case e.o.Span > 0:
+		return e.o.Span
+	case e.o.Quick:
 		return quick
 	}
 	return full
