@@ -69,7 +69,8 @@ an HTTP round trip over loopback, an MCP call of an empty tool over
 stdio, a bare Go program's start). Then it runs each scenario on a fresh
 temporary database with real processes; the hub's scenarios start a real
 'stick serve' and talk to it as HTTP clients with tokens, or through
-'stick mcp --server' proxies as harnesses on other hosts do.
+'stick mcp --server' proxies as harnesses on other hosts do, or read its
+web page as a browser signed in with a viewer's token does.
 
 It prints the machine, a table of the floors (count, p50, p99, mean,
 throughput, CPU, what), and a table of the scenarios: count, p50, p99,
@@ -81,7 +82,7 @@ scenario with a ratio target meets its target when the ratio does (its
 absolute target is still shown, ok or missed); when a floor it needs is
 unavailable here, the absolute target decides, and a note says so.
 
-With no arguments it runs every floor and every scenario (three to four
+With no arguments it runs every floor and every scenario (four to five
 minutes); name scenarios to run only those and the floors they need (a
 name may also be a floor's). handoff-mcp's ratio is built on
 handoff-library's p50, so naming handoff-mcp runs handoff-library too. A

@@ -91,3 +91,16 @@ func TestNothingMeasuredNeverMeets(t *testing.T) {
 		t.Errorf("empty result's problems: %v", rs[0].Problems)
 	}
 }
+
+// TestSpanSetsTheMeasuredSpan: --span replaces the span a scenario that
+// runs for a time measures, whatever its own.
+func TestSpanSetsTheMeasuredSpan(t *testing.T) {
+	sc := Scenarios()[indexOf(Scenarios(), "web-idle")]
+	rs, err := RunOne(context.Background(), sc, Options{Quick: true, Span: 1500 * time.Millisecond})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(rs) != 1 || len(rs[0].Notes) == 0 || !strings.Contains(rs[0].Notes[0], "pages for 1.5s:") {
+		t.Fatalf("web-idle with a span of 1.5 s: %+v", rs)
+	}
+}

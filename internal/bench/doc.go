@@ -2,12 +2,12 @@
 // on a fresh database, one scenario at a time (handoffs through the
 // library and through 'stick mcp', a crowd of waiters, claim/release
 // cycles, contention, idle waiters, crash detection, start-up, a big
-// database, and a hub, 'stick serve', with its HTTP clients), each with
-// its target. Before the scenarios a run measures the floors under them,
-// what the machine and stick's dependencies do with nothing of stick's
-// logic (SQLite transactions shaped like a claim and a release, a pipe
-// round trip, an HTTP round trip over loopback, an MCP call over stdio, a
-// bare Go start), and judges the scenarios that have a ratio target by
+// database, and a hub, 'stick serve', with its HTTP clients and its web
+// page), each with its target. Before the scenarios a run measures the
+// floors under them, what the machine and stick's dependencies do with
+// nothing of stick's logic (SQLite transactions shaped like a claim and a
+// release, a pipe round trip, an HTTP round trip over loopback, an MCP
+// call over stdio, a bare Go start), and judges the scenarios that have a ratio target by
 // their ratio to their floor, which travels between machines where
 // absolute times do not. The stickbench command prints the report as
 // tables or JSON; the package's testing.B benchmarks run the same

@@ -59,7 +59,11 @@ func webLive(ctx context.Context, e *env) ([]Result, error) {
 				ended <- err
 				return
 			}
-			events <- ev
+			select {
+			case events <- ev:
+			case <-streamCtx.Done():
+				return
+			}
 		}
 	}()
 	n := e.size(1000, 50)
