@@ -196,7 +196,7 @@ func (b *tab) count(sel string) int {
 func (b *tab) submit(sel string) {
 	b.t.Helper()
 	run(b, "submitting the form of "+sel, chromedp.WaitEvent(page.LoadEventFired, nil,
-		chromedp.Click(chromedp.JSPath(fmt.Sprintf(`document.querySelector(%q).form.querySelector('[type=submit]')`, sel)))))
+		chromedp.Click(chromedp.JSPath(fmt.Sprintf(`[...document.querySelector(%q).form.elements].find((e) => e.type === "submit")`, sel)))))
 }
 
 // size sets the viewport: width × height CSS pixels, phone-like (touch,
@@ -224,6 +224,8 @@ func (b *tab) size(width, height int64, mobile, dark bool) {
 // $STICK_SCREENSHOTS/<test>/<name>.png.
 func (b *tab) shot(name string) string {
 	b.t.Helper()
+	// From the top, so the sticky header is where people see it.
+	eval[chromedp.Void](b, `window.scrollTo(0, 0)`)
 	png := run(b, "taking a screenshot", chromedp.FullScreenshot(100))
 	dir := filepath.Join(screenshotDir(b.t), testDir(b.t))
 	if err := os.MkdirAll(dir, 0o755); err != nil {
