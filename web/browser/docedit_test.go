@@ -44,7 +44,8 @@ func TestDocEditShowsConflict(t *testing.T) {
 	theirs := "- one key per checkout, from Claude"
 	lib.writeDoc(claude, room, first+theirs+"\n", v1)
 	mine := "- refunds share the key table, from me"
-	b.do("typing", chromedp.SetValue(chromedp.CSS(field), ""), chromedp.SendKeys(chromedp.CSS(field), first+mine+"\n"))
+	eval[chromedp.Void](b, `document.querySelector("`+field+`").value = ""`)
+	b.do("typing", chromedp.SendKeys(chromedp.CSS(field), first+mine+"\n"))
 	b.shot("02-typed")
 	b.submit(field)
 	b.shot("03-conflict")
