@@ -1,10 +1,11 @@
 #!/usr/bin/env bash
 # The project's test command: formatting, vet, staticcheck (pinned, fetched
-# through the Go module proxy), the race-enabled test suite, the chaos soak
-# (60 s, 12 processes, a fixed seed; CHAOS_* to change them), the chaos soak
-# over a hub (45 s, 8 processes behind their own proxies, a fixed seed;
-# CHAOS_HUB_* to change them), and a short pass of every fuzz target over
-# its committed corpus plus fresh inputs.
+# through the Go module proxy), the race-enabled test suite (the page's
+# tests among them, in a real headless Chromium, which must be installed),
+# the chaos soak (60 s, 12 processes, a fixed seed; CHAOS_* to change them),
+# the chaos soak over a hub (45 s, 8 processes behind their own proxies, a
+# fixed seed; CHAOS_HUB_* to change them), and a short pass of every fuzz
+# target over its committed corpus plus fresh inputs.
 # It says how long each stage took and the total, lists every skipped test
 # with its reason, and warns loudly about what it cannot test on this machine.
 set -euo pipefail
@@ -78,6 +79,25 @@ if [ -n "$missing_shells" ]; then
 	fi
 fi
 
+# The page's browser tests (web/browser) drive a real headless Chromium.
+# This script runs them with STICK_REQUIRE_BROWSER=1, so a missing browser
+# fails them (STICK_REQUIRE_BROWSER=0 makes them skip instead). Say so
+# before the tests and again at the end.
+STICK_REQUIRE_BROWSER=${STICK_REQUIRE_BROWSER:-1}
+browser=""
+for b in "${STICK_CHROMIUM:-}" "${CHROME_PATH:-}" chromium chromium-browser google-chrome google-chrome-stable; do
+	if [ -n "$b" ] && command -v "$b" >/dev/null 2>&1; then
+		browser=$b
+		break
+	fi
+done
+if [ -z "$browser" ]; then
+	case "$STICK_REQUIRE_BROWSER" in
+	"" | 0 | false | no) warn "Chromium not found; the page's browser tests (web/browser) SKIP. Install it (apt-get install chromium) or run .ci/run, which does." ;;
+	*) warn "Chromium not found, so the page's browser tests (web/browser) will fail. Install it (apt-get install chromium), set STICK_REQUIRE_BROWSER=0 to skip them, or run .ci/run, which does." ;;
+	esac
+fi
+
 stage "gofmt"
 unformatted=$(gofmt -l .)
 if [ -n "$unformatted" ]; then
@@ -93,7 +113,7 @@ go run "honnef.co/go/tools/cmd/staticcheck@$STATICCHECK_VERSION" ./...
 stage "go test -race"
 # The report prints each package's result, the output of what failed, and
 # every skipped test with its reason at the end: no test skips quietly.
-go test -race -count=1 -json ./... | go run ./internal/testreport
+STICK_REQUIRE_BROWSER=$STICK_REQUIRE_BROWSER go test -race -count=1 -json ./... | go run ./internal/testreport
 
 stage "chaos soak ($CHAOS_DURATION, $CHAOS_PROCS processes, seed $CHAOS_SEED)"
 go run ./cmd/stickbench chaos --duration "$CHAOS_DURATION" --procs "$CHAOS_PROCS" --seed "$CHAOS_SEED"

@@ -11,8 +11,18 @@ import (
 
 // runTestSh runs ./test.sh with fake go and gofmt (which log and succeed,
 // or fail the call $FAKE_GO_FAIL names) on a PATH that holds only them, the
-// few tools the script needs, and the given shells.
+// few tools the script needs, and the given shells (or other programs, such
+// as chromium, as fakes that do nothing).
 func runTestSh(t *testing.T, shells []string, env ...string) (string, int) {
+	t.Helper()
+	out, code, _ := runTestShLog(t, shells, env...)
+	return out, code
+}
+
+// runTestShLog is runTestSh that also returns the fake go's log: each call
+// as "go ARGS", and after each 'go test' the STICK_REQUIRE_BROWSER it ran
+// with.
+func runTestShLog(t *testing.T, shells []string, env ...string) (string, int, string) {
 	t.Helper()
 	bash, err := exec.LookPath("bash")
 	if err != nil {
@@ -29,7 +39,9 @@ func runTestSh(t *testing.T, shells []string, env ...string) (string, int) {
 		}
 	}
 	fakes := map[string]string{
-		"go":    "#!/bin/sh\necho \"go $*\" >>\"$FAKE_GO_LOG\"\n[ \"$FAKE_GO_FAIL\" = \"$1 $2\" ] && { echo \"go $1 $2: failed\"; exit 1; }\nexit 0\n",
+		"go": "#!/bin/sh\necho \"go $*\" >>\"$FAKE_GO_LOG\"\n" +
+			"[ \"$1\" = test ] && echo \"  with STICK_REQUIRE_BROWSER=$STICK_REQUIRE_BROWSER\" >>\"$FAKE_GO_LOG\"\n" +
+			"[ \"$FAKE_GO_FAIL\" = \"$1 $2\" ] && { echo \"go $1 $2: failed\"; exit 1; }\nexit 0\n",
 		"gofmt": "#!/bin/sh\nexit 0\n",
 	}
 	for _, sh := range shells {
@@ -49,13 +61,14 @@ func runTestSh(t *testing.T, shells []string, env ...string) (string, int) {
 	} else if err != nil {
 		t.Fatal(err)
 	}
-	if calls, err := os.ReadFile(filepath.Join(bin, "go.log")); err == nil && code == 0 {
+	calls, err := os.ReadFile(filepath.Join(bin, "go.log"))
+	if err == nil && code == 0 {
 		// The tests run through the report that lists every skipped test.
 		if !strings.Contains(string(calls), "go test -race -count=1 -json ./...\n") || !strings.Contains(string(calls), "go run ./internal/testreport\n") {
 			t.Fatalf("test.sh does not run the tests through ./internal/testreport:\n%s", calls)
 		}
 	}
-	return string(out), code
+	return string(out), code, string(calls)
 }
 
 // ./test.sh says how long each stage and the whole run took, and says
@@ -83,7 +96,7 @@ func TestTestShTimesStagesAndWarnsOfMissingShells(t *testing.T) {
 		}
 	}
 
-	out, code = runTestSh(t, []string{"zsh", "fish"})
+	out, code = runTestSh(t, []string{"zsh", "fish", "chromium"})
 	if code != 0 || strings.Contains(out, "WARNING") {
 		t.Fatalf("with both shells: exit %d\n%s", code, out)
 	}
@@ -94,5 +107,35 @@ func TestTestShTimesStagesAndWarnsOfMissingShells(t *testing.T) {
 	out, code = runTestSh(t, []string{"zsh", "fish"}, "FAKE_GO_FAIL=test -race")
 	if code == 0 || !regexp.MustCompile(`test\.sh: FAILED in stage 'go test -race' after \d+s`).MatchString(out) || strings.Contains(out, "== chaos") {
 		t.Fatalf("a failing stage: exit %d\n%s", code, out)
+	}
+}
+
+// ./test.sh runs the page's browser tests with STICK_REQUIRE_BROWSER=1, so
+// that they fail without Chromium, and says so loudly before and after the
+// tests; STICK_REQUIRE_BROWSER=0 makes them skip, said as loudly.
+func TestTestShRequiresBrowser(t *testing.T) {
+	tests := "go test -race -count=1 -json ./...\n  with STICK_REQUIRE_BROWSER="
+	fails := "WARNING: Chromium not found, so the page's browser tests (web/browser) will fail."
+	out, code, calls := runTestShLog(t, []string{"zsh", "fish"})
+	if code != 0 || strings.Count(out, fails) != 2 || !strings.Contains(calls, tests+"1\n") {
+		t.Fatalf("without Chromium: exit %d\n%s\ngo calls:\n%s", code, out, calls)
+	}
+	skips := "WARNING: Chromium not found; the page's browser tests (web/browser) SKIP."
+	out, code, calls = runTestShLog(t, []string{"zsh", "fish"}, "STICK_REQUIRE_BROWSER=0")
+	if code != 0 || strings.Count(out, skips) != 2 || strings.Contains(out, fails) || !strings.Contains(calls, tests+"0\n") {
+		t.Fatalf("without Chromium, STICK_REQUIRE_BROWSER=0: exit %d\n%s\ngo calls:\n%s", code, out, calls)
+	}
+	out, code, calls = runTestShLog(t, []string{"zsh", "fish", "chromium"})
+	if code != 0 || strings.Contains(out, "WARNING") || !strings.Contains(calls, tests+"1\n") {
+		t.Fatalf("with Chromium: exit %d\n%s\ngo calls:\n%s", code, out, calls)
+	}
+	fake := filepath.Join(t.TempDir(), "my-chrome")
+	if err := os.WriteFile(fake, []byte("#!/bin/sh\n"), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	for _, v := range []string{"STICK_CHROMIUM", "CHROME_PATH"} {
+		if out, code := runTestSh(t, []string{"zsh", "fish"}, v+"="+fake); code != 0 || strings.Contains(out, "WARNING") {
+			t.Fatalf("with %s naming a browser: exit %d\n%s", v, code, out)
+		}
 	}
 }
