@@ -89,7 +89,7 @@ func (sn *snapshot) nameConcluder(tx Tx, by, agentID string) error {
 	if err := tx.SaveRoom(*r); err != nil {
 		return err
 	}
-	_, err := tx.AppendEvent(Event{RoomID: r.ID, TurnID: r.TurnID, Type: EventConcluder, From: by, To: agentID, CreatedAt: sn.now})
+	_, err := appendEvent(tx, Event{RoomID: r.ID, TurnID: r.TurnID, Type: EventConcluder, From: by, To: agentID, CreatedAt: sn.now})
 	return err
 }
 
@@ -147,7 +147,7 @@ func (s *Service) askToClose(tx Tx, sn *snapshot, c Caller, reason, conclusion s
 	if err := sn.standFor(tx, to); err != nil {
 		return CloseResult{}, err
 	}
-	ev, err := tx.AppendEvent(Event{RoomID: r.ID, TurnID: r.TurnID, Type: EventPass, From: c.AgentID, To: to.AgentID, Handoff: &h,
+	ev, err := appendEvent(tx, Event{RoomID: r.ID, TurnID: r.TurnID, Type: EventPass, From: c.AgentID, To: to.AgentID, Handoff: &h,
 		Reason: ReasonConclusionRequested, CreatedAt: sn.now})
 	if err != nil {
 		return CloseResult{}, err

@@ -422,7 +422,7 @@ func (s *Service) enrol(tx Tx, sn *snapshot, c Caller, how enrolment, added *boo
 		return token, nil
 	}
 	data := encodeData(JoinData{Override: how.override, ForceNew: how.forceNew, SessionKind: m.Kind, Ordinal: m.Ordinal, Reclaimed: moved})
-	_, err := tx.AppendEvent(Event{RoomID: sn.room.ID, TurnID: sn.room.TurnID, Type: EventJoin, From: c.AgentID, Data: data, CreatedAt: sn.now})
+	_, err := appendEvent(tx, Event{RoomID: sn.room.ID, TurnID: sn.room.TurnID, Type: EventJoin, From: c.AgentID, Data: data, CreatedAt: sn.now})
 	return token, err
 }
 

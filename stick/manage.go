@@ -113,7 +113,7 @@ func post(tx Tx, sn *snapshot, c Caller, n Note, field string) (PostResult, erro
 				WithHint("give the event_seq of an event of this room (see get_room_events), or leave reply_to out")
 		}
 	}
-	ev, err := tx.AppendEvent(Event{RoomID: roomID, TurnID: sn.room.TurnID, Type: EventNote, From: c.AgentID, Text: n.Text,
+	ev, err := appendEvent(tx, Event{RoomID: roomID, TurnID: sn.room.TurnID, Type: EventNote, From: c.AgentID, Text: n.Text,
 		MessageType: n.Type, Ref: n.ReplyTo, Data: n.Metadata, ClientMessageID: n.ClientMessageID, CreatedAt: sn.now})
 	return PostResult{Event: ev}, err
 }
@@ -192,7 +192,7 @@ func (sn *snapshot) leave(tx Tx, agent string) error {
 	}
 	sn.members = slices.DeleteFunc(sn.members, func(m Member) bool { return m.AgentID == agent })
 	tx.Ring(r.ID, "")
-	_, err := tx.AppendEvent(Event{RoomID: r.ID, TurnID: r.TurnID, Type: EventLeave, From: agent, To: r.ReservedFor, CreatedAt: sn.now})
+	_, err := appendEvent(tx, Event{RoomID: r.ID, TurnID: r.TurnID, Type: EventLeave, From: agent, To: r.ReservedFor, CreatedAt: sn.now})
 	return err
 }
 
@@ -291,7 +291,7 @@ func (s *Service) Close(ctx context.Context, c Caller, roomID, reason, conclusio
 				ev.Data = encodeData(CloseData{DocVersion: doc.Version})
 			}
 		}
-		ev, err := tx.AppendEvent(ev)
+		ev, err := appendEvent(tx, ev)
 		if err != nil {
 			return err
 		}
@@ -348,7 +348,7 @@ func (s *Service) SetPolicy(ctx context.Context, c Caller, roomID string, u Poli
 		}
 		tx.Ring(roomID, "")
 		data := encodeData(eff)
-		_, err = tx.AppendEvent(Event{RoomID: roomID, TurnID: sn.room.TurnID, Type: EventPolicy, From: c.AgentID, Data: data, CreatedAt: sn.now})
+		_, err = appendEvent(tx, Event{RoomID: roomID, TurnID: sn.room.TurnID, Type: EventPolicy, From: c.AgentID, Data: data, CreatedAt: sn.now})
 		out = eff
 		return err
 	})
@@ -444,7 +444,7 @@ func (s *Service) ReorderMembers(ctx context.Context, c Caller, roomID string, o
 		}
 		tx.Ring(roomID, "")
 		data := encodeData(ReorderData{AgentIDs: ids})
-		if _, err := tx.AppendEvent(Event{RoomID: roomID, TurnID: sn.room.TurnID, Type: EventReorder, From: c.AgentID, Data: data, CreatedAt: sn.now}); err != nil {
+		if _, err := appendEvent(tx, Event{RoomID: roomID, TurnID: sn.room.TurnID, Type: EventReorder, From: c.AgentID, Data: data, CreatedAt: sn.now}); err != nil {
 			return err
 		}
 		st, err := s.status(tx, sn)

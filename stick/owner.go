@@ -200,7 +200,7 @@ func (s *Service) handOn(ctx context.Context, c Caller, l Lease, h Handoff, to s
 				return err
 			}
 		}
-		if ev, err = tx.AppendEvent(ev); err != nil {
+		if ev, err = appendEvent(tx, ev); err != nil {
 			return err
 		}
 		if err := sn.touch(tx, sn.member(c.AgentID)); err != nil {

@@ -187,7 +187,7 @@ func (s *Service) PruneRooms(ctx context.Context, c Caller, idleFor time.Duratio
 			}
 			a.Reason, a.LastActivity, a.State = why, last, sn.state()
 			r := &sn.room
-			ev, err := tx.AppendEvent(Event{RoomID: r.ID, TurnID: r.TurnID, Type: EventClose, From: c.AgentID,
+			ev, err := appendEvent(tx, Event{RoomID: r.ID, TurnID: r.TurnID, Type: EventClose, From: c.AgentID,
 				Reason: "abandoned: " + a.Describe(sn.now), CreatedAt: sn.now})
 			if err != nil {
 				return err

@@ -392,7 +392,8 @@ func (s *Service) RoomEvents(ctx context.Context, roomID string, after int64, li
 
 // FollowEvents is RoomEvents that waits: when the room has no event after
 // the cursor, it blocks until one commits (in any process) or ctx ends, and
-// returns that page. A watcher calls it in a loop with the returned cursor.
+// returns that page. It wakes on the room's log bell, so commits in other
+// rooms cost it nothing. A watcher calls it in a loop with the returned cursor.
 //
 // Errors: as RoomEvents, and ctx's error when ctx ends.
 func (s *Service) FollowEvents(ctx context.Context, roomID string, after int64, limit int) (EventPage, error) {
@@ -400,17 +401,23 @@ func (s *Service) FollowEvents(ctx context.Context, roomID string, after int64, 
 		return EventPage{}, err
 	}
 	for {
-		changed := s.store.Changed()
+		wake := s.watchLog(roomID)
 		page, err := s.RoomEvents(ctx, roomID, after, limit)
 		if err != nil || len(page.Events) > 0 {
+			wake.stop()
 			return page, err
 		}
 		select {
 		case <-ctx.Done():
+			wake.stop()
 			return page, ctx.Err()
 		case <-s.done:
+			wake.stop()
 			return page, nil
-		case <-changed:
+		case <-wake.bell:
+		case <-wake.changed:
+		case <-wake.refresh:
 		}
+		wake.stop()
 	}
 }

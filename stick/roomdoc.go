@@ -216,7 +216,7 @@ func writeDoc(tx Tx, sn *snapshot, c Caller, cur Document, content string, op Do
 	if appended != nil {
 		ev.Text = *appended
 	}
-	ev, err := tx.AppendEvent(ev)
+	ev, err := appendEvent(tx, ev)
 	if err != nil {
 		return Document{}, err
 	}

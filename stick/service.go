@@ -143,7 +143,7 @@ func (s *Service) grant(tx Tx, sn *snapshot, c Caller, ev Event) (Event, error) 
 	r.TurnID++
 	ev.RoomID, ev.TurnID, ev.From, ev.CreatedAt = r.ID, r.TurnID, c.AgentID, sn.now
 	ev.Ref = r.PendingHandoffSeq
-	ev, err := tx.AppendEvent(ev)
+	ev, err := appendEvent(tx, ev)
 	if err != nil {
 		return Event{}, err
 	}
