@@ -69,6 +69,7 @@ func mdCode(s string) string {
 // before they have one.
 func (s *Server) serveAgents(w http.ResponseWriter, _ *http.Request) {
 	w.Header().Set("Content-Type", "text/markdown; charset=utf-8")
-	w.Header().Set("Content-Length", strconv.Itoa(len(s.agents)))
-	_, _ = w.Write(s.agents)
+	agents := s.pub().agents
+	w.Header().Set("Content-Length", strconv.Itoa(len(agents)))
+	_, _ = w.Write(agents)
 }

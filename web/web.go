@@ -50,6 +50,11 @@ type Config struct {
 	KeepAlive time.Duration
 	// Now is the clock of the times the page shows (default time.Now).
 	Now func() time.Time
+	// Hub tells the connect and settings pages what the hub says of
+	// itself (HubInfo), read afresh: the page calls it after an operator
+	// set the public URL, and the hub takes the new one up. nil: a hub
+	// that tells nothing, whose pages say so.
+	Hub func(ctx context.Context) (HubInfo, error)
 }
 
 // Paths the hub mounts the page at; every other path is the hub's own.
