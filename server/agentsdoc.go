@@ -38,6 +38,11 @@ func agentsMarkdown(url string) ([]byte, error) {
 	return b.Bytes(), err
 }
 
+// installLine is the command line that registers the proxy for the hub
+// whose public URL is url with every harness of a machine, the URL one
+// word of the shell.
+func installLine(url string) string { return "stick install --all --server " + shellQuote(url) }
+
 // shellQuote quotes s as one word of a POSIX shell: in single quotes,
 // each single quote of s written as '\”.
 func shellQuote(s string) string {

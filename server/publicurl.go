@@ -120,7 +120,7 @@ func (s *Server) hubInfo(ctx context.Context) (web.HubInfo, error) {
 		return web.HubInfo{}, err
 	}
 	return web.HubInfo{PublicURL: p.url, Fixed: p.source == fromConfig, Stored: p.stored, Listen: s.listenURL,
-		Instructions: string(p.agents)}, err
+		Instructions: string(p.agents), Install: installLine(p.url)}, err
 }
 
 // ownOrigin reports whether origin is the hub's own: its public URL's, or

@@ -17,4 +17,9 @@ type HubInfo struct {
 	// Instructions is the markdown the hub serves at /agents.md: how its
 	// agents reach it and take part.
 	Instructions string
+	// Install is the command line that registers the proxy for the hub
+	// with every harness of a machine ('stick install --all --server'),
+	// its URL quoted for the shell; the page adds where the token is read
+	// from.
+	Install string
 }

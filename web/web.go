@@ -58,7 +58,7 @@ type Config struct {
 }
 
 // Paths the hub mounts the page at; every other path is the hub's own.
-var Paths = []string{"GET /{$}", "/rooms/", "/signin", "/signout", "/static/"}
+var Paths = []string{"GET /{$}", "/rooms/", "/signin", "/signout", "/static/", "/search", "/connect", "/settings", "/settings/"}
 
 // Handler serves the page.
 type Handler struct {
@@ -85,7 +85,7 @@ func New(cfg Config) (*Handler, error) {
 		return nil, err
 	}
 	h.frag = base.Lookup("event")
-	for _, name := range []string{"rooms", "room", "signin", "error"} {
+	for _, name := range []string{"rooms", "room", "signin", "error", "search", "connect", "settings", "token"} {
 		t, err := template.Must(base.Clone()).ParseFS(templateFS, "templates/"+name+".html")
 		if err != nil {
 			return nil, err
@@ -103,6 +103,13 @@ func New(cfg Config) (*Handler, error) {
 	h.mux.HandleFunc("GET /signin", h.serveSignin)
 	h.mux.HandleFunc("POST /signin", h.signin)
 	h.mux.HandleFunc("POST /signout", h.signout)
+	h.mux.HandleFunc("GET /search", h.serveSearch)
+	h.mux.HandleFunc("GET /rooms/{room_id}/export", h.serveExport)
+	h.mux.HandleFunc("GET /connect", h.serveConnect)
+	h.mux.HandleFunc("GET /settings", h.serveSettings)
+	h.mux.HandleFunc("POST /settings/tokens", h.createToken)
+	h.mux.HandleFunc("POST /settings/tokens/revoke", h.revokeToken)
+	h.mux.HandleFunc("POST /settings/public-url", h.setPublicURL)
 	h.mux.HandleFunc("/", func(w http.ResponseWriter, r *http.Request) {
 		h.fail(w, r, http.StatusNotFound, "There is no page at this address.", "")
 	})
