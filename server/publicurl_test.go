@@ -149,3 +149,34 @@ func TestPublicURLFlagWins(t *testing.T) {
 		t.Fatalf("/agents.md of a hub started with --public-url:\n%s", md)
 	}
 }
+
+// A token made on the page of a hub that had none is the hub's first:
+// from then on the page and the API want a token, the new one signs in
+// and calls the API, and its secret is in no line of the hub's log.
+func TestTokenMadeOnThePage(t *testing.T) {
+	h := startHub(t, "", nil)
+	p := h.browser()
+	st, body := p.send(http.MethodPost, "/settings/tokens", url.Values{"name": {"ops"}, "role": {"operator"}}, []string{"Origin", h.url})
+	i := strings.Index(body, "stk_")
+	if st != http.StatusOK || i < 0 || len(body) < i+68 {
+		t.Fatalf("make a token: %d\n%s", st, body)
+	}
+	secret := body[i : i+68]
+	if st, _ := p.send(http.MethodGet, "/", nil, nil); st != http.StatusSeeOther {
+		t.Fatalf("the page of a hub with a token, signed out: %d", st)
+	}
+	h.client("", "").fails(http.StatusUnauthorized, "unauthenticated", http.MethodGet, "/api/v1/rooms", nil)
+	h.client(secret, "").ok(http.MethodGet, "/api/v1/rooms", nil)
+	if st, _ := p.send(http.MethodPost, "/signin", url.Values{"token": {secret}}, nil); st != http.StatusSeeOther {
+		t.Fatalf("sign in with the new token: %d", st)
+	}
+	if st, body := p.send(http.MethodGet, "/settings", nil, nil); st != http.StatusOK || !strings.Contains(body, ">ops<") || strings.Contains(body, secret) {
+		t.Fatalf("the settings, signed in: %d", st)
+	}
+	if h.stop() != 0 {
+		t.Fatalf("the hub did not stop cleanly:\n%s", h.proc.Stderr())
+	}
+	if strings.Contains(h.proc.Stderr(), secret) {
+		t.Fatal("the hub's log has the secret made on the page")
+	}
+}
