@@ -2,7 +2,6 @@ package cli
 
 import (
 	"bytes"
-	"encoding/json"
 	"fmt"
 
 	"github.com/spf13/cobra"
@@ -51,9 +50,7 @@ room even after a new room started at its path ('stick list' shows the ids).`,
 				}
 				var b bytes.Buffer
 				if format == "json" {
-					enc := json.NewEncoder(&b)
-					enc.SetIndent("", "  ")
-					if err := enc.Encode(t); err != nil {
+					if err := render.TranscriptJSON(&b, t); err != nil {
 						return err
 					}
 				} else {

@@ -103,47 +103,21 @@ func printHit(p *printer, h stick.SearchHit, now time.Time) {
 	}
 }
 
-// escapedMarker is how a snippet writes a literal "**" of the matched
-// text, so that only the highlight markers are bare "**".
-const escapedMarker = `\*\*`
-
-// highlight shows the matches of a snippet, which stand between
-// stick.HighlightStart and stick.HighlightEnd, in bold when colours are on,
-// and shows an escaped "**" of the text (escapedMarker) as "**". Without
+// highlight shows the matches of a snippet (stick.SplitSnippet) in bold
+// when colours are on, and an escaped "**" of the text as "**". Without
 // colours the snippet stays as stick returns it: markdown, in which both
 // read as they should. A marker without its closing one stays as it is.
 func highlight(p *printer, snippet string) string {
 	if !p.color {
 		return snippet
 	}
-	var out, match strings.Builder
-	open := false // between a start marker and its end
-	for i := 0; i < len(snippet); {
-		rest := snippet[i:]
-		w := &out
-		if open {
-			w = &match
+	var out strings.Builder
+	for _, part := range stick.SplitSnippet(snippet) {
+		if part.Match {
+			out.WriteString(p.Bold(part.Text))
+		} else {
+			out.WriteString(part.Text)
 		}
-		switch {
-		case strings.HasPrefix(rest, escapedMarker):
-			w.WriteString("**")
-			i += len(escapedMarker)
-		case !open && strings.HasPrefix(rest, stick.HighlightStart):
-			open = true
-			i += len(stick.HighlightStart)
-		case open && strings.HasPrefix(rest, stick.HighlightEnd):
-			out.WriteString(p.Bold(match.String()))
-			match.Reset()
-			open = false
-			i += len(stick.HighlightEnd)
-		default:
-			w.WriteByte(snippet[i])
-			i++
-		}
-	}
-	if open { // no end marker: the start marker was text
-		out.WriteString(stick.HighlightStart)
-		out.WriteString(match.String())
 	}
 	return out.String()
 }

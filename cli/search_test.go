@@ -286,7 +286,7 @@ func TestHighlightWithoutEscapesUnchanged(t *testing.T) {
 	alphabet := []byte{'*', '\\', 'a', ' '}
 	var walk func(prefix []byte)
 	walk = func(prefix []byte) {
-		if s := string(prefix); !strings.Contains(s, escapedMarker) {
+		if s := string(prefix); !strings.Contains(s, stick.EscapedMarker) {
 			if got, want := highlight(term, s), highlightUnescaped(term, s); got != want {
 				t.Fatalf("highlight(%q) = %q, before %q", s, got, want)
 			}

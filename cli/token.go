@@ -119,36 +119,9 @@ sees nothing of the others, so two teams can share one hub.`, stick.TokenNameRul
 	return cmd
 }
 
-// parseExpiry reads --expires: a Go duration (12h, 90m), or whole days
-// (30d) or weeks (2w); it must be positive.
-func parseExpiry(s string) (time.Duration, error) {
-	bad := stick.Errorf(stick.CodeInvalidArgument, "--expires %s is no duration: give whole days (30d), weeks (2w), or hours and minutes (12h, 90m)", stick.Quote(s)).
-		With("field", "expires")
-	var d time.Duration
-	if n, ok := strings.CutSuffix(s, "d"); ok {
-		days, err := strconv.Atoi(n)
-		if err != nil || days > 100*365 {
-			return 0, bad
-		}
-		d = time.Duration(days) * 24 * time.Hour
-	} else if n, ok := strings.CutSuffix(s, "w"); ok {
-		weeks, err := strconv.Atoi(n)
-		if err != nil || weeks > 100*52 {
-			return 0, bad
-		}
-		d = time.Duration(weeks) * 7 * 24 * time.Hour
-	} else {
-		var err error
-		if d, err = time.ParseDuration(s); err != nil {
-			return 0, bad
-		}
-	}
-	if d <= 0 {
-		return 0, stick.Errorf(stick.CodeInvalidArgument, "--expires must be positive, got %s", stick.Quote(s)).With("field", "expires").
-			WithHint("leave --expires out for a token that never expires")
-	}
-	return d, nil
-}
+// parseExpiry reads --expires (stick.ParseExpiry): whole days (30d),
+// weeks (2w), or a Go duration (12h, 90m); it must be positive.
+func parseExpiry(s string) (time.Duration, error) { return stick.ParseExpiry("--expires", s) }
 
 // tokenTerms says in words what a token may do, where and how long:
 // "role agent, every room, never expires".

@@ -13,8 +13,9 @@
 //   - What the CLI's commands show ([WriteEvent], [WriteHandoff],
 //     [WriteState], [WriteTable]), marked up by a [Style] that the frontend
 //     injects: the CLI's printer knows whether its terminal shows colours.
-//   - The markdown export of a room ([Markdown]), whose own structure is
-//     the only text at the start of a line.
+//   - The export of a room: as markdown ([Markdown]), whose own structure
+//     is the only text at the start of a line, and as JSON for tools
+//     ([TranscriptJSON]).
 //   - The plain text of MCP tool results ([PlainHandoff], [PlainEvents],
 //     [PlainDocument]), read by a model rather than shown by a terminal:
 //     it carries the room's text as it is.

@@ -38,6 +38,11 @@ func agentsMarkdown(url string) ([]byte, error) {
 	return b.Bytes(), err
 }
 
+// installLine is the command line that registers the proxy for the hub
+// whose public URL is url with every harness of a machine, the URL one
+// word of the shell.
+func installLine(url string) string { return "stick install --all --server " + shellQuote(url) }
+
 // shellQuote quotes s as one word of a POSIX shell: in single quotes,
 // each single quote of s written as '\”.
 func shellQuote(s string) string {
@@ -69,6 +74,7 @@ func mdCode(s string) string {
 // before they have one.
 func (s *Server) serveAgents(w http.ResponseWriter, _ *http.Request) {
 	w.Header().Set("Content-Type", "text/markdown; charset=utf-8")
-	w.Header().Set("Content-Length", strconv.Itoa(len(s.agents)))
-	_, _ = w.Write(s.agents)
+	agents := s.pub().agents
+	w.Header().Set("Content-Length", strconv.Itoa(len(agents)))
+	_, _ = w.Write(agents)
 }

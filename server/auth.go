@@ -27,16 +27,18 @@ const metadataPath = "/.well-known/oauth-protected-resource"
 
 // metadataURL is the full URL of the resource metadata, for
 // WWW-Authenticate.
-func (s *Server) metadataURL() string { return s.publicURL + metadataPath }
+func (s *Server) metadataURL() string { return s.pub().url + metadataPath }
 
 // metadata serves the resource metadata: the hub's URL, and that a token
 // goes in the Authorization header. It names no authorization server: a
 // token is made on the hub's host ('stick token create').
 func (s *Server) metadata() http.Handler {
-	return auth.ProtectedResourceMetadataHandler(&oauthex.ProtectedResourceMetadata{
-		Resource:               s.publicURL,
-		BearerMethodsSupported: []string{"header"},
-		ResourceName:           "stick hub",
+	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		auth.ProtectedResourceMetadataHandler(&oauthex.ProtectedResourceMetadata{
+			Resource:               s.pub().url,
+			BearerMethodsSupported: []string{"header"},
+			ResourceName:           "stick hub",
+		}).ServeHTTP(w, r)
 	})
 }
 

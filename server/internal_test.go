@@ -46,7 +46,8 @@ func TestStatusTable(t *testing.T) {
 // Errors are written as the API says: the body's fields, Retry-After on
 // 503 and 429, WWW-Authenticate on 401, and a 500 without the internals.
 func TestWriteError(t *testing.T) {
-	s := &Server{publicURL: "https://hub.example"}
+	s := &Server{}
+	s.public.Store(&public{url: "https://hub.example"})
 	for _, tc := range []struct {
 		err    error
 		status int

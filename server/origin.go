@@ -17,7 +17,7 @@ import (
 //     127.0.0.1 (DNS rebinding) would otherwise reach the hub as its own
 //     origin, with no token needed;
 //   - an Origin other than the hub's own (its public URL's scheme, host and
-//     port), on every method: net/http's CrossOriginProtection lets every
+//     port, or its listening address's), on every method: net/http's CrossOriginProtection lets every
 //     GET through, and the hub's reads are private;
 //   - without an Origin, a Sec-Fetch-Site of cross-site or same-site.
 //
@@ -44,7 +44,7 @@ func (s *Server) checkHost(r *http.Request) error {
 		return nil
 	}
 	host := hostName(r.Host)
-	if loopbackName(host) || strings.EqualFold(host, s.publicHost) {
+	if loopbackName(host) || strings.EqualFold(host, s.pub().host) {
 		return nil
 	}
 	return stick.Errorf(stick.CodeForbidden, "this hub listens on a loopback address and answers only to a loopback host name, not %s", stick.Quote(host)).
@@ -53,16 +53,17 @@ func (s *Server) checkHost(r *http.Request) error {
 
 func (s *Server) checkOrigin(r *http.Request) error {
 	origin := r.Header.Get("Origin")
+	own := s.pub().origin
 	if origin != "" {
-		if strings.EqualFold(origin, s.publicOrigin) {
+		if s.ownOrigin(origin) {
 			return nil
 		}
-		return stick.Errorf(stick.CodeForbidden, "a cross-origin request from %s: this hub answers only pages of its own origin, %s", stick.Quote(origin), s.publicOrigin).
+		return stick.Errorf(stick.CodeForbidden, "a cross-origin request from %s: this hub answers only pages of its own origin, %s", stick.Quote(origin), own).
 			WithHint("call the hub from a program (curl, an agent), not from a web page of another site")
 	}
 	switch r.Header.Get("Sec-Fetch-Site") {
 	case "cross-site", "same-site":
-		return stick.Errorf(stick.CodeForbidden, "a cross-site request: this hub answers only pages of its own origin, %s", s.publicOrigin).
+		return stick.Errorf(stick.CodeForbidden, "a cross-site request: this hub answers only pages of its own origin, %s", own).
 			WithHint("call the hub from a program (curl, an agent), not from a web page of another site")
 	}
 	return nil

@@ -11,7 +11,9 @@ import (
 // newPage makes the hub's web page (package web), read through the
 // principal's Service as the API is, signed in to with the hub's tokens
 // (with the same limit on failures), open without a token where the API
-// is, and whose live streams end when the hub stops.
+// is, whose live streams end when the hub stops, and told of the hub's
+// public URL and instructions for agents (hubInfo), which it reads afresh
+// so that a URL set on its settings is taken up at once.
 func (s *Server) newPage() (http.Handler, error) {
 	return web.New(web.Config{
 		ServiceFor: s.serviceFor,
@@ -20,7 +22,8 @@ func (s *Server) newPage() (http.Handler, error) {
 		},
 		Open:        s.open,
 		Local:       s.cfg.Local,
-		Secure:      strings.HasPrefix(s.publicURL, "https:"),
+		Secure:      strings.HasPrefix(s.pub().url, "https:"),
+		Hub:         s.hubInfo,
 		BeginStream: s.beginPoll,
 		Done:        s.streamsDone,
 		Now:         s.cfg.Now,

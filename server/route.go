@@ -181,5 +181,5 @@ func (s *Server) allowed(methods []string) http.Handler {
 // notFound answers a path no endpoint has.
 func (s *Server) notFound(w http.ResponseWriter, r *http.Request) {
 	s.writeError(w, r, stick.Errorf(CodeNotFound, "no endpoint is at %s", stick.Quote(r.URL.Path)).
-		WithHint("see %s/api/v1/openapi.json for the hub's endpoints", s.publicURL))
+		WithHint("see %s/api/v1/openapi.json for the hub's endpoints", s.pub().url))
 }

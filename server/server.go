@@ -9,11 +9,8 @@ import (
 	"log/slog"
 	"net"
 	"net/http"
-	"net/url"
-	"os"
-	"strconv"
-	"strings"
 	"sync"
+	"sync/atomic"
 	"time"
 
 	"github.com/stickhq/stick/liveness"
@@ -44,8 +41,10 @@ type Config struct {
 	// after the user's login, with the operator role and every room).
 	Local stick.Principal
 	// PublicURL is the URL clients reach the hub by (behind a reverse
-	// proxy, the proxy's); default: http(s)://<listening address>, with
-	// the host's name for an address that is every address (0.0.0.0).
+	// proxy, the proxy's). It wins over the one the hub's operators set
+	// on its page (stick.HubSettings); without either, it is
+	// http(s)://<listening address>, with the host's name for an address
+	// that is every address (0.0.0.0).
 	PublicURL string
 	// TLSCert and TLSKey are the files of the certificate and key to serve
 	// HTTPS with; both or neither.
@@ -72,16 +71,20 @@ type Config struct {
 
 // Server is one hub on one listener.
 type Server struct {
-	cfg          Config
-	ln           net.Listener
-	loopback     bool
-	publicURL    string
-	publicOrigin string
-	publicHost   string
-	// agents is /agents.md, made from the public URL.
-	agents  []byte
-	log     *slog.Logger
-	handler http.Handler
+	cfg      Config
+	ln       net.Listener
+	loopback bool
+	// public is the public URL as it stands (see publicurl.go); publicMu
+	// orders its refreshes.
+	public   atomic.Pointer[public]
+	publicMu sync.Mutex
+	// listenURL is the URL of the listening address, named by the host's
+	// name when it is every address; listenOrigins are its origins, and
+	// the raw address's, which stay allowed whatever the public URL.
+	listenURL     string
+	listenOrigins []string
+	log           *slog.Logger
+	handler       http.Handler
 	// page is the web page at /.
 	page    http.Handler
 	metrics *metrics
@@ -142,13 +145,10 @@ func New(ctx context.Context, cfg Config, ln net.Listener) (*Server, error) {
 			return nil, refuseOpen(ln.Addr())
 		}
 	}
-	if err := s.setPublicURL(); err != nil {
+	if err := s.setPublicURL(ctx); err != nil {
 		return nil, err
 	}
 	var err error
-	if s.agents, err = agentsMarkdown(s.publicURL); err != nil {
-		return nil, err
-	}
 	if cfg.TLSCert != "" {
 		if _, err := tls.LoadX509KeyPair(cfg.TLSCert, cfg.TLSKey); err != nil {
 			return nil, stick.Errorf(stick.CodeInvalidArgument, "cannot load the TLS certificate %s and key %s: %v", cfg.TLSCert, cfg.TLSKey, err).
@@ -171,33 +171,6 @@ func refuseOpen(addr net.Addr) error {
 		WithHint("make a token first ('stick token create NAME --role agent') and give it to each member, or listen on a loopback address (--addr 127.0.0.1:7420)")
 }
 
-// setPublicURL fills in the public URL (Config.PublicURL, else the
-// listening address) and the origin and host taken from it.
-func (s *Server) setPublicURL() error {
-	raw := s.cfg.PublicURL
-	if raw == "" {
-		raw = s.ListenURL()
-		if tcp, ok := s.ln.Addr().(*net.TCPAddr); ok && tcp.IP.IsUnspecified() {
-			// Listening on every address: the host's name is the one
-			// clients most likely reach it by.
-			host, err := os.Hostname()
-			if err != nil || host == "" {
-				host = "localhost"
-			}
-			raw = strings.Replace(raw, tcp.String(), net.JoinHostPort(host, strconv.Itoa(tcp.Port)), 1)
-		}
-	}
-	u, err := url.Parse(raw)
-	if err != nil || u.Scheme != "http" && u.Scheme != "https" || u.Host == "" || u.RawQuery != "" || u.Fragment != "" {
-		return stick.Errorf(stick.CodeInvalidArgument, "the public URL %s is not an http or https URL", stick.Quote(raw)).With("field", "public-url").
-			WithHint("give the URL clients reach the hub by, such as https://stick.example.com")
-	}
-	s.publicURL = strings.TrimSuffix(u.String(), "/")
-	s.publicOrigin = originOf(u)
-	s.publicHost = u.Hostname()
-	return nil
-}
-
 // ListenURL is the URL of the listener itself: http or https, and the
 // address it listens on.
 func (s *Server) ListenURL() string {
@@ -207,8 +180,10 @@ func (s *Server) ListenURL() string {
 	return "http://" + s.ln.Addr().String()
 }
 
-// PublicURL is the URL clients reach the hub by.
-func (s *Server) PublicURL() string { return s.publicURL }
+// PublicURL is the URL clients reach the hub by, as it stands: the
+// Config's, else the one its operators set (stick.HubSettings), else the
+// listening address's.
+func (s *Server) PublicURL() string { return s.pub().url }
 
 // Open reports whether the hub answers requests without a token (see
 // Config.AnyCredential).

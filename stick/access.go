@@ -48,6 +48,8 @@ const (
 	ActionCreateToken    Action = "CreateToken"
 	ActionListTokens     Action = "ListTokens"
 	ActionRevokeToken    Action = "RevokeToken"
+	ActionHubSettings    Action = "HubSettings"
+	ActionSetPublicURL   Action = "SetPublicURL"
 )
 
 // permission is one row of the access table: the weakest role that may
@@ -84,8 +86,9 @@ type permission struct {
 // operator also manages: closes rooms outright (at once, with a
 // conclusion or without, whoever is responsible for it), names the
 // member responsible for a room's conclusion, changes a room's policy and
-// member order, lists and prunes abandoned rooms, and creates, lists and
-// revokes tokens.
+// member order, lists and prunes abandoned rooms, creates, lists and
+// revokes tokens, and reads and changes the hub's settings (its public
+// URL only with a token that reaches every room: it is the whole hub's).
 //
 // Authenticate, Defaults, Shutdown, As and Principal are no actions: they
 // are open to every Service; so are FindReplay and KeepReplay, which keep
@@ -129,6 +132,8 @@ var access = map[Action]permission{
 	ActionCreateToken:    {AccessOperator, "creating a token"},
 	ActionListTokens:     {AccessOperator, "listing tokens"},
 	ActionRevokeToken:    {AccessOperator, "revoking a token"},
+	ActionHubSettings:    {AccessOperator, "reading the hub's settings"},
+	ActionSetPublicURL:   {AccessOperator, "setting the hub's public URL"},
 }
 
 // Access returns the weakest role that may do a (see the table in

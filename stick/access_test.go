@@ -81,6 +81,12 @@ func (h *hub) snapshot() string {
 	}
 	j, _ := json.Marshal(toks)
 	b.Write(j)
+	settings, err := h.svc.HubSettings(h.ctx)
+	if err != nil {
+		h.t.Fatal(err)
+	}
+	j, _ = json.Marshal(settings)
+	b.Write(j)
 	return b.String()
 }
 
@@ -97,6 +103,9 @@ const (
 	hidden
 	// anyScope: the call concerns no room; the scope changes nothing.
 	anyScope
+	// wholeHub: the call concerns the whole hub; only a principal that
+	// reaches every room may make it, any other is forbidden.
+	wholeHub
 )
 
 // accessCase is one method of the Service: how to prepare the world for
@@ -296,6 +305,21 @@ var accessCases = []accessCase{
 		_, err := s.RevokeToken(h.ctx, "old team")
 		return one(err)
 	}},
+	{action: stick.ActionHubSettings, miss: anyScope, prep: publicURL, run: func(h *hub, s *stick.Service) (bool, error) {
+		got, err := s.HubSettings(h.ctx)
+		return got.PublicURL == "https://old.example.com", err
+	}},
+	{action: stick.ActionSetPublicURL, miss: wholeHub, prep: publicURL, run: func(h *hub, s *stick.Service) (bool, error) {
+		got, err := s.SetPublicURL(h.ctx, "https://stick.example.com/")
+		return got.PublicURL == "https://stick.example.com", err
+	}},
+}
+
+// publicURL sets the hub's public URL to https://old.example.com.
+func publicURL(h *hub) {
+	if _, err := h.svc.SetPublicURL(h.ctx, "https://old.example.com"); err != nil {
+		h.t.Fatal(err)
+	}
 }
 
 // concludes makes the principal's member responsible for triage's
@@ -378,7 +402,12 @@ func TestAccess(t *testing.T) {
 						if !strings.Contains(e.Message, "needs the role "+string(need)) || e.Details["needed_role"] != string(need) || e.Hint == "" {
 							t.Fatalf("the refusal does not name the role needed (%s): %+v", need, e)
 						}
-					case pr.reach || tc.miss == anyScope:
+					case tc.miss == wholeHub && !h.p.Rooms.All():
+						e := wantCode(t, err, stick.CodeForbidden)
+						if !strings.Contains(e.Message, "every room") || e.Hint == "" {
+							t.Fatalf("the refusal of a token limited to some rooms does not say why: %+v", e)
+						}
+					case pr.reach || tc.miss == anyScope || tc.miss == wholeHub:
 						if err != nil || !seen {
 							t.Fatalf("a %s reaching the room may %s: seen %v, %v", pr.role, tc.action, seen, err)
 						}

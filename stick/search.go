@@ -69,7 +69,8 @@ type SearchHit struct {
 	CreatedAt time.Time `json:"created_at"`
 	// Snippet is the best matching passage, each match between
 	// HighlightStart and HighlightEnd; a "**" of the text itself is
-	// written \*\*, as markdown escapes it.
+	// written \*\* (EscapedMarker), as markdown escapes it. SplitSnippet
+	// reads it.
 	Snippet string `json:"snippet"`
 	// Score is how well the hit matches, as the store ranks it: higher is
 	// better, and scores compare only hits of one search.

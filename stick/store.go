@@ -210,6 +210,13 @@ type Tx interface {
 	// created.
 	SaveToken(t Token) error
 
+	// HubSettings returns the hub's settings, the zero HubSettings when
+	// none was ever saved.
+	HubSettings() (HubSettings, error)
+	// SaveHubSettings stores s whole, in place of the settings saved
+	// before; a field that is "" is stored as not set.
+	SaveHubSettings(s HubSettings) error
+
 	// Replay returns the answer kept under key (KeepReplay); ok is false
 	// when there is none.
 	Replay(key string) (r Replay, ok bool, err error)

@@ -251,6 +251,15 @@ CREATE TABLE replays (
 ) STRICT;
 CREATE INDEX replays_kept_idx ON replays (kept_at);
 `,
+	// 12: the settings of a hub that its operators change over the hub
+	// (stick.HubSettings), one row per setting that is set: a setting
+	// added later needs no migration.
+	`
+CREATE TABLE hub_settings (
+	key   TEXT PRIMARY KEY,
+	value TEXT NOT NULL
+) STRICT;
+`,
 }
 
 // keysVersion is the schema version that gave rooms their keys; a

@@ -420,7 +420,7 @@ func (t *tx) Search(m stick.SearchMatch, q stick.SearchQuery) ([]stick.SearchHit
 	// Matches come between two private-use characters, which become the
 	// markers; a literal "**" of the text is escaped, so that a marker is
 	// never mistaken for the text's own bold.
-	highlight := strings.NewReplacer("**", `\*\*`, "\uE000", stick.HighlightStart, "\uE001", stick.HighlightEnd)
+	highlight := strings.NewReplacer("**", stick.EscapedMarker, "\uE000", stick.HighlightStart, "\uE001", stick.HighlightEnd)
 	details, detailArgs := p.detailQuery()
 	for _, b := range best {
 		if err != nil {

@@ -1,12 +1,14 @@
 // Package web is the hub's page, served by 'stick serve' at /: the rooms
-// a principal may see, one room's roster, live feed and document, and
-// signing in with a token. Its templates (html/template) and its assets
-// (one stylesheet, one small script) are embedded with go:embed, so the
-// page needs no network and no build step, and it reads fine without
-// JavaScript; the script only filters the list of rooms as one types and
-// appends a room's new events, which arrive as HTML fragments over
-// Server-Sent Events fed by the store's wake-ups (stick.Service.
-// FollowEvents), never by polling.
+// a principal may see, one room's roster, live feed and document, search
+// across rooms, a room's export, how to connect an agent, the operators'
+// settings (tokens, the public URL), and signing in with a token. Its
+// templates (html/template) and its assets (one stylesheet, two small
+// scripts) are embedded with go:embed, so the page needs no network and
+// no build step, and it reads fine without JavaScript; the scripts only
+// filter the list of rooms as one types, copy text to the clipboard, ask
+// before a form that cannot be undone, and append a room's new events,
+// which arrive as HTML fragments over Server-Sent Events fed by the
+// store's wake-ups (stick.Service.FollowEvents), never by polling.
 //
 // Like every frontend it translates and decides nothing: what a principal
 // may read is the stick.Service it is given (Config.ServiceFor), who a

@@ -50,10 +50,15 @@ type Config struct {
 	KeepAlive time.Duration
 	// Now is the clock of the times the page shows (default time.Now).
 	Now func() time.Time
+	// Hub tells the connect and settings pages what the hub says of
+	// itself (HubInfo), read afresh: the page calls it after an operator
+	// set the public URL, and the hub takes the new one up. nil: a hub
+	// that tells nothing, whose pages say so.
+	Hub func(ctx context.Context) (HubInfo, error)
 }
 
 // Paths the hub mounts the page at; every other path is the hub's own.
-var Paths = []string{"GET /{$}", "/rooms/", "/signin", "/signout", "/static/"}
+var Paths = []string{"GET /{$}", "/rooms/", "/signin", "/signout", "/static/", "/search", "/connect", "/settings", "/settings/"}
 
 // Handler serves the page.
 type Handler struct {
@@ -80,7 +85,7 @@ func New(cfg Config) (*Handler, error) {
 		return nil, err
 	}
 	h.frag = base.Lookup("event")
-	for _, name := range []string{"rooms", "room", "signin", "error"} {
+	for _, name := range []string{"rooms", "room", "signin", "error", "search", "connect", "settings", "token"} {
 		t, err := template.Must(base.Clone()).ParseFS(templateFS, "templates/"+name+".html")
 		if err != nil {
 			return nil, err
@@ -98,6 +103,13 @@ func New(cfg Config) (*Handler, error) {
 	h.mux.HandleFunc("GET /signin", h.serveSignin)
 	h.mux.HandleFunc("POST /signin", h.signin)
 	h.mux.HandleFunc("POST /signout", h.signout)
+	h.mux.HandleFunc("GET /search", h.serveSearch)
+	h.mux.HandleFunc("GET /rooms/{room_id}/export", h.serveExport)
+	h.mux.HandleFunc("GET /connect", h.serveConnect)
+	h.mux.HandleFunc("GET /settings", h.serveSettings)
+	h.mux.HandleFunc("POST /settings/tokens", h.createToken)
+	h.mux.HandleFunc("POST /settings/tokens/revoke", h.revokeToken)
+	h.mux.HandleFunc("POST /settings/public-url", h.setPublicURL)
 	h.mux.HandleFunc("/", func(w http.ResponseWriter, r *http.Request) {
 		h.fail(w, r, http.StatusNotFound, "There is no page at this address.", "")
 	})

@@ -31,8 +31,9 @@ type env struct {
 	open bool
 }
 
-// newEnv serves the page; open makes it a hub without tokens.
-func newEnv(t *testing.T, open bool) *env {
+// newEnv serves the page; open makes it a hub without tokens; opts
+// change its Config.
+func newEnv(t *testing.T, open bool, opts ...func(*web.Config)) *env {
 	t.Helper()
 	st, err := store.OpenDir(t.TempDir(), store.Options{})
 	if err != nil {
@@ -44,7 +45,7 @@ func newEnv(t *testing.T, open bool) *env {
 		t.Fatal(err)
 	}
 	e := &env{t: t, ctx: context.Background(), svc: svc, open: open}
-	h, err := web.New(web.Config{
+	cfg := web.Config{
 		ServiceFor: svc.As,
 		Authenticate: func(r *http.Request, secret string) (stick.Principal, error) {
 			return svc.Authenticate(r.Context(), secret)
@@ -52,7 +53,11 @@ func newEnv(t *testing.T, open bool) *env {
 		Open:  func(context.Context) (bool, error) { return e.open, nil },
 		Local: stick.Principal{Name: "local", Role: stick.AccessOperator},
 		Done:  make(chan struct{}),
-	})
+	}
+	for _, o := range opts {
+		o(&cfg)
+	}
+	h, err := web.New(cfg)
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -24,7 +24,7 @@
 // The suite covers every Tx method (rooms, members, events and their
 // sequence numbers, idempotency keys, documents and their history,
 // search with the parsed query language, a hub's tokens and the hashes
-// of their secrets), Update's atomicity under concurrent writers on two
+// of their secrets, a hub's settings), Update's atomicity under concurrent writers on two
 // handles and its rollback, View's snapshot, the errors a store must pass
 // through or give, Close, and the wake-ups (Changed, Rung and Tx.Ring). It stores fixed times only, never reads a
 // clock, and waits on a wake-up channel no longer than a bound

@@ -89,6 +89,7 @@ var groups = []group{
 	{"Documents", docCases},
 	{"Search", searchCases},
 	{"Tokens", tokenCases},
+	{"HubSettings", hubSettingsCases},
 	{"Replays", replayCases},
 	{"Transactions", txCases},
 	{"Wake", wakeCases},
