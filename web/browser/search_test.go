@@ -44,11 +44,11 @@ func TestSearchFindsNote(t *testing.T) {
 	}
 	b.shot("01-search")
 	if !eval[bool](b, `(() => {
-	  const q = [...document.querySelectorAll("form input[name=q]")].find((e) => new URL(e.form.action, location.href).pathname === "/search");
+	  const q = [...document.querySelectorAll("main form input[name=q]")].find((e) => new URL(e.form.action, location.href).pathname === "/search");
 	  if (q) q.setAttribute("data-e2e", "q");
 	  return Boolean(q);
 	})()`) {
-		t.Fatalf("/search has no form with an input named q that searches:\n%s", b.text("main"))
+		t.Fatalf("/search has no form in its content with an input named q that searches:\n%s", b.text("main"))
 	}
 	if b.count(`label[for="`+eval[string](b, `document.querySelector("[data-e2e=q]").id`)+`"]`)+b.count("[data-e2e=q][aria-label]") == 0 {
 		t.Error("the search input has no label")
