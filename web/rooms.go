@@ -86,13 +86,13 @@ func rowOf(s stick.RoomSummary) roomRow {
 func roomName(name, key, path, id string) (string, string) {
 	switch {
 	case name != "":
-		return render.Line(name), "name"
+		return render.Line(name), "named room"
 	case key != "":
 		return render.Line(key), "workspace"
 	case path != "":
-		return render.Line(path), "path"
+		return render.Line(path), "folder"
 	}
-	return render.Line(id), "id"
+	return render.Line(id), "room"
 }
 
 // later is the later of two times.
