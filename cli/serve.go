@@ -126,6 +126,7 @@ func serve(cmd *cobra.Command, version string, cfg server.Config, addr, dataDir 
 	}
 	out := cmd.OutOrStdout()
 	fmt.Fprintf(out, "stick serve: listening on %s (public URL %s)\n", srv.ListenURL(), srv.PublicURL())
+	fmt.Fprintf(out, "stick serve: open %s/ in a browser to watch the rooms; %s/connect shows how to connect an agent\n", srv.PublicURL(), srv.PublicURL())
 	if open, err := srv.Open(cmd.Context()); err == nil && open {
 		fmt.Fprintf(out, "stick serve: no token exists, so requests need none and act as %s (loopback only; 'stick token create NAME' to require tokens)\n", cfg.Local.Name)
 	}
@@ -136,8 +137,6 @@ func serve(cmd *cobra.Command, version string, cfg server.Config, addr, dataDir 
 	return nil
 }
 
-// localUser is the login of the user running the hub, who a request
-// without a token acts as on a loopback hub without tokens.
 // anyToken reports whether the store holds a token that works: a hub
 // with none answers without tokens on loopback, and refuses to start
 // elsewhere.
@@ -156,6 +155,8 @@ func anyToken(svc *stick.Service) func(context.Context) (bool, error) {
 	}
 }
 
+// localUser is the login of the user running the hub, who a request
+// without a token acts as on a loopback hub without tokens.
 func localUser() string {
 	if u, err := user.Current(); err == nil && u.Username != "" {
 		return u.Username

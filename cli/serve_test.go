@@ -38,6 +38,22 @@ func TestBinaryServeStops(t *testing.T) {
 	if resp.StatusCode != http.StatusOK {
 		t.Fatalf("healthz: %d", resp.StatusCode)
 	}
+	// The next line names the page; it opens, as HTML.
+	if !lines.Scan() {
+		t.Fatal("stick serve printed one line")
+	}
+	page, _, ok := strings.Cut(strings.TrimPrefix(lines.Text(), "stick serve: open "), " in a browser")
+	if !ok || page != url+"/" {
+		t.Fatalf("second line %q does not name the page %s/", lines.Text(), url)
+	}
+	resp, err = http.Get(page)
+	if err != nil {
+		t.Fatal(err)
+	}
+	resp.Body.Close()
+	if resp.StatusCode != http.StatusOK || !strings.HasPrefix(resp.Header.Get("Content-Type"), "text/html") {
+		t.Fatalf("the page: %d %s", resp.StatusCode, resp.Header.Get("Content-Type"))
+	}
 	if err := cmd.Process.Signal(syscall.SIGTERM); err != nil {
 		t.Fatal(err)
 	}
