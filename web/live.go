@@ -52,16 +52,15 @@ func (h *Handler) serveLive(w http.ResponseWriter, r *http.Request) {
 		}
 		defer end()
 	}
-	rc := http.NewResponseController(w)
-	hd := w.Header()
-	hd.Set("Content-Type", "text/event-stream")
-	hd.Set("Cache-Control", "no-store")
-	hd.Set("X-Accel-Buffering", "no")
-	w.WriteHeader(http.StatusOK)
-	_, _ = fmt.Fprint(w, "retry: 2000\n\n")
-	if rc.Flush() != nil {
+	out := beginSSE(w)
+	if !out.send([]byte("retry: 2000\n\n")) {
 		return
 	}
+	rosterCtx, stopRoster := context.WithCancel(r.Context())
+	defer stopRoster()
+	go h.followRoster(rosterCtx, v, svc, id, out)
+	need, _ := stick.Access(stick.ActionPost)
+	canAnswer := v.principal.Role.AtLeast(need)
 	for {
 		ctx, cancel := context.WithTimeout(r.Context(), h.cfg.KeepAlive)
 		page, err := svc.FollowEvents(ctx, id, after, 0)
@@ -70,7 +69,7 @@ func (h *Handler) serveLive(w http.ResponseWriter, r *http.Request) {
 		case r.Context().Err() != nil || h.stopped():
 			return
 		case err != nil && ctx.Err() != nil:
-			if _, err := fmt.Fprint(w, ": keep-alive\n\n"); err != nil || rc.Flush() != nil {
+			if !out.send([]byte(": keep-alive\n\n")) {
 				return
 			}
 			continue
@@ -81,7 +80,8 @@ func (h *Handler) serveLive(w http.ResponseWriter, r *http.Request) {
 		closed := false
 		for _, e := range page.Events {
 			var frag bytes.Buffer
-			if err := h.frag.Execute(&frag, viewOf(e)); err != nil {
+			view, err := h.liveView(r.Context(), svc, id, e, canAnswer)
+			if err != nil || h.frag.Execute(&frag, view) != nil {
 				return
 			}
 			fmt.Fprintf(&b, "id: %d\nevent: stick\n", e.Seq)
@@ -94,7 +94,7 @@ func (h *Handler) serveLive(w http.ResponseWriter, r *http.Request) {
 		if closed {
 			b.WriteString("event: closed\ndata: closed\n\n")
 		}
-		if _, err := w.Write(b.Bytes()); err != nil || rc.Flush() != nil || closed {
+		if !out.send(b.Bytes()) || closed {
 			return
 		}
 		after = page.Cursor
