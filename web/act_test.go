@@ -154,6 +154,15 @@ func TestPostNotesAsOwnMember(t *testing.T) {
 		x.MessageType != "x-ci-status" {
 		t.Fatalf("the notes as stored: %+v %+v %+v %+v", note, q, a, x)
 	}
+	// Hostile text posted from the page is shown as text.
+	evil := e.landed(room, e.submit(c, room, "notes", url.Values{"type": {"question"}, "text": {hostile + strings.Repeat("q", 60000)}}))
+	e.landed(room, e.submit(c, room, "handon", url.Values{"turn": {"0"}, "to": {"codex:a1"}, "status": {hostile}, "next_action": {hostile},
+		"artifacts": {"javascript:alert(3) edit " + hostile}, "open_questions": {hostile}, "do_not": {hostile}}))
+	page = e.page(c, "/rooms/"+room)
+	noRawScript(t, "posted from the page", page)
+	if !strings.Contains(item(t, page, evil.Seq), "&lt;script&gt;alert(1)&lt;/script&gt;") || strings.Count(page, `\x1b[31mred`) < 6 {
+		t.Error("the hostile note and handoff are not shown, escaped")
+	}
 	// Sending the same form twice posts once.
 	m := csrfRe.FindStringSubmatch(e.page(c, "/rooms/"+room))
 	v := url.Values{"csrf": {m[1]}, "type": {"note"}, "text": {"once"}, "client_id": {"web-0123456789abcdef"}}

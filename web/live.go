@@ -18,8 +18,10 @@ import (
 // event's HTML, as the feed shows it. It waits for events with
 // stick.Service.FollowEvents, which the store's wake-ups end, so an idle
 // stream costs no reads; a comment every KeepAlive keeps proxies from
-// closing it. It ends when the room closes (a "closed" event), when the
-// client goes, or when the hub stops.
+// closing it. The same stream carries the room's roster as "roster"
+// events, at once and whenever it changes (followRoster). It ends when
+// the room closes (a "closed" event), when the client goes, or when the
+// hub stops.
 func (h *Handler) serveLive(w http.ResponseWriter, r *http.Request) {
 	v, err := h.who(w, r)
 	if err != nil {
@@ -57,8 +59,13 @@ func (h *Handler) serveLive(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	rosterCtx, stopRoster := context.WithCancel(r.Context())
-	defer stopRoster()
-	go h.followRoster(rosterCtx, v, svc, id, out)
+	rosterDone := make(chan struct{})
+	go func() {
+		defer close(rosterDone)
+		h.followRoster(rosterCtx, v, svc, id, out)
+	}()
+	// The roster's last write ends before the handler does.
+	defer func() { stopRoster(); <-rosterDone }()
 	need, _ := stick.Access(stick.ActionPost)
 	canAnswer := v.principal.Role.AtLeast(need)
 	for {

@@ -158,7 +158,7 @@ func TestLiveRoomsList(t *testing.T) {
 		t.Fatalf("the list has no live stream:\n%s", body)
 	}
 	s := e.stream(c, strings.ReplaceAll(m[1], "&amp;", "&"), nil)
-	s.next("rooms", ">alpha<", "1 of 1 rooms shown")
+	noRawScript(t, "rooms", s.next("rooms", ">alpha<", "1 of 1 rooms shown"))
 	e.join("claude:b2", "beta")
 	s.next("rooms", ">alpha<", ">beta<", "2 of 2 rooms shown")
 	e.claimAs("codex:a1", alpha)
