@@ -25,11 +25,14 @@ const (
 	ActionSearch         Action = "Search"
 	ActionTranscript     Action = "Transcript"
 	ActionWaitForMembers Action = "WaitForMembers"
+	ActionWatchState     Action = "WatchState"
+	ActionWatchRooms     Action = "WatchRooms"
 	ActionJoinPath       Action = "JoinPath"
 	ActionWaitForTurn    Action = "WaitForTurn"
 	ActionHeartbeat      Action = "Heartbeat"
 	ActionRelease        Action = "Release"
 	ActionPass           Action = "Pass"
+	ActionHandOn         Action = "HandOn"
 	ActionTakeover       Action = "Takeover"
 	ActionLeave          Action = "Leave"
 	ActionPost           Action = "Post"
@@ -65,11 +68,14 @@ type permission struct {
 //
 // viewer reads: the lists of rooms, a room's state, log, tail and
 // document with its history, search, the export (Transcript), and the
-// roster, waiting for it to fill (WaitForMembers). Reading needs no
-// membership and changes nothing.
+// roster, waiting for it to fill (WaitForMembers). It also watches a
+// room's state and the list of rooms for changes (WatchState,
+// WatchRooms), as a live page does. Reading needs no membership and
+// changes nothing.
 //
 // agent also acts as a member: joins a room, waits for and claims the
-// stick, heartbeats, releases, passes, takes over, leaves, posts notes,
+// stick, heartbeats, releases, passes (or hands on without a lease,
+// HandOn), takes over, leaves, posts notes,
 // writes the document, and follows the log with Sync. Sync is an agent's
 // although it mostly reads: it moves the member's own cursor and may post
 // an outbox, and only a member may call it, which a viewer, who cannot
@@ -109,11 +115,14 @@ var access = map[Action]permission{
 	ActionSearch:         {AccessViewer, "searching"},
 	ActionTranscript:     {AccessViewer, "exporting a room"},
 	ActionWaitForMembers: {AccessViewer, "reading a room's members"},
+	ActionWatchState:     {AccessViewer, "watching a room's state"},
+	ActionWatchRooms:     {AccessViewer, "watching the rooms"},
 	ActionJoinPath:       {AccessAgent, "joining a room"},
 	ActionWaitForTurn:    {AccessAgent, "waiting for the stick"},
 	ActionHeartbeat:      {AccessAgent, "renewing a lease"},
 	ActionRelease:        {AccessAgent, "releasing the stick"},
 	ActionPass:           {AccessAgent, "passing the stick"},
+	ActionHandOn:         {AccessAgent, "handing on the stick"},
 	ActionTakeover:       {AccessAgent, "taking the stick over"},
 	ActionLeave:          {AccessAgent, "leaving a room"},
 	ActionPost:           {AccessAgent, "posting a note"},

@@ -197,6 +197,26 @@ var accessCases = []accessCase{
 		_, err := s.JoinPath(h.ctx, h.c, stick.JoinRequest{Path: h.repo})
 		return one(err)
 	}},
+	{action: stick.ActionJoinPath, name: "by id", miss: notFound, run: func(h *hub, s *stick.Service) (bool, error) {
+		_, err := s.JoinPath(h.ctx, h.c, stick.JoinRequest{RoomID: h.named})
+		return one(err)
+	}},
+	{action: stick.ActionWatchState, miss: notFound, run: func(h *hub, s *stick.Service) (bool, error) {
+		ctx, cancel := context.WithCancel(h.ctx)
+		defer cancel()
+		_, _, err := s.WatchState(ctx, h.named)
+		return one(err)
+	}},
+	{action: stick.ActionWatchRooms, miss: hidden, run: func(h *hub, s *stick.Service) (bool, error) {
+		ctx, cancel := context.WithCancel(h.ctx)
+		defer cancel()
+		rooms, _, err := s.WatchRooms(ctx)
+		return contains(rooms, func(r stick.RoomSummary) bool { return r.RoomID == h.named }), err
+	}},
+	{action: stick.ActionHandOn, miss: notFound, prep: (*hub).claim, run: func(h *hub, s *stick.Service) (bool, error) {
+		_, err := s.HandOn(h.ctx, h.c, h.named, h.lease.TurnID, h.peer.AgentID, handoff("yours"))
+		return one(err)
+	}},
 	{action: stick.ActionWaitForTurn, miss: notFound, run: func(h *hub, s *stick.Service) (bool, error) {
 		_, err := s.WaitForTurn(h.ctx, h.c, stick.WaitRequest{RoomID: h.named, MaxWait: noWait()})
 		return one(err)

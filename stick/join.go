@@ -19,6 +19,10 @@ type JoinRequest struct {
 	// its name from anywhere. It follows RoomNamePattern; give either Path
 	// or Name.
 	Name string
+	// RoomID joins the open room of that id instead (see byID): a room a
+	// reader found in a list or on a hub's page, whatever it was made by.
+	// It never creates a room; give only one of Path, Name and RoomID.
+	RoomID string
 	// ForceNew creates a nested room at Path itself even when an ancestor room exists.
 	ForceNew bool
 	// Conclude, with Name, makes the caller responsible for the room's
@@ -142,7 +146,8 @@ type JoinResult struct {
 // nothing, the room is created at the root. The Service's Workspaces does
 // the resolving, and keys a room it creates (Room.Key). With Name instead
 // of Path, the room is the open room of that name, created if there is
-// none (see RoomNamePattern).
+// none (see RoomNamePattern). With RoomID, the room is the open room of
+// that id, never a new one.
 //
 // A join never changes the recorded process of the current holder or
 // reserved recipient: their liveness stays tied to the process that claimed.
@@ -167,7 +172,8 @@ type JoinResult struct {
 //
 // Errors: invalid_argument (path, name, both or neither of them, conclude
 // without a name, agent id,
-// reclaim_token, a field over its size limit), agent_id_in_use.
+// reclaim_token, a field over its size limit), agent_id_in_use, and for
+// a join by RoomID room_not_found and room_closed.
 func (s *Service) JoinPath(ctx context.Context, c Caller, req JoinRequest) (JoinResult, error) {
 	if err := s.act(ActionJoinPath, c); err != nil {
 		return JoinResult{}, err
@@ -190,7 +196,12 @@ func (s *Service) JoinPath(ctx context.Context, c Caller, req JoinRequest) (Join
 		return JoinResult{}, err
 	}
 	var place func(tx Tx, now time.Time, out *JoinResult) (Room, error)
-	if req.Name != "" {
+	if req.RoomID != "" {
+		if err := req.checkByID(); err != nil {
+			return JoinResult{}, err
+		}
+		place = func(tx Tx, _ time.Time, _ *JoinResult) (Room, error) { return s.byID(tx, req.RoomID) }
+	} else if req.Name != "" {
 		if err := req.checkNamed(); err != nil {
 			return JoinResult{}, err
 		}
@@ -531,6 +542,9 @@ func (req JoinRequest) checkSizes() error {
 		return err
 	}
 	if err := checkLen("name", req.Name, MaxRoomNameLen); err != nil {
+		return err
+	}
+	if err := checkLen("room_id", req.RoomID, MaxIDLen); err != nil {
 		return err
 	}
 	if err := checkLen("agent_id_override", req.AgentIDOverride, MaxAgentIDLen); err != nil {

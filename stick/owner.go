@@ -180,51 +180,59 @@ func (s *Service) handOn(ctx context.Context, c Caller, l Lease, h Handoff, to s
 	var out ReleaseResult
 	err := s.holderUpdate(ctx, c, l, func(tx Tx, sn *snapshot) error {
 		var err error
-		if err := h.Validate(); err != nil {
-			return sn.describe(err.(*Error))
-		}
-		var next *Member
-		typ := EventRelease
-		if to != "" {
-			typ = EventPass
-			if next, err = sn.passTarget(to); err != nil {
-				return err
-			}
-		} else {
-			next = sn.next(c.AgentID)
-		}
-		ev := Event{RoomID: sn.room.ID, TurnID: sn.room.TurnID, Type: typ, From: c.AgentID, Handoff: &h, CreatedAt: sn.now}
-		if next != nil {
-			ev.To = next.AgentID
-			if err := sn.standFor(tx, next); err != nil {
-				return err
-			}
-		}
-		if ev, err = appendEvent(tx, ev); err != nil {
-			return err
-		}
-		if err := sn.touch(tx, sn.member(c.AgentID)); err != nil {
-			return err
-		}
-		r := &sn.room
-		r.Owner, r.LeaseID, r.LeaseExpiresAt, r.GrantSeq = "", "", time.Time{}, 0
-		r.PendingHandoffSeq = ev.Seq
-		r.UpdatedAt = sn.now
-		out = ReleaseResult{RoomID: r.ID, EventSeq: ev.Seq, TurnID: r.TurnID}
-		if next != nil {
-			tx.Ring(r.ID, next.AgentID)
-			r.State, r.ReservedFor, r.SequenceIndex = StateReserved, next.AgentID, next.Ordinal
-			r.ClaimExpiresAt = sn.now.Add(sn.policy.ClaimTTL)
-			claim := r.ClaimExpiresAt
-			out.ReservedFor, out.ClaimExpiresAt = next.AgentID, &claim
-		} else {
-			tx.Ring(r.ID, "")
-			r.State, r.ReservedFor, r.ClaimExpiresAt = StateIdle, "", time.Time{}
-		}
-		out.State = r.State
-		return tx.SaveRoom(*r)
+		out, err = s.handOnIn(tx, sn, c, h, to)
+		return err
 	})
 	return out, err
+}
+
+// handOnIn ends the turn c holds in sn inside tx: a release (to "") or a
+// pass to the member to, with the handoff h.
+func (s *Service) handOnIn(tx Tx, sn *snapshot, c Caller, h Handoff, to string) (ReleaseResult, error) {
+	var err error
+	if err := h.Validate(); err != nil {
+		return ReleaseResult{}, sn.describe(err.(*Error))
+	}
+	var next *Member
+	typ := EventRelease
+	if to != "" {
+		typ = EventPass
+		if next, err = sn.passTarget(to); err != nil {
+			return ReleaseResult{}, err
+		}
+	} else {
+		next = sn.next(c.AgentID)
+	}
+	ev := Event{RoomID: sn.room.ID, TurnID: sn.room.TurnID, Type: typ, From: c.AgentID, Handoff: &h, CreatedAt: sn.now}
+	if next != nil {
+		ev.To = next.AgentID
+		if err := sn.standFor(tx, next); err != nil {
+			return ReleaseResult{}, err
+		}
+	}
+	if ev, err = appendEvent(tx, ev); err != nil {
+		return ReleaseResult{}, err
+	}
+	if err := sn.touch(tx, sn.member(c.AgentID)); err != nil {
+		return ReleaseResult{}, err
+	}
+	r := &sn.room
+	r.Owner, r.LeaseID, r.LeaseExpiresAt, r.GrantSeq = "", "", time.Time{}, 0
+	r.PendingHandoffSeq = ev.Seq
+	r.UpdatedAt = sn.now
+	out := ReleaseResult{RoomID: r.ID, EventSeq: ev.Seq, TurnID: r.TurnID}
+	if next != nil {
+		tx.Ring(r.ID, next.AgentID)
+		r.State, r.ReservedFor, r.SequenceIndex = StateReserved, next.AgentID, next.Ordinal
+		r.ClaimExpiresAt = sn.now.Add(sn.policy.ClaimTTL)
+		claim := r.ClaimExpiresAt
+		out.ReservedFor, out.ClaimExpiresAt = next.AgentID, &claim
+	} else {
+		tx.Ring(r.ID, "")
+		r.State, r.ReservedFor, r.ClaimExpiresAt = StateIdle, "", time.Time{}
+	}
+	out.State = r.State
+	return out, tx.SaveRoom(*r)
 }
 
 // passTarget checks that to is a member that takes turns: active, or a

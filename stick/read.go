@@ -232,6 +232,12 @@ func (s *Service) ListRooms(ctx context.Context, path string) ([]RoomSummary, er
 // summaries sums rooms up for a list, their processes judged by cached
 // verdicts (see RoomSummary).
 func (s *Service) summaries(tx Tx, rooms []Room) ([]RoomSummary, error) {
+	return s.summariesWatched(tx, rooms, nil)
+}
+
+// summariesWatched is summaries that also adds to w, when not nil, what
+// would change the summaries with no commit (see watchSet).
+func (s *Service) summariesWatched(tx Tx, rooms []Room, w *watchSet) ([]RoomSummary, error) {
 	now := s.clock.Now()
 	out := make([]RoomSummary, 0, len(rooms))
 	for _, r := range rooms {
@@ -246,6 +252,9 @@ func (s *Service) summaries(tx Tx, rooms []Room) ([]RoomSummary, error) {
 		}
 		if r.State == StateReserved {
 			sn.recipientStatus = sn.probeAgent(r.ReservedFor)
+		}
+		if w != nil {
+			w.add(sn)
 		}
 		sum := RoomSummary{
 			RoomID: r.ID, CanonicalPath: r.Path, RoomKey: r.Key, RoomName: r.Name, State: sn.state(), Owner: r.Owner,

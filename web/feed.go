@@ -25,6 +25,9 @@ type eventView struct {
 	Ref     int64
 	Doc     string
 	Handoff *handoffView
+	// QA pairs a question with its answers and a reply with what it
+	// replies to (see pairAnswers).
+	QA qaView
 }
 
 // handoffView is a handoff in full.

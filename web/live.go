@@ -18,8 +18,10 @@ import (
 // event's HTML, as the feed shows it. It waits for events with
 // stick.Service.FollowEvents, which the store's wake-ups end, so an idle
 // stream costs no reads; a comment every KeepAlive keeps proxies from
-// closing it. It ends when the room closes (a "closed" event), when the
-// client goes, or when the hub stops.
+// closing it. The same stream carries the room's roster as "roster"
+// events, at once and whenever it changes (followRoster). It ends when
+// the room closes (a "closed" event), when the client goes, or when the
+// hub stops.
 func (h *Handler) serveLive(w http.ResponseWriter, r *http.Request) {
 	v, err := h.who(w, r)
 	if err != nil {
@@ -52,16 +54,20 @@ func (h *Handler) serveLive(w http.ResponseWriter, r *http.Request) {
 		}
 		defer end()
 	}
-	rc := http.NewResponseController(w)
-	hd := w.Header()
-	hd.Set("Content-Type", "text/event-stream")
-	hd.Set("Cache-Control", "no-store")
-	hd.Set("X-Accel-Buffering", "no")
-	w.WriteHeader(http.StatusOK)
-	_, _ = fmt.Fprint(w, "retry: 2000\n\n")
-	if rc.Flush() != nil {
+	out := beginSSE(w)
+	if !out.send([]byte("retry: 2000\n\n")) {
 		return
 	}
+	rosterCtx, stopRoster := context.WithCancel(r.Context())
+	rosterDone := make(chan struct{})
+	go func() {
+		defer close(rosterDone)
+		h.followRoster(rosterCtx, v, svc, id, out)
+	}()
+	// The roster's last write ends before the handler does.
+	defer func() { stopRoster(); <-rosterDone }()
+	need, _ := stick.Access(stick.ActionPost)
+	canAnswer := v.principal.Role.AtLeast(need)
 	for {
 		ctx, cancel := context.WithTimeout(r.Context(), h.cfg.KeepAlive)
 		page, err := svc.FollowEvents(ctx, id, after, 0)
@@ -70,7 +76,7 @@ func (h *Handler) serveLive(w http.ResponseWriter, r *http.Request) {
 		case r.Context().Err() != nil || h.stopped():
 			return
 		case err != nil && ctx.Err() != nil:
-			if _, err := fmt.Fprint(w, ": keep-alive\n\n"); err != nil || rc.Flush() != nil {
+			if !out.send([]byte(": keep-alive\n\n")) {
 				return
 			}
 			continue
@@ -81,7 +87,8 @@ func (h *Handler) serveLive(w http.ResponseWriter, r *http.Request) {
 		closed := false
 		for _, e := range page.Events {
 			var frag bytes.Buffer
-			if err := h.frag.Execute(&frag, viewOf(e)); err != nil {
+			view, err := h.liveView(r.Context(), svc, id, e, canAnswer)
+			if err != nil || h.frag.Execute(&frag, view) != nil {
 				return
 			}
 			fmt.Fprintf(&b, "id: %d\nevent: stick\n", e.Seq)
@@ -94,7 +101,7 @@ func (h *Handler) serveLive(w http.ResponseWriter, r *http.Request) {
 		if closed {
 			b.WriteString("event: closed\ndata: closed\n\n")
 		}
-		if _, err := w.Write(b.Bytes()); err != nil || rc.Flush() != nil || closed {
+		if !out.send(b.Bytes()) || closed {
 			return
 		}
 		after = page.Cursor

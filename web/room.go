@@ -14,13 +14,6 @@ import (
 // a new one.
 const pageSize = 100
 
-// memberRow is one member of the roster.
-type memberRow struct {
-	AgentID, DisplayName, Kind, Status string
-	Holder, Reserved                   bool
-	LastSeen                           time.Time
-}
-
 // roomBody is the body of a room's page.
 type roomBody struct {
 	ID, Name, Kind, State string
@@ -28,16 +21,14 @@ type roomBody struct {
 	ClosedAt              *time.Time
 	// Conclusion and CloseReason are those of a closed room's close.
 	Conclusion, CloseReason, ClosedBy string
-	Holder, Reserved, Concluder       string
-	// LeaseLeft is the time left on the holder's lease, "" with no
-	// holder; LeaseOver is set when it has run out.
-	LeaseLeft string
-	LeaseOver bool
-	ClaimLeft string
-	Takeover  string
-	Turn      int64
-	Members   []memberRow
-	Events    []eventView
+	Turn                              int64
+	// Roster is the room's holder, next and members, which the live
+	// stream sends again as they change.
+	Roster rosterView
+	// Act is what the reader may do in the room by hand (see actView);
+	// nil for a reader whose role may not write.
+	Act    *actView
+	Events []eventView
 	// Older is the before of the page of older events, 0 when there is
 	// none; Newest is set on a page of older events.
 	Older  int64
@@ -55,6 +46,13 @@ type roomBody struct {
 // newest page of its feed (or, with before, the page before that
 // event), and its document.
 func (h *Handler) serveRoom(w http.ResponseWriter, r *http.Request) {
+	h.room(w, r, http.StatusOK, nil)
+}
+
+// room writes the page of a room with status; form, when not nil, is a
+// form of the page sent back with what the reader wrote and why it was
+// refused (see act).
+func (h *Handler) room(w http.ResponseWriter, r *http.Request, status int, form *actForm) {
 	v, err := h.who(w, r)
 	if err != nil {
 		h.failErr(w, r, err)
@@ -91,25 +89,17 @@ func (h *Handler) serveRoom(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	now := h.cfg.Now()
+	body := roomBody{Act: h.actOf(r, v, st, form), Roster: rosterOf(st, now)}
 	st = render.SafeStatus(st)
-	body := roomBody{ID: st.RoomID, State: string(st.State), Closed: st.State == stick.StateClosed, ClosedAt: st.ClosedAt,
-		Holder: st.Owner, Reserved: st.ReservedFor, Concluder: st.Concluder, Takeover: render.Line(string(st.Takeover)),
-		Turn: st.TurnID, Now: now, Newest: before > 0}
+	body.ID, body.State, body.Closed, body.ClosedAt = st.RoomID, string(st.State), st.State == stick.StateClosed, st.ClosedAt
+	body.Turn, body.Now, body.Newest = st.TurnID, now, before > 0
 	body.Name, body.Kind = roomName(st.RoomName, st.RoomKey, st.CanonicalPath, st.RoomID)
-	if st.Owner != "" && st.LeaseExpires != nil {
-		left := st.LeaseExpires.Sub(now).Round(time.Second)
-		body.LeaseOver = left <= 0
-		body.LeaseLeft = render.Duration(max(left, 0))
-	}
-	if st.ReservedFor != "" && st.ClaimExpires != nil {
-		body.ClaimLeft = render.Duration(max(st.ClaimExpires.Sub(now).Round(time.Second), 0))
-	}
-	for _, m := range st.Members {
-		body.Members = append(body.Members, memberRow{AgentID: m.AgentID, DisplayName: m.DisplayName, Kind: render.Line(string(m.Kind)),
-			Status: m.Status, Holder: m.TurnRole == "holder", Reserved: m.TurnRole == "reserved", LastSeen: m.LastSeenAt})
-	}
 	for _, e := range tail.Events {
 		body.Events = append(body.Events, viewOf(e))
+	}
+	if err := h.pairAnswers(ctx, svc, id, body.Events, before == 0, body.Act != nil); err != nil {
+		h.failErr(w, r, err)
+		return
 	}
 	if tail.Earlier && len(tail.Events) > 0 {
 		body.Older = tail.Events[0].Seq
@@ -125,7 +115,7 @@ func (h *Handler) serveRoom(w http.ResponseWriter, r *http.Request) {
 	}
 	doc = render.SafeDocument(doc)
 	body.Doc, body.DocVer, body.DocBy, body.DocEmpty = doc.Content, doc.Version, doc.Author, doc.Content == ""
-	h.show(w, r, http.StatusOK, "room", v, body.Name, body)
+	h.show(w, r, status, "room", v, body.Name, body)
 }
 
 // conclusion fills in the close of a closed room: its newest close event.

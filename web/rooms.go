@@ -2,6 +2,7 @@ package web
 
 import (
 	"net/http"
+	"net/url"
 	"slices"
 	"strings"
 	"time"
@@ -31,6 +32,10 @@ type roomsBody struct {
 	Now       time.Time
 	NoneShown bool
 	NoneAtAll bool
+	// Live is the URL of the stream of the list's changes (see
+	// serveRoomsLive); Sig names what the list shows, so a page swaps in
+	// only a list that differs.
+	Live, Sig string
 }
 
 // serveRooms lists every room the reader may see, open ones first, the
@@ -46,8 +51,17 @@ func (h *Handler) serveRooms(w http.ResponseWriter, r *http.Request) {
 		h.failErr(w, r, err)
 		return
 	}
-	q := render.Line(strings.TrimSpace(r.URL.Query().Get("q")))
-	body := roomsBody{Query: q, Total: len(sums), Now: h.cfg.Now(), NoneAtAll: len(sums) == 0}
+	body := roomsBodyOf(sums, r.URL.Query().Get("q"), h.cfg.Now())
+	h.show(w, r, http.StatusOK, "rooms", v, "Rooms", body)
+}
+
+// roomsBodyOf makes the list of the rooms sums that the filter q keeps,
+// open ones first, the most recently active first: what the page shows,
+// and what its live stream sends again when the rooms change.
+func roomsBodyOf(sums []stick.RoomSummary, raw string, now time.Time) roomsBody {
+	q := render.Line(strings.TrimSpace(raw))
+	body := roomsBody{Query: q, Total: len(sums), Now: now, NoneAtAll: len(sums) == 0,
+		Live: "/rooms/live?q=" + url.QueryEscape(strings.TrimSpace(raw))}
 	for _, s := range sums {
 		row := rowOf(s)
 		if q != "" && !strings.Contains(row.Search, strings.ToLower(q)) {
@@ -65,7 +79,8 @@ func (h *Handler) serveRooms(w http.ResponseWriter, r *http.Request) {
 		return b.LastActivity.Compare(a.LastActivity)
 	})
 	body.NoneShown = len(body.Rooms) == 0 && !body.NoneAtAll
-	h.show(w, r, http.StatusOK, "rooms", v, "Rooms", body)
+	body.Sig = signature(body.Query, body.Rooms, body.Total)
+	return body
 }
 
 // rowOf makes the row of a room.

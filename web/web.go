@@ -66,6 +66,8 @@ type Handler struct {
 	mux   *http.ServeMux
 	pages map[string]*template.Template
 	frag  *template.Template
+	// live shares the watches of live rosters and lists of rooms.
+	live feeds
 }
 
 // New makes the page's handler.
@@ -79,8 +81,9 @@ func New(cfg Config) (*Handler, error) {
 	if cfg.KeepAlive <= 0 {
 		cfg.KeepAlive = 25 * time.Second
 	}
-	h := &Handler{cfg: cfg, mux: http.NewServeMux(), pages: map[string]*template.Template{}}
-	base, err := template.New("").Funcs(funcs).ParseFS(templateFS, "templates/layout.html", "templates/event.html")
+	h := &Handler{cfg: cfg, mux: http.NewServeMux(), pages: map[string]*template.Template{}, live: feeds{done: cfg.Done}}
+	base, err := template.New("").Funcs(funcs).ParseFS(templateFS, "templates/layout.html", "templates/event.html",
+		"templates/qa.html", "templates/roster.html", "templates/roomstable.html", "templates/takepart.html")
 	if err != nil {
 		return nil, err
 	}
@@ -100,6 +103,12 @@ func New(cfg Config) (*Handler, error) {
 	h.mux.HandleFunc("GET /{$}", h.serveRooms)
 	h.mux.HandleFunc("GET /rooms/{room_id}", h.serveRoom)
 	h.mux.HandleFunc("GET /rooms/{room_id}/live", h.serveLive)
+	h.mux.HandleFunc("GET /rooms/live", h.serveRoomsLive)
+	h.mux.HandleFunc("POST /rooms/{room_id}/join", h.postJoin)
+	h.mux.HandleFunc("POST /rooms/{room_id}/leave", h.postLeave)
+	h.mux.HandleFunc("POST /rooms/{room_id}/notes", h.postNote)
+	h.mux.HandleFunc("POST /rooms/{room_id}/handon", h.postHandOn)
+	h.mux.HandleFunc("POST /rooms/{room_id}/takeover", h.postTakeover)
 	h.mux.HandleFunc("GET /signin", h.serveSignin)
 	h.mux.HandleFunc("POST /signin", h.signin)
 	h.mux.HandleFunc("POST /signout", h.signout)
@@ -185,11 +194,15 @@ type viewer struct {
 // errSignIn says the request must sign in first.
 var errSignIn = errors.New("sign in first")
 
-// who finds the request's principal: the token of its session cookie,
-// else on an open hub the local principal. A cookie whose token is no
+// who finds the request's principal: the token of its Authorization
+// header (see bearer), else of its session cookie, else on an open hub
+// the local principal. A cookie whose token is no
 // longer valid is cleared. It fails with errSignIn when the request must
 // sign in, and with the hub's errors (rate_limited, db_busy, ...).
 func (h *Handler) who(w http.ResponseWriter, r *http.Request) (viewer, error) {
+	if v, ok, err := h.bearer(w, r); ok {
+		return v, err
+	}
 	if c, err := r.Cookie(sessionCookie); err == nil && c.Value != "" && h.cfg.Authenticate != nil {
 		p, err := h.cfg.Authenticate(r, c.Value)
 		if stick.ErrorCode(err) == stick.CodeUnauthenticated {

@@ -1,27 +1,65 @@
-// stick's page: filter the rooms as one types, and append a room's new
-// events as they happen. The page reads fine without this script.
+// stick's page: filter the rooms as one types; keep the list of rooms,
+// a room's roster and its feed live (fragments the hub sends over
+// Server-Sent Events, swapped in without moving the reader's focus); and
+// count leases down. The page reads fine without this script.
 (function () {
   "use strict";
 
+  // swap replaces the content of box with the fragment html, unless its
+  // signature (data-sig of its first element) is the one shown already.
+  // The element that has the focus inside box gets it back, found again
+  // by its link or id, so a reader moving through the list keeps its
+  // place.
+  var swap = function (box, html) {
+    var tpl = document.createElement("template");
+    tpl.innerHTML = html;
+    var next = tpl.content.firstElementChild;
+    var now = box.firstElementChild;
+    if (!next || (now && now.getAttribute("data-sig") === next.getAttribute("data-sig"))) { return false; }
+    var active = document.activeElement;
+    var key = null;
+    if (active && box.contains(active)) {
+      key = active.getAttribute("href") ? "[href=\"" + CSS.escape(active.getAttribute("href")) + "\"]" :
+        (active.id ? "#" + CSS.escape(active.id) : null);
+    }
+    box.replaceChildren(tpl.content);
+    if (key) {
+      var again = box.querySelector(key);
+      if (again) { again.focus({ preventScroll: true }); }
+    }
+    tick();
+    return true;
+  };
+
+  // The list of rooms: the filter, and its live stream.
   var filter = document.querySelector("input[data-filter=rooms]");
-  var table = document.getElementById("rooms");
-  if (filter && table) {
+  var roomsBox = document.getElementById("rooms-live");
+  var apply = function () {
+    var table = document.getElementById("rooms");
+    if (!filter || !table) { return; }
     var count = document.getElementById("rooms-count");
     var rows = table.querySelectorAll("tbody tr");
-    var apply = function () {
-      var q = filter.value.trim().toLowerCase();
-      var shown = 0;
-      rows.forEach(function (row) {
-        var hit = q === "" || (row.getAttribute("data-search") || "").indexOf(q) >= 0;
-        row.hidden = !hit;
-        if (hit) { shown++; }
-      });
-      if (count) { count.textContent = shown + " of " + rows.length + " rooms shown"; }
-    };
-    filter.addEventListener("input", apply);
+    var q = filter.value.trim().toLowerCase();
+    var shown = 0;
+    rows.forEach(function (row) {
+      var hit = q === "" || (row.getAttribute("data-search") || "").indexOf(q) >= 0;
+      row.hidden = !hit;
+      if (hit) { shown++; }
+    });
+    if (count) { count.textContent = shown + " of " + (count.getAttribute("data-total") || rows.length) + " rooms shown"; }
+  };
+  if (filter) { filter.addEventListener("input", apply); }
+  var roomsLive = roomsBox && roomsBox.getAttribute("data-live");
+  if (roomsLive && window.EventSource) {
+    var rooms = new EventSource(roomsLive);
+    rooms.addEventListener("rooms", function (msg) {
+      if (swap(roomsBox, msg.data)) { apply(); }
+    });
   }
 
+  // A room: its feed and its roster, over one stream.
   var feed = document.getElementById("feed");
+  var rosterBox = document.getElementById("roster");
   var live = feed && feed.getAttribute("data-live");
   if (live && window.EventSource) {
     var status = document.getElementById("live-status");
@@ -34,12 +72,65 @@
       var nearEnd = window.innerHeight + window.scrollY >= document.body.scrollHeight - 80;
       var tpl = document.createElement("template");
       tpl.innerHTML = msg.data;
+      var item = tpl.content.firstElementChild;
       feed.appendChild(tpl.content);
+      if (item) { answered(item); }
       if (nearEnd) { window.scrollTo(0, document.body.scrollHeight); }
+    });
+    source.addEventListener("roster", function (msg) {
+      if (rosterBox) { swap(rosterBox, msg.data); }
     });
     source.addEventListener("closed", function () {
       source.close();
       say("The room was closed. Reload the page to read its conclusion.");
     });
   }
+
+  // answered marks the question a new answer answers, when the page
+  // shows it: answered, by the new answer.
+  var answered = function (item) {
+    var q = item.getAttribute("data-answers");
+    var question = q && document.getElementById("e" + q);
+    var line = question && question.querySelector(".qa-status");
+    if (!line) { return; }
+    var open = line.querySelector(".badge-open");
+    var link = document.createElement("a");
+    link.href = "#" + item.id;
+    link.textContent = "#" + item.getAttribute("data-seq");
+    if (open) {
+      var badge = document.createElement("span");
+      badge.className = "badge badge-answered";
+      badge.textContent = "answered";
+      var by = document.createElement("span");
+      by.className = "muted";
+      by.textContent = " by ";
+      var rest = line.querySelector(".answer-link");
+      line.replaceChildren(badge, by, link);
+      if (rest) { line.append(" ", rest); }
+      return;
+    }
+    var answers = line.querySelectorAll("a[href^=\"#e\"]");
+    var lastAnswer = answers[answers.length - 1];
+    if (lastAnswer) { lastAnswer.after(", ", link); }
+  };
+
+  // Count the roster's deadlines down, every second.
+  var pad = function (n) { return n < 10 ? "0" + n : "" + n; };
+  var left = function (ms) {
+    var s = Math.floor(ms / 1000);
+    var h = Math.floor(s / 3600), m = Math.floor((s % 3600) / 60);
+    if (h > 0) { return h + "h" + pad(m) + "m"; }
+    if (m > 0) { return m + "m" + pad(s % 60) + "s"; }
+    return (s % 60) + "s";
+  };
+  var tick = function () {
+    document.querySelectorAll(".countdown[data-until]").forEach(function (el) {
+      var until = Date.parse(el.getAttribute("data-until"));
+      if (isNaN(until)) { return; }
+      var ms = until - Date.now();
+      el.textContent = ms > 0 ? " · " + left(ms) + " left" : " · ran out";
+    });
+  };
+  tick();
+  if (rosterBox) { window.setInterval(tick, 1000); }
 })();

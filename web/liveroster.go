@@ -1,0 +1,166 @@
+package web
+
+import (
+	"bytes"
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"net/http"
+	"strings"
+	"sync"
+	"time"
+
+	"github.com/stickhq/stick/stick"
+)
+
+// The roster of a room's page and the list of rooms change without a
+// reload: when what they show changes, the hub sends them again as an
+// HTML fragment over Server-Sent Events, rendered by the very template
+// the page is (templates/roster.html, roomstable.html), which the script
+// swaps in. The room's roster comes as "roster" events on the room's live
+// stream (serveLive), the list as "rooms" events on /rooms/live; both are
+// fed by a shared watch (feeds), never by polling.
+
+// sseOut writes the events of one stream, from several goroutines.
+type sseOut struct {
+	mu  sync.Mutex
+	w   io.Writer
+	rc  *http.ResponseController
+	err error
+}
+
+// send writes b and flushes it, and reports whether the stream is still
+// up.
+func (o *sseOut) send(b []byte) bool {
+	o.mu.Lock()
+	defer o.mu.Unlock()
+	if o.err == nil {
+		if _, o.err = o.w.Write(b); o.err == nil {
+			o.err = o.rc.Flush()
+		}
+	}
+	return o.err == nil
+}
+
+// sseEvent is one Server-Sent Event named name whose data is the lines of
+// html.
+func sseEvent(name, html string) []byte {
+	var b bytes.Buffer
+	fmt.Fprintf(&b, "event: %s\n", name)
+	for line := range strings.SplitSeq(strings.TrimRight(html, "\n"), "\n") {
+		fmt.Fprintf(&b, "data: %s\n", line)
+	}
+	b.WriteString("\n")
+	return b.Bytes()
+}
+
+// followRoster sends the roster of room to out as "roster" events, as
+// long as ctx lasts: at once (the page compares it with its own by its
+// signature), then whenever it changes.
+func (h *Handler) followRoster(ctx context.Context, v viewer, svc *stick.Service, room string, out *sseOut) {
+	f, leave := h.live.subscribe(feedKey(v.principal, room), func(ctx context.Context) (any, <-chan struct{}, error) {
+		return svc.WatchState(ctx, room)
+	})
+	defer leave()
+	sent := ""
+	for {
+		val, wake, err := f.latest()
+		if err != nil {
+			return
+		}
+		if st, ok := val.(stick.RoomStatus); ok {
+			view := rosterOf(st, h.cfg.Now())
+			if view.Sig != sent {
+				var b bytes.Buffer
+				if h.pages["room"].ExecuteTemplate(&b, "roster", view) != nil || !out.send(sseEvent("roster", b.String())) {
+					return
+				}
+				sent = view.Sig
+			}
+		}
+		select {
+		case <-wake:
+		case <-ctx.Done():
+			return
+		}
+	}
+}
+
+// serveRoomsLive streams the list of rooms the reader may see, filtered
+// by q as the page is, as "rooms" events: at once, then whenever a room
+// changes or appears. A comment every KeepAlive keeps proxies from
+// closing it; it ends when the client goes or the hub stops.
+func (h *Handler) serveRoomsLive(w http.ResponseWriter, r *http.Request) {
+	v, err := h.who(w, r)
+	if err != nil {
+		if errors.Is(err, errSignIn) {
+			http.Error(w, "sign in first", http.StatusUnauthorized)
+			return
+		}
+		http.Error(w, stick.AsError(err).Message, statusOf(stick.ErrorCode(err)))
+		return
+	}
+	svc := h.cfg.ServiceFor(v.principal)
+	if _, err := svc.ListRooms(r.Context(), ""); err != nil {
+		http.Error(w, stick.AsError(err).Message, statusOf(stick.ErrorCode(err)))
+		return
+	}
+	if h.cfg.BeginStream != nil {
+		end, ok := h.cfg.BeginStream(svc)
+		if !ok {
+			http.Error(w, "the hub is shutting down", http.StatusServiceUnavailable)
+			return
+		}
+		defer end()
+	}
+	out := beginSSE(w)
+	if !out.send([]byte("retry: 2000\n\n")) {
+		return
+	}
+	f, leave := h.live.subscribe(feedKey(v.principal, ""), func(ctx context.Context) (any, <-chan struct{}, error) {
+		return svc.WatchRooms(ctx)
+	})
+	defer leave()
+	q := r.URL.Query().Get("q")
+	keep := time.NewTicker(h.cfg.KeepAlive)
+	defer keep.Stop()
+	sent := ""
+	for {
+		val, wake, err := f.latest()
+		if err != nil {
+			return
+		}
+		if sums, ok := val.([]stick.RoomSummary); ok {
+			body := roomsBodyOf(sums, q, h.cfg.Now())
+			if body.Sig != sent {
+				var b bytes.Buffer
+				if h.pages["rooms"].ExecuteTemplate(&b, "rooms-table", body) != nil || !out.send(sseEvent("rooms", b.String())) {
+					return
+				}
+				sent = body.Sig
+			}
+		}
+		select {
+		case <-wake:
+		case <-keep.C:
+			if !out.send([]byte(": keep-alive\n\n")) {
+				return
+			}
+		case <-r.Context().Done():
+			return
+		case <-h.cfg.Done:
+			return
+		}
+	}
+}
+
+// beginSSE writes the headers of an event stream and returns its writer.
+func beginSSE(w http.ResponseWriter) *sseOut {
+	hd := w.Header()
+	hd.Set("Content-Type", "text/event-stream")
+	hd.Set("Cache-Control", "no-store")
+	hd.Set("X-Accel-Buffering", "no")
+	w.WriteHeader(http.StatusOK)
+	return &sseOut{w: w, rc: http.NewResponseController(w)}
+}
