@@ -62,7 +62,7 @@ func (h *Handler) serveLive(w http.ResponseWriter, r *http.Request) {
 	rosterDone := make(chan struct{})
 	go func() {
 		defer close(rosterDone)
-		h.followRoster(rosterCtx, v, svc, id, out)
+		h.followRoster(rosterCtx, v, svc, id, shownSig(r.URL.Query().Get("roster")), out)
 	}()
 	// The roster's last write ends before the handler does.
 	defer func() { stopRoster(); <-rosterDone }()

@@ -56,14 +56,14 @@ func sseEvent(name, html string) []byte {
 }
 
 // followRoster sends the roster of room to out as "roster" events, as
-// long as ctx lasts: at once (the page compares it with its own by its
-// signature), then whenever it changes.
-func (h *Handler) followRoster(ctx context.Context, v viewer, svc *stick.Service, room string, out *sseOut) {
+// long as ctx lasts: at once unless its signature is shown (the one the
+// page shows, "" when unknown), then whenever it changes.
+func (h *Handler) followRoster(ctx context.Context, v viewer, svc *stick.Service, room, shown string, out *sseOut) {
 	f, leave := h.live.subscribe(feedKey(v.principal, room), func(ctx context.Context) (any, <-chan struct{}, error) {
 		return svc.WatchState(ctx, room)
 	})
 	defer leave()
-	sent := ""
+	sent := shown
 	for {
 		val, wake, err := f.latest()
 		if err != nil {

@@ -110,12 +110,22 @@ func TestLiveRoster(t *testing.T) {
 	room := e.join("codex:a1", "roster")
 	e.join("claude:b2", "roster")
 	c := e.client()
-	s := e.stream(c, e.liveURL(c, room), nil)
+	live := e.liveURL(c, room)
+	if !regexp.MustCompile(`&roster=[0-9a-f]{16}$`).MatchString(live) {
+		t.Fatalf("the live URL %s does not say which roster the page shows", live)
+	}
+	// A stream that does not say which roster it shows gets one at once.
+	s := e.stream(c, regexp.MustCompile(`&roster=[0-9a-f]+`).ReplaceAllString(live, ""), nil)
 	first := s.next("roster", "codex:a1", "claude:b2", "<dt>Holder</dt><dd><span class=\"muted\">nobody</span>")
 	if !strings.Contains(first, `data-sig="`) {
 		t.Fatalf("the roster has no signature:\n%s", first)
 	}
+	// The page's own stream gets none until the roster changes.
+	shown := e.stream(c, live, nil)
 	w := e.claimAs("codex:a1", room)
+	if got := shown.next("roster"); !strings.Contains(got, `<dt>Holder</dt><dd><strong>codex:a1</strong>`) {
+		t.Fatalf("the page's stream sent a roster it shows already:\n%s", got)
+	}
 	s.next("roster", `<dt>Holder</dt><dd><strong>codex:a1</strong>`, "lease until", `class="countdown"`)
 	if _, err := e.svc.Release(e.ctx, agent("codex:a1"), w.Lease(), stick.Handoff{Status: "s", NextAction: "n"}); err != nil {
 		t.Fatal(err)

@@ -105,7 +105,9 @@ func (h *Handler) room(w http.ResponseWriter, r *http.Request, status int, form 
 		body.Older = tail.Events[0].Seq
 	}
 	if before == 0 && !body.Closed {
-		body.Live = "/rooms/" + st.RoomID + "/live?after=" + strconv.FormatInt(tail.Cursor, 10)
+		// The roster's signature tells the stream which roster the page
+		// shows, so it sends one only when it differs.
+		body.Live = "/rooms/" + st.RoomID + "/live?after=" + strconv.FormatInt(tail.Cursor, 10) + "&roster=" + body.Roster.Sig
 	}
 	if body.Closed {
 		if err := h.conclusion(r, svc, id, &body); err != nil {

@@ -64,3 +64,15 @@ func signature(parts ...any) string {
 	sum := sha256.Sum256(b)
 	return hex.EncodeToString(sum[:8])
 }
+
+// shownSig is the signature a page says it shows (a query parameter), ""
+// unless it is one signature could have made.
+func shownSig(s string) string {
+	if len(s) != 16 {
+		return ""
+	}
+	if _, err := hex.DecodeString(s); err != nil {
+		return ""
+	}
+	return s
+}

@@ -195,6 +195,12 @@ func (s *liveStream) next(comments *int) (sseEvent, error) {
 		line = strings.TrimSuffix(line, "\n")
 		switch {
 		case line == "":
+			if seen && ev.name == "roster" {
+				// The roster the page shows, sent again as it changed:
+				// not an event of the room's log.
+				ev, seen = sseEvent{}, false
+				continue
+			}
 			if seen {
 				ev.at = time.Now()
 				return ev, nil
