@@ -1,6 +1,7 @@
 package web
 
 import (
+	"html/template"
 	"net/http"
 	"strconv"
 	"time"
@@ -48,6 +49,12 @@ type roomBody struct {
 	DocVer   int64
 	DocBy    string
 	DocEmpty bool
+	// DocHTML is the document rendered from markdown (markdownHTML);
+	// DocSource is set when the page holds its text too, which a short
+	// document's page does; DocEdit when the reader may write it.
+	DocHTML   template.HTML
+	DocSource bool
+	DocEdit   bool
 	Now      time.Time
 }
 
@@ -125,6 +132,8 @@ func (h *Handler) serveRoom(w http.ResponseWriter, r *http.Request) {
 	}
 	doc = render.SafeDocument(doc)
 	body.Doc, body.DocVer, body.DocBy, body.DocEmpty = doc.Content, doc.Version, doc.Author, doc.Content == ""
+	body.DocHTML, body.DocSource = markdownHTML(doc.Content), len(doc.Content) <= inlineSource
+	body.DocEdit = mayWriteDoc(v, roomRef{Closed: body.Closed})
 	h.show(w, r, http.StatusOK, "room", v, body.Name, body)
 }
 

@@ -75,12 +75,12 @@ func New(cfg Config) (*Handler, error) {
 		cfg.KeepAlive = 25 * time.Second
 	}
 	h := &Handler{cfg: cfg, mux: http.NewServeMux(), pages: map[string]*template.Template{}}
-	base, err := template.New("").Funcs(funcs).ParseFS(templateFS, "templates/layout.html", "templates/event.html")
+	base, err := template.New("").Funcs(funcs).ParseFS(templateFS, "templates/layout.html", "templates/event.html", "templates/diff.html")
 	if err != nil {
 		return nil, err
 	}
 	h.frag = base.Lookup("event")
-	for _, name := range []string{"rooms", "room", "signin", "error"} {
+	for _, name := range []string{"rooms", "room", "signin", "error", "doc", "docdiff", "docedit"} {
 		t, err := template.Must(base.Clone()).ParseFS(templateFS, "templates/"+name+".html")
 		if err != nil {
 			return nil, err
@@ -95,6 +95,10 @@ func New(cfg Config) (*Handler, error) {
 	h.mux.HandleFunc("GET /{$}", h.serveRooms)
 	h.mux.HandleFunc("GET /rooms/{room_id}", h.serveRoom)
 	h.mux.HandleFunc("GET /rooms/{room_id}/live", h.serveLive)
+	h.mux.HandleFunc("GET /rooms/{room_id}/doc", h.serveDoc)
+	h.mux.HandleFunc("GET /rooms/{room_id}/doc/diff", h.serveDocDiff)
+	h.mux.HandleFunc("GET /rooms/{room_id}/doc/edit", h.serveDocEdit)
+	h.mux.HandleFunc("POST /rooms/{room_id}/doc/edit", h.editDoc)
 	h.mux.HandleFunc("GET /signin", h.serveSignin)
 	h.mux.HandleFunc("POST /signin", h.signin)
 	h.mux.HandleFunc("POST /signout", h.signout)
