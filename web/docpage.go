@@ -23,10 +23,10 @@ type roomRef struct {
 type versionRow struct {
 	// Version is the version's number, Prev the one before it.
 	Version, Prev int64
-	Author  string
-	Op      string
-	Size    int
-	At      time.Time
+	Author        string
+	Op            string
+	Size          int
+	At            time.Time
 	// Current marks the newest version, Shown the one the page shows.
 	Current, Shown bool
 }

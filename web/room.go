@@ -55,7 +55,7 @@ type roomBody struct {
 	DocHTML   template.HTML
 	DocSource bool
 	DocEdit   bool
-	Now      time.Time
+	Now       time.Time
 }
 
 // serveRoom shows one room: its conclusion when closed, its roster, the
