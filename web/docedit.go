@@ -41,11 +41,13 @@ type editBody struct {
 
 // conflictView is the change others saved while the person edited: from
 // the version the edit started from to the current one, who saved each
-// version in between, and the diff.
+// version in between, and the diff; and, to merge by, the person's own
+// change from the same version.
 type conflictView struct {
 	From, To  int64
 	Meanwhile []versionRow
 	Rows      []diffRow
+	Yours     []diffRow
 }
 
 // serveDocEdit shows the form that writes a room's document: its current
@@ -193,7 +195,7 @@ func (h *Handler) editDoc(w http.ResponseWriter, r *http.Request) {
 	switch e.Code {
 	case stick.CodeVersionConflict:
 		status = http.StatusConflict
-		c, cerr := docConflict(ctx, a.svc, room.ID, hist, expected)
+		c, cerr := docConflict(ctx, a.svc, room.ID, hist, expected, content)
 		if cerr != nil {
 			h.failErr(w, r, cerr)
 			return
@@ -237,8 +239,9 @@ func (h *Handler) joinToWrite(ctx context.Context, a actor, roomID string) error
 }
 
 // docConflict reads what others saved since version from: the versions
-// after it, and the diff from it to the current one.
-func docConflict(ctx context.Context, svc *stick.Service, roomID string, hist []stick.DocVersion, from int64) (*conflictView, error) {
+// after it, and the diff from it to the current one; and the diff from it
+// to mine, the text the person sent.
+func docConflict(ctx context.Context, svc *stick.Service, roomID string, hist []stick.DocVersion, from int64, mine string) (*conflictView, error) {
 	cur, err := svc.ReadDoc(ctx, roomID, 0)
 	if err != nil {
 		return nil, err
@@ -251,7 +254,7 @@ func docConflict(ctx context.Context, svc *stick.Service, roomID string, hist []
 		}
 		base = d.Content
 	}
-	c := &conflictView{From: from, To: cur.Version, Rows: diffRows(base, cur.Content)}
+	c := &conflictView{From: from, To: cur.Version, Rows: diffRows(base, cur.Content), Yours: diffRows(base, mine)}
 	for _, v := range hist {
 		if v.Version > from && v.Version <= cur.Version {
 			c.Meanwhile = append(c.Meanwhile, versionRowOf(v, cur.Version, -1))

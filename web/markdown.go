@@ -193,7 +193,9 @@ func newMarkdown() goldmark.Markdown {
 	m := goldmark.New(goldmark.WithParser(capture{gfm}),
 		goldmark.WithExtensions(extension.Linkify, extension.Strikethrough, extension.TaskList))
 	m.SetParser(capture{table})
-	extension.Table.Extend(m)
+	// A cell's alignment as an attribute: the page's CSP allows no
+	// style attribute.
+	extension.NewTable(extension.WithTableCellAlignMethod(extension.TableCellAlignAttribute)).Extend(m)
 	var blocks, inlines, paragraphs util.PrioritizedSlice
 	blocks = append(parser.DefaultBlockParsers(), gfm.BlockParsers...)
 	for _, v := range append(parser.DefaultInlineParsers(), gfm.InlineParsers...) {

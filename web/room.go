@@ -49,13 +49,14 @@ type roomBody struct {
 	DocVer   int64
 	DocBy    string
 	DocEmpty bool
+	Now      time.Time
+
 	// DocHTML is the document rendered from markdown (markdownHTML);
 	// DocSource is set when the page holds its text too, which a short
 	// document's page does; DocEdit when the reader may write it.
 	DocHTML   template.HTML
 	DocSource bool
 	DocEdit   bool
-	Now       time.Time
 }
 
 // serveRoom shows one room: its conclusion when closed, its roster, the
