@@ -300,8 +300,8 @@ func TestDocEditServiceErrorKeepsText(t *testing.T) {
 		t.Fatalf("an oversized save wrote version %d", d.Version)
 	}
 	// A body far past any document is refused unread.
-	if st, _, _ := e.post(c, "/rooms/"+room+"/doc/edit", url.Values{"csrf": {csrf}, "expected": {"1"}, "content": {strings.Repeat("y", 4*stick.MaxDocLen)}}); st != http.StatusRequestEntityTooLarge {
-		t.Errorf("a 4 MB form: %d", st)
+	if st, _, _ := e.post(c, "/rooms/"+room+"/doc/edit", url.Values{"csrf": {csrf}, "expected": {"1"}, "content": {strings.Repeat("y", 7*stick.MaxDocLen)}}); st != http.StatusRequestEntityTooLarge {
+		t.Errorf("a 7 MB form: %d", st)
 	}
 	// A closed room's document is read, not written.
 	if _, err := e.svc.Close(e.ctx, agent("codex:a1"), room, "done", ""); err != nil {

@@ -13,10 +13,11 @@ import (
 )
 
 // maxEditForm bounds the body of the edit form: a document of
-// stick.MaxDocLen bytes, each byte written as %XX at worst, and the
-// form's other fields. A larger document gets the Service's own error,
-// with the text kept; only a body past this is refused unread.
-const maxEditForm = 3*stick.MaxDocLen + 64<<10
+// stick.MaxDocLen bytes as a browser sends it at worst (each newline as
+// %0D%0A, any other byte as %XX), and the form's other fields. A larger
+// document gets the Service's own error, with the text kept; only a body
+// past this is refused unread.
+const maxEditForm = 6*stick.MaxDocLen + 64<<10
 
 // editBody is the body of the edit page: the form, and after a save that
 // did not happen, why, with the text sent kept in it.

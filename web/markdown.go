@@ -28,9 +28,10 @@ import (
 // A member writes the document, so its rendering is bounded: a document
 // that would take goldmark longer than renderTime (some shapes cost it
 // time that grows with the square of their size, such as thousands of
-// nested quotes), or a table of more than maxTableCells cells, is shown
-// as its text instead, escaped, with a line saying why. The HTML of the
-// documents read last is kept, so a page read again costs no rendering.
+// nested quotes) is shown as its text instead, escaped, with a line
+// saying why; a table past the document's maxTableCells cells stays a
+// paragraph of its lines. The HTML of the documents read last is kept,
+// so a page read again costs no rendering.
 func markdownHTML(src string) template.HTML {
 	key := sha256.Sum256([]byte(src))
 	if out, ok := rendered.get(key); ok {
@@ -65,8 +66,12 @@ func renderMarkdown(src string) (out template.HTML) {
 	defer func() {
 		// The budget's panic, or a fault of goldmark's on a text no one
 		// thought of: either way the text is shown, escaped.
-		if recover() != nil {
+		switch recover().(type) {
+		case nil:
+		case tooSlow:
 			out = asText(src, "This document is shown as text: it takes too long to show as markdown.")
+		default:
+			out = asText(src, "This document is shown as text: it could not be shown as markdown.")
 		}
 	}()
 	source := []byte(src)
