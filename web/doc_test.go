@@ -2,6 +2,7 @@ package web_test
 
 import (
 	"html"
+	"io"
 	"net/http"
 	"net/url"
 	"regexp"
@@ -36,34 +37,26 @@ func (e *env) currentDoc(room string) stick.Document {
 	return d
 }
 
-// post sends a form and returns the status, the Location and the body.
-func (e *env) post(c *http.Client, path string, form url.Values) (int, string, string) {
+// sendForm sends a form and returns the status, the Location and the body.
+func (e *env) sendForm(c *http.Client, path string, form url.Values) (int, string, string) {
 	e.t.Helper()
 	resp, err := c.PostForm(e.srv.URL+path, form)
 	if err != nil {
 		e.t.Fatal(err)
 	}
 	defer resp.Body.Close()
-	var b strings.Builder
-	buf := make([]byte, 32<<10)
-	for {
-		n, err := resp.Body.Read(buf)
-		b.Write(buf[:n])
-		if err != nil {
-			break
-		}
-	}
-	return resp.StatusCode, resp.Header.Get("Location"), b.String()
+	b, _ := io.ReadAll(resp.Body)
+	return resp.StatusCode, resp.Header.Get("Location"), string(b)
 }
 
-// signIn signs c in with a token's secret.
-func (e *env) signIn(c *http.Client, secret string) {
+// signInWith signs c in with a token's secret.
+func (e *env) signInWith(c *http.Client, secret string) {
 	e.t.Helper()
 	m := csrfRe.FindStringSubmatch(e.page(c, "/signin"))
 	if m == nil {
 		e.t.Fatal("no CSRF token on the sign-in page")
 	}
-	if st, _, body := e.post(c, "/signin", url.Values{"token": {secret}, "csrf": {m[1]}}); st != http.StatusSeeOther {
+	if st, _, body := e.sendForm(c, "/signin", url.Values{"token": {secret}, "csrf": {m[1]}}); st != http.StatusSeeOther {
 		e.t.Fatalf("sign-in: %d\n%s", st, body)
 	}
 }
@@ -212,7 +205,7 @@ func TestDocEditSaves(t *testing.T) {
 	if !strings.Contains(form, "human:local@local") || !strings.Contains(form, "Save and join") || !strings.Contains(form, `<label for="doc-content">`) {
 		t.Errorf("the form does not say who writes, or that saving joins:\n%s", form)
 	}
-	st, loc, body := e.post(c, "/rooms/"+room+"/doc/edit", url.Values{"csrf": {csrf}, "expected": {"1"}, "content": {"# New\r\nline two\r\n"}})
+	st, loc, body := e.sendForm(c, "/rooms/"+room+"/doc/edit", url.Values{"csrf": {csrf}, "expected": {"1"}, "content": {"# New\r\nline two\r\n"}})
 	if st != http.StatusSeeOther || loc != "/rooms/"+room+"/doc" {
 		t.Fatalf("save: %d %s\n%s", st, loc, body)
 	}
@@ -235,10 +228,10 @@ func TestDocEditSaves(t *testing.T) {
 		t.Error("a member is told that saving joins it")
 	}
 	// Refused: no CSRF value, a form without its version; nothing changes.
-	if st, _, _ := e.post(c, "/rooms/"+room+"/doc/edit", url.Values{"expected": {"2"}, "content": {"forged"}}); st != http.StatusForbidden {
+	if st, _, _ := e.sendForm(c, "/rooms/"+room+"/doc/edit", url.Values{"expected": {"2"}, "content": {"forged"}}); st != http.StatusForbidden {
 		t.Errorf("without CSRF: %d", st)
 	}
-	if st, _, _ := e.post(c, "/rooms/"+room+"/doc/edit", url.Values{"csrf": {csrf}, "content": {"no version"}}); st != http.StatusBadRequest {
+	if st, _, _ := e.sendForm(c, "/rooms/"+room+"/doc/edit", url.Values{"csrf": {csrf}, "content": {"no version"}}); st != http.StatusBadRequest {
 		t.Errorf("without a version: %d", st)
 	}
 	if d := e.currentDoc(room); d.Version != 2 {
@@ -255,7 +248,7 @@ func TestDocEditConflictKeepsYourText(t *testing.T) {
 	// Another writer commits between the form and its save.
 	e.writeDoc("codex:a1", room, "intro\nshared line, theirs\nend\ntheir appendix\n")
 	mine := "intro\nshared line, mine <b>\nend\n"
-	st, _, page := e.post(c, "/rooms/"+room+"/doc/edit", url.Values{"csrf": {csrf}, "expected": {strconv.FormatInt(expected, 10)}, "content": {mine}})
+	st, _, page := e.sendForm(c, "/rooms/"+room+"/doc/edit", url.Values{"csrf": {csrf}, "expected": {strconv.FormatInt(expected, 10)}, "content": {mine}})
 	if st != http.StatusConflict {
 		t.Fatalf("a stale save: %d\n%s", st, page)
 	}
@@ -273,7 +266,7 @@ func TestDocEditConflictKeepsYourText(t *testing.T) {
 		t.Fatalf("the stale save wrote: %+v", d)
 	}
 	merged := text + "their appendix\n"
-	st, loc, body := e.post(c, "/rooms/"+room+"/doc/edit", url.Values{"csrf": {csrf2}, "expected": {strconv.FormatInt(next, 10)}, "content": {merged}})
+	st, loc, body := e.sendForm(c, "/rooms/"+room+"/doc/edit", url.Values{"csrf": {csrf2}, "expected": {strconv.FormatInt(next, 10)}, "content": {merged}})
 	if st != http.StatusSeeOther || !strings.HasSuffix(loc, "/doc") {
 		t.Fatalf("the merged save: %d\n%s", st, body)
 	}
@@ -289,7 +282,7 @@ func TestDocEditServiceErrorKeepsText(t *testing.T) {
 	c := e.client()
 	_, _, csrf := editForm(t, e.page(c, "/rooms/"+room+"/doc/edit"))
 	huge := "KEEP-ME " + strings.Repeat("x", stick.MaxDocLen)
-	st, _, page := e.post(c, "/rooms/"+room+"/doc/edit", url.Values{"csrf": {csrf}, "expected": {"1"}, "content": {huge}})
+	st, _, page := e.sendForm(c, "/rooms/"+room+"/doc/edit", url.Values{"csrf": {csrf}, "expected": {"1"}, "content": {huge}})
 	if st != http.StatusBadRequest || !strings.Contains(page, "Nothing was saved") || !strings.Contains(page, "at most 1048576 are allowed") {
 		t.Fatalf("an oversized document: %d\n%.2000s", st, page)
 	}
@@ -300,14 +293,14 @@ func TestDocEditServiceErrorKeepsText(t *testing.T) {
 		t.Fatalf("an oversized save wrote version %d", d.Version)
 	}
 	// A body far past any document is refused unread.
-	if st, _, _ := e.post(c, "/rooms/"+room+"/doc/edit", url.Values{"csrf": {csrf}, "expected": {"1"}, "content": {strings.Repeat("y", 7*stick.MaxDocLen)}}); st != http.StatusRequestEntityTooLarge {
+	if st, _, _ := e.sendForm(c, "/rooms/"+room+"/doc/edit", url.Values{"csrf": {csrf}, "expected": {"1"}, "content": {strings.Repeat("y", 7*stick.MaxDocLen)}}); st != http.StatusRequestEntityTooLarge {
 		t.Errorf("a 7 MB form: %d", st)
 	}
 	// A closed room's document is read, not written.
 	if _, err := e.svc.Close(e.ctx, agent("codex:a1"), room, "done", ""); err != nil {
 		t.Fatal(err)
 	}
-	if st, _, page := e.post(c, "/rooms/"+room+"/doc/edit", url.Values{"csrf": {csrf}, "expected": {"1"}, "content": {"late words"}}); st != http.StatusConflict ||
+	if st, _, page := e.sendForm(c, "/rooms/"+room+"/doc/edit", url.Values{"csrf": {csrf}, "expected": {"1"}, "content": {"late words"}}); st != http.StatusConflict ||
 		!strings.Contains(page, "late words") {
 		t.Errorf("a save in a closed room: %d\n%s", st, page)
 	}
@@ -332,7 +325,7 @@ func TestDocViewerCannotEdit(t *testing.T) {
 		t.Fatal(err)
 	}
 	viewer := e.client()
-	e.signIn(viewer, viewerSecret)
+	e.signInWith(viewer, viewerSecret)
 	for _, path := range []string{"/rooms/" + room, "/rooms/" + room + "/doc", "/rooms/" + room + "/doc/diff?from=0&to=1"} {
 		if page := e.page(viewer, path); strings.Contains(page, "/doc/edit") || strings.Contains(page, "<textarea") {
 			t.Errorf("a viewer is offered an edit on %s", path)
@@ -343,7 +336,7 @@ func TestDocViewerCannotEdit(t *testing.T) {
 		t.Errorf("a viewer's edit form: %d\n%s", st, page)
 	}
 	csrf := csrfRe.FindStringSubmatch(e.page(viewer, "/rooms/"+room))[1]
-	st, _, page = e.post(viewer, "/rooms/"+room+"/doc/edit", url.Values{"csrf": {csrf}, "expected": {"1"}, "content": {"defaced"}})
+	st, _, page = e.sendForm(viewer, "/rooms/"+room+"/doc/edit", url.Values{"csrf": {csrf}, "expected": {"1"}, "content": {"defaced"}})
 	if st != http.StatusForbidden {
 		t.Fatalf("a viewer's forged save: %d\n%s", st, page)
 	}
@@ -359,9 +352,9 @@ func TestDocViewerCannotEdit(t *testing.T) {
 	}
 	// A person with an agent token writes as its own member.
 	person := e.client()
-	e.signIn(person, agentSecret)
+	e.signInWith(person, agentSecret)
 	_, expected, csrf := editForm(t, e.page(person, "/rooms/"+room+"/doc/edit"))
-	if st, _, page := e.post(person, "/rooms/"+room+"/doc/edit", url.Values{"csrf": {csrf}, "expected": {strconv.FormatInt(expected, 10)}, "content": {"# Watched\nby bo\n"}}); st != http.StatusSeeOther {
+	if st, _, page := e.sendForm(person, "/rooms/"+room+"/doc/edit", url.Values{"csrf": {csrf}, "expected": {strconv.FormatInt(expected, 10)}, "content": {"# Watched\nby bo\n"}}); st != http.StatusSeeOther {
 		t.Fatalf("an agent token's save: %d\n%s", st, page)
 	}
 	if d := e.currentDoc(room); d.Version != 2 || d.Author != "human:bo@bo" {
