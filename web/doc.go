@@ -20,5 +20,11 @@
 // who a token stands for is the hub's authentication (Config.Authenticate).
 // Everything a room holds is text that html/template escapes, after
 // package render has written its control characters out visibly; none of
-// it is ever trusted as HTML.
+// it is ever trusted as HTML. The one text made into HTML, the room's
+// document, is rendered from markdown by goldmark (markdown.go), which
+// leaves raw HTML out, with a filter that keeps only http, https and
+// mailto links, and within a bound of time and table cells; its page
+// also shows its history, a diff between any two versions (the project's
+// own internal/linediff), and a form that writes it with the tools'
+// compare-and-set (docedit.go).
 package web

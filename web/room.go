@@ -1,6 +1,7 @@
 package web
 
 import (
+	"html/template"
 	"net/http"
 	"strconv"
 	"time"
@@ -40,6 +41,13 @@ type roomBody struct {
 	DocBy    string
 	DocEmpty bool
 	Now      time.Time
+
+	// DocHTML is the document rendered from markdown (markdownHTML);
+	// DocSource is set when the page holds its text too, which a short
+	// document's page does; DocEdit when the reader may write it.
+	DocHTML   template.HTML
+	DocSource bool
+	DocEdit   bool
 }
 
 // serveRoom shows one room: its conclusion when closed, its roster, the
@@ -117,6 +125,8 @@ func (h *Handler) room(w http.ResponseWriter, r *http.Request, status int, form 
 	}
 	doc = render.SafeDocument(doc)
 	body.Doc, body.DocVer, body.DocBy, body.DocEmpty = doc.Content, doc.Version, doc.Author, doc.Content == ""
+	body.DocHTML, body.DocSource = markdownHTML(doc.Content), len(doc.Content) <= inlineSource
+	body.DocEdit = mayWriteDoc(v, roomRef{Closed: body.Closed})
 	h.show(w, r, status, "room", v, body.Name, body)
 }
 

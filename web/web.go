@@ -83,12 +83,12 @@ func New(cfg Config) (*Handler, error) {
 	}
 	h := &Handler{cfg: cfg, mux: http.NewServeMux(), pages: map[string]*template.Template{}, live: feeds{done: cfg.Done}}
 	base, err := template.New("").Funcs(funcs).ParseFS(templateFS, "templates/layout.html", "templates/event.html",
-		"templates/qa.html", "templates/roster.html", "templates/roomstable.html", "templates/takepart.html")
+		"templates/qa.html", "templates/roster.html", "templates/roomstable.html", "templates/takepart.html", "templates/diff.html")
 	if err != nil {
 		return nil, err
 	}
 	h.frag = base.Lookup("event")
-	for _, name := range []string{"rooms", "room", "signin", "error", "search", "connect", "settings", "token"} {
+	for _, name := range []string{"rooms", "room", "signin", "error", "search", "connect", "settings", "token", "doc", "docdiff", "docedit"} {
 		t, err := template.Must(base.Clone()).ParseFS(templateFS, "templates/"+name+".html")
 		if err != nil {
 			return nil, err
@@ -109,6 +109,10 @@ func New(cfg Config) (*Handler, error) {
 	h.mux.HandleFunc("POST /rooms/{room_id}/notes", h.postNote)
 	h.mux.HandleFunc("POST /rooms/{room_id}/handon", h.postHandOn)
 	h.mux.HandleFunc("POST /rooms/{room_id}/takeover", h.postTakeover)
+	h.mux.HandleFunc("GET /rooms/{room_id}/doc", h.serveDoc)
+	h.mux.HandleFunc("GET /rooms/{room_id}/doc/diff", h.serveDocDiff)
+	h.mux.HandleFunc("GET /rooms/{room_id}/doc/edit", h.serveDocEdit)
+	h.mux.HandleFunc("POST /rooms/{room_id}/doc/edit", h.editDoc)
 	h.mux.HandleFunc("GET /signin", h.serveSignin)
 	h.mux.HandleFunc("POST /signin", h.signin)
 	h.mux.HandleFunc("POST /signout", h.signout)

@@ -133,4 +133,16 @@
   };
   tick();
   if (rosterBox) { window.setInterval(tick, 1000); }
+
+  // The document's edit form: Ctrl+Enter (Cmd+Enter) saves.
+  var docText = document.getElementById("doc-content");
+  if (docText && docText.form) {
+    document.querySelectorAll(".doc-edit .js-only").forEach(function (el) { el.hidden = false; });
+    docText.addEventListener("keydown", function (ev) {
+      if (ev.key === "Enter" && (ev.ctrlKey || ev.metaKey)) {
+        ev.preventDefault();
+        if (docText.form.requestSubmit) { docText.form.requestSubmit(); } else { docText.form.submit(); }
+      }
+    });
+  }
 })();
