@@ -5,6 +5,7 @@ import (
 	"path/filepath"
 	"testing"
 
+	"github.com/chromedp/chromedp"
 	"github.com/stickhq/stick/stick"
 )
 
@@ -27,11 +28,12 @@ func TestPagesLook(t *testing.T) {
 	waitLive(b)
 	b.mustContain("main", "payments-refactor", "codex:9b22", "internal/pay/charge.go:41-88", "Do refunds need their own key table?",
 		"Should refunds share", "Share it", "Keys expire after 24 h", "Version 2")
-	p := b.shot("room-desktop-light")
-	png, err := os.ReadFile(p)
-	if err != nil {
-		t.Fatal(err)
-	}
+	b.shot("room-desktop-light")
+	// The README's picture: what a screen of 1280 × 1440 shows of the
+	// room, from the top (the whole page is the shot above).
+	b.size(1280, 1440, false, false)
+	eval[chromedp.Void](b, `window.scrollTo(0, 0)`)
+	png := run(b, "taking a screenshot of the screen", chromedp.CaptureScreenshot())
 	readme := filepath.Join(screenshotDir(t), "room.png")
 	if err := os.WriteFile(readme, png, 0o644); err != nil {
 		t.Fatal(err)
