@@ -9,6 +9,7 @@ import (
 
 	"github.com/stickhq/stick/render"
 	"github.com/stickhq/stick/stick"
+	"github.com/stickhq/stick/workspace"
 )
 
 // roomRow is one room of the list, its texts made safe.
@@ -97,12 +98,14 @@ func rowOf(s stick.RoomSummary) roomRow {
 }
 
 // roomName is what a room is called on the page, and what kind of name
-// it is: its name, else its workspace key, else its path, else its id.
+// it is: its name, else its repository's key (github.com/acme/api), else
+// its path (a local key says no more than the path and its host's id),
+// else its id.
 func roomName(name, key, path, id string) (string, string) {
 	switch {
 	case name != "":
 		return render.Line(name), "named room"
-	case key != "":
+	case key != "" && !workspace.IsLocalKey(key):
 		return render.Line(key), "workspace"
 	case path != "":
 		return render.Line(path), "folder"
