@@ -20,9 +20,11 @@ func appendEvent(tx Tx, e Event) (Event, error) {
 }
 
 // logRefresh is how often a reader that follows a room's log by its bell
-// reads the log anyway: a bell may be missed (its writer died between
-// commit and ring), and this bounds what that costs.
-const logRefresh = bellRefreshMax
+// reads the log anyway: a bell is missed only when its writer dies
+// between its commit and its ring, and this bounds how late such an
+// event reaches its readers, while a hundred idle pages of a room cost
+// the hub almost nothing.
+const logRefresh = 15 * time.Second
 
 // logWake is what wakes a reader of a room's log between two reads: the
 // log's bell and a refresh timer on the Service's clock, or every commit
