@@ -6,6 +6,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/stickhq/stick/internal/testclock"
 	"github.com/stickhq/stick/stick"
 )
 
@@ -16,7 +17,7 @@ type countingStore struct {
 }
 
 func (s *countingStore) View(ctx context.Context, fn func(stick.Tx) error) error {
-	s.views.Add(1)
+	defer s.views.Add(1)
 	return s.Store.View(ctx, fn)
 }
 
@@ -74,5 +75,64 @@ func TestFollowEventsWakesOnlyForItsRoom(t *testing.T) {
 		}
 	case <-time.After(2 * time.Second):
 		t.Fatal("the follower was not woken by its own room's note within 2 s (its bell)")
+	}
+}
+
+// TestFollowEventsRefreshesForAMissedBell: an event whose writer never
+// rang the log's bell (it died between commit and ring) still reaches a
+// follower, at its next refresh (15 s on the Service's clock).
+func TestFollowEventsRefreshesForAMissedBell(t *testing.T) {
+	st := &countingStore{Store: openStore(t)}
+	clock := testclock.New(epoch)
+	svc := newService(t, st, stick.WithClock(clock))
+	ctx := context.Background()
+	a := agent("a")
+	joined, err := svc.JoinPath(ctx, a, stick.JoinRequest{Path: mkRepo(t)})
+	if err != nil {
+		t.Fatal(err)
+	}
+	room := joined.RoomID
+	status, err := svc.RoomState(ctx, room)
+	if err != nil {
+		t.Fatal(err)
+	}
+	got := make(chan stick.EventPage, 1)
+	read := st.views.Load()
+	go func() {
+		p, err := svc.FollowEvents(ctx, room, status.LastEventSeq, 0)
+		if err != nil {
+			t.Error(err)
+		}
+		got <- p
+	}()
+	// The follower has read the log (and found nothing) once its read
+	// returned.
+	for deadline := time.Now().Add(10 * time.Second); st.views.Load() == read; time.Sleep(time.Millisecond) {
+		if time.Now().After(deadline) {
+			t.Fatal("the follower never read the log")
+		}
+	}
+	// A note appended straight through the store: no bell rings.
+	var seq int64
+	if err := st.Update(ctx, func(tx stick.Tx) error {
+		ev, err := tx.AppendEvent(stick.Event{RoomID: room, Type: stick.EventNote, From: "a", Text: "unrung", CreatedAt: clock.Now()})
+		seq = ev.Seq
+		return err
+	}); err != nil {
+		t.Fatal(err)
+	}
+	select {
+	case p := <-got:
+		t.Fatalf("the follower returned before its refresh, with no bell: %+v", p)
+	case <-time.After(200 * time.Millisecond):
+	}
+	clock.Advance(15 * time.Second)
+	select {
+	case p := <-got:
+		if len(p.Events) != 1 || p.Events[0].Seq != seq {
+			t.Fatalf("after the refresh: %+v, want the note #%d", p, seq)
+		}
+	case <-time.After(5 * time.Second):
+		t.Fatal("the follower did not read the log at its refresh")
 	}
 }
