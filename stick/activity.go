@@ -48,7 +48,7 @@ func (sn *snapshot) attend(tx Tx, c Caller) error {
 	r := &sn.room
 	r.LeaseExpiresAt = sn.renewedLease()
 	r.UpdatedAt = sn.now
-	return tx.SaveRoom(*r)
+	return saveRoom(tx, *r)
 }
 
 // renewedLease is when the holder's lease ends once renewed now: a lease
@@ -206,7 +206,7 @@ func (s *Service) KeepAlive(ctx context.Context, c Caller, l Lease) error {
 				}
 				sn.room.LeaseExpiresAt = exp
 				sn.room.UpdatedAt = sn.now
-				return tx.SaveRoom(sn.room)
+				return saveRoom(tx, sn.room)
 			}
 		}
 		err := s.briefView(ctx, look(false))

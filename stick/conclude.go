@@ -86,7 +86,7 @@ func (s *Service) mayNameConcluder(sn *snapshot, agent string) error {
 func (sn *snapshot) nameConcluder(tx Tx, by, agentID string) error {
 	r := &sn.room
 	r.Concluder, r.UpdatedAt = agentID, sn.now
-	if err := tx.SaveRoom(*r); err != nil {
+	if err := saveRoom(tx, *r); err != nil {
 		return err
 	}
 	_, err := appendEvent(tx, Event{RoomID: r.ID, TurnID: r.TurnID, Type: EventConcluder, From: by, To: agentID, CreatedAt: sn.now})
@@ -156,7 +156,7 @@ func (s *Service) askToClose(tx Tx, sn *snapshot, c Caller, reason, conclusion s
 	r.State, r.ReservedFor, r.SequenceIndex, r.PendingHandoffSeq = StateReserved, to.AgentID, to.Ordinal, ev.Seq
 	r.ClaimExpiresAt, r.UpdatedAt = sn.now.Add(sn.policy.ClaimTTL), sn.now
 	tx.Ring(r.ID, to.AgentID)
-	return CloseResult{RoomID: r.ID, EventSeq: ev.Seq, ConclusionRequested: true, Concluder: to.AgentID}, tx.SaveRoom(*r)
+	return CloseResult{RoomID: r.ID, EventSeq: ev.Seq, ConclusionRequested: true, Concluder: to.AgentID}, saveRoom(tx, *r)
 }
 
 // concluderTakes returns the room's concluder, or unknown_member when it

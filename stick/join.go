@@ -422,7 +422,7 @@ func (s *Service) enrol(tx Tx, sn *snapshot, c Caller, how enrolment, added *boo
 		m.DisplayName = c.DisplayName
 	}
 	m.LastSeenAt = sn.now
-	if err := tx.SaveMember(*m); err != nil {
+	if err := saveMember(tx, *m); err != nil {
 		return "", err
 	}
 	token := ""

@@ -183,11 +183,11 @@ func (sn *snapshot) leave(tx Tx, agent string) error {
 			r.State, r.ReservedFor, r.ClaimExpiresAt = StateIdle, "", time.Time{}
 		}
 		r.UpdatedAt = sn.now
-		if err := tx.SaveRoom(*r); err != nil {
+		if err := saveRoom(tx, *r); err != nil {
 			return err
 		}
 	}
-	if err := tx.DeleteMember(r.ID, agent); err != nil {
+	if err := deleteMember(tx, r.ID, agent); err != nil {
 		return err
 	}
 	sn.members = slices.DeleteFunc(sn.members, func(m Member) bool { return m.AgentID == agent })
@@ -310,7 +310,7 @@ func (s *Service) Close(ctx context.Context, c Caller, roomID, reason, conclusio
 		r.UpdatedAt = sn.now
 		out.RoomID, out.EventSeq, out.ClosedAt = r.ID, ev.Seq, r.ClosedAt
 		tx.Ring(r.ID, "")
-		return tx.SaveRoom(*r)
+		return saveRoom(tx, *r)
 	})
 	return out, err
 }
@@ -343,7 +343,7 @@ func (s *Service) SetPolicy(ctx context.Context, c Caller, roomID string, u Poli
 			return err
 		}
 		sn.room.Policy, sn.room.UpdatedAt = stored, sn.now
-		if err := tx.SaveRoom(sn.room); err != nil {
+		if err := saveRoom(tx, sn.room); err != nil {
 			return err
 		}
 		tx.Ring(roomID, "")
@@ -433,13 +433,13 @@ func (s *Service) ReorderMembers(ctx context.Context, c Caller, roomID string, o
 			}
 			reordered[i].Ordinal = i + 1
 			ids[i] = reordered[i].AgentID
-			if err := tx.SaveMember(reordered[i]); err != nil {
+			if err := saveMember(tx, reordered[i]); err != nil {
 				return err
 			}
 		}
 		sn.members = reordered
 		sn.room.UpdatedAt = sn.now
-		if err := tx.SaveRoom(sn.room); err != nil {
+		if err := saveRoom(tx, sn.room); err != nil {
 			return err
 		}
 		tx.Ring(roomID, "")

@@ -88,7 +88,7 @@ func (s *Service) Heartbeat(ctx context.Context, c Caller, l Lease) (HeartbeatRe
 		r := &sn.room
 		r.LeaseExpiresAt = sn.renewedLease()
 		r.UpdatedAt = sn.now
-		if err := tx.SaveRoom(*r); err != nil {
+		if err := saveRoom(tx, *r); err != nil {
 			return err
 		}
 		if err := sn.touch(tx, sn.member(c.AgentID)); err != nil {
@@ -232,7 +232,7 @@ func (s *Service) handOnIn(tx Tx, sn *snapshot, c Caller, h Handoff, to string) 
 		r.State, r.ReservedFor, r.ClaimExpiresAt = StateIdle, "", time.Time{}
 	}
 	out.State = r.State
-	return out, tx.SaveRoom(*r)
+	return out, saveRoom(tx, *r)
 }
 
 // passTarget checks that to is a member that takes turns: active, or a

@@ -197,7 +197,7 @@ func (s *Service) PruneRooms(ctx context.Context, c Caller, idleFor time.Duratio
 			r.ClosedAt, r.UpdatedAt = sn.now, sn.now
 			a.EventSeq = ev.Seq
 			tx.Ring(r.ID, "")
-			return tx.SaveRoom(*r)
+			return saveRoom(tx, *r)
 		})
 		if err != nil {
 			return out, err

@@ -164,5 +164,5 @@ func (s *Service) grant(tx Tx, sn *snapshot, c Caller, ev Event) (Event, error) 
 		// claim concerns nobody else: the claimant was the one awaited.
 		tx.Ring(r.ID, "")
 	}
-	return ev, tx.SaveRoom(*r)
+	return ev, saveRoom(tx, *r)
 }

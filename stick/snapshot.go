@@ -267,7 +267,7 @@ func (sn *snapshot) saveMember(tx Tx, m *Member) error {
 			return nil
 		}
 	}
-	if err := tx.SaveMember(*m); err != nil {
+	if err := saveMember(tx, *m); err != nil {
 		return err
 	}
 	sn.stored[m.AgentID] = *m

@@ -15,7 +15,9 @@ import (
 
 // WatchState returns a room's state, as RoomState does, and a channel
 // that closes once that state may have changed: at the next commit, in
-// this process or another (a claim, a heartbeat, a join, a note, ...);
+// this process or another, that changed the room (a claim, a heartbeat, a
+// join, a note, ...: its bells, see roomChanged), and not at other
+// rooms' commits;
 // when a deadline the state derives from passes (the holder's lease, a
 // reservation's claim, a member's presence); or when the recorded process
 // of a member that shows as active exits, which nothing commits (see
@@ -32,7 +34,7 @@ func (s *Service) WatchState(ctx context.Context, roomID string) (RoomStatus, <-
 		return RoomStatus{}, nil, err
 	}
 	// Taken before the read, so a commit after the read wakes it.
-	changed := s.store.Changed()
+	changed := s.roomChanged(ctx, roomID)
 	var out RoomStatus
 	var w watchSet
 	err := s.store.View(ctx, func(tx Tx) error {
@@ -211,4 +213,29 @@ func (s *Service) anyChanged(procs []watchedProc) bool {
 		}
 	}
 	return false
+}
+
+// roomChanged returns a channel that closes at the next commit that
+// changed roomID's state or appended to its log (their bells), or at the
+// refresh of a missed bell (logRefresh), or when ctx ends or the Service
+// shuts down; from a store that cannot ring bells, at the next commit.
+func (s *Service) roomChanged(ctx context.Context, roomID string) <-chan struct{} {
+	state, log := s.store.Rung(roomID, stateBell), s.store.Rung(roomID, logBell)
+	if state == nil || log == nil {
+		return s.store.Changed()
+	}
+	out := make(chan struct{})
+	refresh, stop := s.clock.Timer(logRefresh)
+	go func() {
+		defer close(out)
+		defer stop()
+		select {
+		case <-state:
+		case <-log:
+		case <-refresh:
+		case <-ctx.Done():
+		case <-s.done:
+		}
+	}()
+	return out
 }
