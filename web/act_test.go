@@ -428,3 +428,40 @@ func TestViewerHasNoFormAndForgedPostsAreRefused(t *testing.T) {
 		t.Fatal("a form without CSRF changed the room")
 	}
 }
+
+// A form sent to a room that closed after its page was made comes back
+// with its text to copy and a clear reason, and sends nothing more.
+func TestFormToARoomThatClosedKeepsInput(t *testing.T) {
+	e := newEnv(t, true)
+	room := e.join("codex:a1", "closing")
+	c := e.client()
+	e.submit(c, room, "join", url.Values{})
+	m := csrfRe.FindStringSubmatch(e.page(c, "/rooms/"+room))
+	if m == nil {
+		t.Fatal("no CSRF token on the room's page")
+	}
+	if _, err := e.svc.Close(e.ctx, agent("codex:a1"), room, "done", ""); err != nil {
+		t.Fatal(err)
+	}
+	before := e.frozen(room)
+	r := e.post(c, "/rooms/"+room+"/notes", url.Values{"csrf": {m[1]}, "type": {"note"}, "text": {"the last word <b>kept</b>"}})
+	if r.status != http.StatusConflict {
+		t.Fatalf("a note to a closed room: %d, want 409", r.status)
+	}
+	for _, w := range []string{"room_closed", "This room closed while you wrote", "the last word &lt;b&gt;kept&lt;/b&gt;</textarea>",
+		`type="submit" disabled>Post</button>`} {
+		if !strings.Contains(r.body, w) {
+			t.Errorf("the page lacks %q:\n%s", w, clipped(r.body))
+		}
+	}
+	if strings.Contains(r.body, "Join the room") {
+		t.Error("a closed room's page offers to join it")
+	}
+	if e.frozen(room) != before {
+		t.Fatal("the refused note changed the room")
+	}
+	// Without a refused form, a closed room offers no form at all.
+	if page := e.page(c, "/rooms/"+room); strings.Contains(page, `id="note-form"`) {
+		t.Error("a closed room's page offers the note form")
+	}
+}

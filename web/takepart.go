@@ -44,6 +44,9 @@ type actView struct {
 	Take      takeForm
 	// Join is the refusal of a join or a leave, nil for none.
 	Join *formErr
+	// Closed is set when the room closed after the reader's form was
+	// made: the form comes back with its text to copy, and sends nothing.
+	Closed bool
 }
 
 // option is a member of the pass form's list.
@@ -92,18 +95,20 @@ const customType = "custom"
 
 // actOf makes what the room st offers the reader v by hand, with form's
 // values when a form came back refused; nil for a reader whose role may
-// not write (a viewer sees no control that writes), for a closed room,
-// and for a principal no member can be named for.
+// not write (a viewer sees no control that writes), for a closed room
+// (unless a form came back from it: its text is kept, see
+// actView.Closed), and for a principal no member can be named for.
 func (h *Handler) actOf(r *http.Request, v viewer, st stick.RoomStatus, form *actForm) *actView {
 	need, _ := stick.Access(stick.ActionPost)
-	if !v.principal.Role.AtLeast(need) || st.State == stick.StateClosed {
+	closed := st.State == stick.StateClosed
+	if !v.principal.Role.AtLeast(need) || closed && form == nil {
 		return nil
 	}
 	c, err := identity.NamePerson(v.principal)
 	if err != nil {
 		return nil
 	}
-	a := &actView{Me: c.AgentID, Turn: st.TurnID, Takeover: render.Line(string(st.Takeover)),
+	a := &actView{Me: c.AgentID, Turn: st.TurnID, Takeover: render.Line(string(st.Takeover)), Closed: closed,
 		Holder: st.StoredState == stick.StateOwned && st.Owner == c.AgentID}
 	switch {
 	case st.StoredState == stick.StateOwned && st.Owner != c.AgentID:
@@ -300,7 +305,7 @@ func formTurn(r *http.Request) (int64, error) {
 func (h *Handler) refuse(w http.ResponseWriter, r *http.Request, a actor, form *actForm, err error) {
 	e := stick.AsError(err)
 	switch e.Code {
-	case stick.CodeForbidden, stick.CodeUnauthenticated, stick.CodeRoomNotFound, stick.CodeInternal, stick.CodeDBBusy, stick.CodeCanceled:
+	case stick.CodeForbidden, stick.CodeUnauthenticated, stick.CodeRoomNotFound, stick.CodeInternal:
 		h.failErr(w, r, err)
 		return
 	}
@@ -322,8 +327,12 @@ func (h *Handler) refuse(w http.ResponseWriter, r *http.Request, a actor, form *
 		form.Join = fe
 	}
 	status := http.StatusConflict
-	if e.Code == stick.CodeInvalidArgument || e.Code == stick.CodeInvalidHandoff {
+	switch e.Code {
+	case stick.CodeInvalidArgument, stick.CodeInvalidHandoff:
 		status = http.StatusUnprocessableEntity
+	case stick.CodeDBBusy, stick.CodeCanceled:
+		// Worth sending again as it is: the form keeps it.
+		status = http.StatusServiceUnavailable
 	}
 	h.room(w, r, status, form)
 }
