@@ -265,6 +265,17 @@ func TestDocEditConflictKeepsYourText(t *testing.T) {
 	if d := e.currentDoc(room); d.Version != 2 || !strings.Contains(d.Content, "theirs") {
 		t.Fatalf("the stale save wrote: %+v", d)
 	}
+	members := func() int {
+		st, err := e.svc.RoomState(e.ctx, room)
+		if err != nil {
+			t.Fatal(err)
+		}
+		return len(st.Members)
+	}
+	// The person, no member yet, was not made one by a save that failed.
+	if n := members(); n != 1 {
+		t.Fatalf("the refused save joined the person: %d members", n)
+	}
 	merged := text + "their appendix\n"
 	st, loc, body := e.sendForm(c, "/rooms/"+room+"/doc/edit", url.Values{"csrf": {csrf2}, "expected": {strconv.FormatInt(next, 10)}, "content": {merged}})
 	if st != http.StatusSeeOther || !strings.HasSuffix(loc, "/doc") {
@@ -272,6 +283,9 @@ func TestDocEditConflictKeepsYourText(t *testing.T) {
 	}
 	if d := e.currentDoc(room); d.Version != 3 || d.Content != merged || d.Author != "human:local@local" {
 		t.Fatalf("the merged save: %+v", d)
+	}
+	if n := members(); n != 2 {
+		t.Fatalf("the save that landed did not join the person: %d members", n)
 	}
 }
 

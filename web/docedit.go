@@ -131,8 +131,7 @@ func formText(s string) (text string, changed bool) {
 
 // editDoc saves the edit form: Service.UpdateDoc with the version the
 // edit started from, as the person's own member, which joins the room
-// first when it is no member of it (the join the CLI makes: by the room's
-// name, or its path). A save that finds another version current is a
+// first when it is no member of it and the save can land (joinAndUpdate). A save that finds another version current is a
 // conflict: nothing is saved, and the form comes back with the other
 // writer's change, the text sent kept, and the current version to start
 // from, so the person merges and saves again. Any other refusal comes
@@ -167,9 +166,7 @@ func (h *Handler) editDoc(w http.ResponseWriter, r *http.Request) {
 	ctx := r.Context()
 	_, err = a.svc.UpdateDoc(ctx, a.caller, id, content, expected)
 	if stick.ErrorCode(err) == stick.CodeUnknownMember {
-		if err = h.joinToWrite(ctx, a, id); err == nil {
-			_, err = a.svc.UpdateDoc(ctx, a.caller, id, content, expected)
-		}
+		err = h.joinAndUpdate(ctx, a, id, content, expected)
 	}
 	switch code := stick.ErrorCode(err); code {
 	case "":
@@ -211,11 +208,35 @@ func (h *Handler) editDoc(w http.ResponseWriter, r *http.Request) {
 	h.show(w, r, status, "docedit", a.viewer, "Edit the document of "+room.Name, body)
 }
 
-// joinToWrite makes the person a member of the room, by its id: the
-// Service joins only that room, and refuses it once closed.
-func (h *Handler) joinToWrite(ctx context.Context, a actor, roomID string) error {
-	_, err := a.svc.JoinPath(ctx, a.caller, stick.JoinRequest{RoomID: roomID})
+// joinAndUpdate saves the document of a room the person is no member of
+// yet: it joins the room by its id (the Service joins only that room, and
+// refuses it once closed), then saves. So as not to make the person a
+// member for a save that would be refused, it first reads the document:
+// when another version is current, it saves without joining, and the
+// Service's version_conflict (or the refusal it finds first) comes back
+// unjoined. Only a save that lands between that read and the update
+// leaves the person joined with nothing saved.
+func (h *Handler) joinAndUpdate(ctx context.Context, a actor, roomID, content string, expected int64) error {
+	cur, err := a.svc.ReadDoc(ctx, roomID, 0)
+	if err != nil {
+		return err
+	}
+	if cur.Version != expected {
+		return conflictOf(cur, expected)
+	}
+	if _, err := a.svc.JoinPath(ctx, a.caller, stick.JoinRequest{RoomID: roomID}); err != nil {
+		return err
+	}
+	_, err = a.svc.UpdateDoc(ctx, a.caller, roomID, content, expected)
 	return err
+}
+
+// conflictOf is the version_conflict UpdateDoc gives a save that started
+// from expected when cur is current, for a person who could not send it
+// to the Service unjoined.
+func conflictOf(cur stick.Document, expected int64) error {
+	return stick.Errorf(stick.CodeVersionConflict, "the document is at version %d, not %d", cur.Version, expected).
+		With("current_version", cur.Version).With("expected_version", expected)
 }
 
 // docConflict reads what others saved since version from: the versions
