@@ -223,6 +223,24 @@ func (b *tab) noScriptRan() {
 	if ran := eval[bool](b, `window.pwned === true`); ran {
 		b.t.Errorf("a script written by a member ran on %s", b.path())
 	}
+	// The page's policy would stop most scripts even if escaping broke, so
+	// the document itself must hold none: no script but the page's own,
+	// no event handler attribute, no javascript: link.
+	if bad := eval[string](b, `(() => {
+	  for (const s of document.scripts) {
+	    const src = s.getAttribute("src") || "";
+	    if (!/^\/static\/[a-z]+\.js$/.test(src)) return "a script: " + s.outerHTML.slice(0, 200);
+	  }
+	  for (const el of document.querySelectorAll("*")) {
+	    for (const a of el.attributes) {
+	      if (/^on/i.test(a.name)) return "an event handler: " + el.outerHTML.slice(0, 200);
+	      if (/^(href|src|action|formaction)$/i.test(a.name) && /^\s*javascript:/i.test(a.value)) return "a javascript: target: " + el.outerHTML.slice(0, 200);
+	    }
+	  }
+	  return "";
+	})()`); bad != "" {
+		b.t.Errorf("member text became markup on %s: %s", b.path(), bad)
+	}
 }
 
 // hostile is member text that would run a script if a page let it.
