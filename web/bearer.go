@@ -11,10 +11,11 @@ import (
 // header, for scripts and curl: a request that carries one is read as
 // that token's principal, without a cookie (and not signed in: it has no
 // session to sign out of). ok is false for a request without the header.
-// A header that is not a bearer token, or whose token is unknown, revoked
-// or expired, is unauthenticated (401, with WWW-Authenticate): a request
+// A bearer header with no token, or whose token is unknown, revoked or
+// expired, is unauthenticated (401, with WWW-Authenticate): a request
 // that names a token is never read as another principal, nor as the
-// local one of an open hub.
+// local one of an open hub. A header of another scheme is ignored (a
+// reverse proxy's own authentication may send one).
 //
 // Forms still need the CSRF pair, cookie and field, whatever the
 // request's credential: a browser never sends an Authorization header of
@@ -30,7 +31,13 @@ func (h *Handler) bearer(w http.ResponseWriter, r *http.Request) (v viewer, ok b
 	}
 	scheme, secret, _ := strings.Cut(auth, " ")
 	secret = strings.TrimSpace(secret)
-	if !strings.EqualFold(scheme, "Bearer") || secret == "" || h.cfg.Authenticate == nil {
+	if !strings.EqualFold(scheme, "Bearer") {
+		// Another scheme is not ours: a reverse proxy's Basic
+		// authentication in front of the hub, say. The page reads by
+		// its cookie, as if the header were not there.
+		return viewer{}, false, nil
+	}
+	if secret == "" || h.cfg.Authenticate == nil {
 		w.Header().Set("WWW-Authenticate", `Bearer realm="stick"`)
 		return viewer{}, true, stick.Errorf(stick.CodeUnauthenticated, "the Authorization header is not a bearer token this hub knows").
 			WithHint("send 'Authorization: Bearer TOKEN' with a token made by 'stick token create NAME', or sign in on the page")

@@ -52,13 +52,22 @@ func TestBearerReadsThePage(t *testing.T) {
 	hdr := http.Header{"Authorization": {"Bearer " + secret}}
 	e.stream(&http.Client{}, "/rooms/live", hdr).next("rooms", ">scripted<")
 
-	for _, bad := range []string{"Bearer stk_not_a_token", "Bearer ", "Basic " + secret, secret} {
+	for _, bad := range []string{"Bearer stk_not_a_token", "Bearer "} {
 		resp, body := e.bearerGet("/", bad)
 		if resp.StatusCode != http.StatusUnauthorized || !strings.HasPrefix(resp.Header.Get("WWW-Authenticate"), "Bearer") {
 			t.Errorf("%q: %d %q", bad, resp.StatusCode, resp.Header.Get("WWW-Authenticate"))
 		}
 		if strings.Contains(body, ">scripted<") {
 			t.Errorf("%q read the rooms", bad)
+		}
+	}
+	// Another scheme is not a token of the hub's, whatever it carries (a
+	// reverse proxy's Basic authentication): the page reads by its
+	// cookie, and with none asks to sign in.
+	for _, other := range []string{"Basic " + secret, secret} {
+		resp, body := e.bearerGet("/", other)
+		if resp.StatusCode != http.StatusSeeOther || !strings.HasPrefix(resp.Header.Get("Location"), "/signin") || strings.Contains(body, ">scripted<") {
+			t.Errorf("%q: %d %s, want a redirect to sign in and no rooms", other, resp.StatusCode, resp.Header.Get("Location"))
 		}
 	}
 	// A bad bearer token on an open hub is refused too, not read as the
