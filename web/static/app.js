@@ -51,9 +51,19 @@
   if (filter) { filter.addEventListener("input", apply); }
   var roomsLive = roomsBox && roomsBox.getAttribute("data-live");
   if (roomsLive && window.EventSource) {
+    var roomsStatus = document.getElementById("rooms-status");
     var rooms = new EventSource(roomsLive);
     rooms.addEventListener("rooms", function (msg) {
       if (swap(roomsBox, msg.data)) { apply(); }
+    });
+    rooms.addEventListener("signedout", function (msg) {
+      rooms.close();
+      if (roomsStatus) { roomsStatus.textContent = msg.data + " The list no longer changes by itself."; }
+    });
+    rooms.addEventListener("error", function () {
+      if (rooms.readyState === EventSource.CLOSED && roomsStatus) {
+        roomsStatus.textContent = "The hub refused the live list: sign in again, then reload the page.";
+      }
     });
   }
 
@@ -66,7 +76,19 @@
     var source = new EventSource(live);
     var say = function (text) { if (status) { status.textContent = text; } };
     source.addEventListener("open", function () { say("Live: new events appear here as they happen."); });
-    source.addEventListener("error", function () { say("Reconnecting…"); });
+    // An error while the stream is down makes EventSource reconnect by
+    // itself; a refused reconnection (401: the credential failed) closes
+    // it for good.
+    source.addEventListener("error", function () {
+      say(source.readyState === EventSource.CLOSED ?
+        "The hub refused the live feed: sign in again, then reload the page." : "Reconnecting…");
+    });
+    // The reader's credential no longer stands: the hub ended the
+    // stream, and reconnecting would only be refused.
+    source.addEventListener("signedout", function (msg) {
+      source.close();
+      say(msg.data);
+    });
     source.addEventListener("stick", function (msg) {
       if (document.getElementById("e" + msg.lastEventId)) { return; }
       var nearEnd = window.innerHeight + window.scrollY >= document.body.scrollHeight - 80;
