@@ -140,3 +140,28 @@ func TestOpenHubStreamsEndOnceTheHubNeedsAToken(t *testing.T) {
 	e.refused(c, liveURL, nil)
 	e.refused(c, "/rooms/live", nil)
 }
+
+// The roster and the list are swapped whole at every change: they are no
+// live regions, which a screen reader would read again whole; a short
+// status says what changed. The feed stays one: its new events are the
+// news.
+func TestLiveRegionsAreQuiet(t *testing.T) {
+	e := newEnv(t, true)
+	room := e.join("codex:a1", "quiet")
+	c := e.client()
+	page := e.page(c, "/rooms/"+room)
+	for _, want := range []string{`<div id="roster">`, `<p class="sr-only" id="roster-news" role="status"></p>`, `id="feed" aria-live="polite"`} {
+		if !strings.Contains(page, want) {
+			t.Errorf("the room's page has no %s", want)
+		}
+	}
+	list := e.page(c, "/")
+	for _, want := range []string{`<div id="rooms-live" data-live=`, `<p class="sr-only" id="rooms-news" role="status"></p>`} {
+		if !strings.Contains(list, want) {
+			t.Errorf("the list has no %s", want)
+		}
+	}
+	if strings.Count(page, "aria-live") != 1 || strings.Contains(list, "aria-live") {
+		t.Errorf("a region that is swapped whole is live:\n%s\n%s", page, list)
+	}
+}
