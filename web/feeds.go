@@ -55,7 +55,10 @@ func (fs *feeds) subscribe(key string, watch watchFunc) (*feed, func()) {
 		ctx, cancel := context.WithCancel(context.Background())
 		f = &feed{cancel: cancel, wake: make(chan struct{})}
 		fs.m[key] = f
-		go f.run(ctx, watch, fs.done)
+		go func() {
+			f.run(ctx, watch, fs.done)
+			fs.drop(key, f)
+		}()
 	}
 	f.subs++
 	var once sync.Once
@@ -65,17 +68,61 @@ func (fs *feeds) subscribe(key string, watch watchFunc) (*feed, func()) {
 			defer fs.mu.Unlock()
 			if f.subs--; f.subs == 0 {
 				f.cancel()
-				delete(fs.m, key)
+				if fs.m[key] == f {
+					delete(fs.m, key)
+				}
 			}
 		})
 	}
 }
 
+// drop forgets the feed f named key, which ended: a page that comes
+// later starts a fresh one.
+func (fs *feeds) drop(key string, f *feed) {
+	fs.mu.Lock()
+	defer fs.mu.Unlock()
+	if fs.m[key] == f {
+		delete(fs.m, key)
+	}
+}
+
+// The backoff of a feed whose read failed for a while (db_busy, a read
+// the store canceled): the first retry after feedRetry, each next one
+// twice as late, up to feedRetryMax.
+const (
+	feedRetry    = 100 * time.Millisecond
+	feedRetryMax = 5 * time.Second
+)
+
+// retryable reports whether a failed read may succeed if tried again:
+// the store was busy, or it canceled the read (a busy timeout) though
+// the feed goes on.
+func retryable(err error) bool {
+	switch stick.ErrorCode(err) {
+	case stick.CodeDBBusy, stick.CodeCanceled:
+		return true
+	}
+	return false
+}
+
 // run reads with watch, publishes what it read, and waits for the watch
-// to wake, until ctx ends, the hub stops, or a read fails.
+// to wake, until ctx ends, the hub stops, or a read fails for good: a
+// read that fails for a while (retryable) is tried again after a backoff,
+// the pages showing what they showed; any other failure is published, and
+// ends the pages' streams (their browsers reconnect to a fresh feed).
 func (f *feed) run(ctx context.Context, watch watchFunc, done <-chan struct{}) {
 	last := time.Time{}
+	backoff := time.Duration(0)
 	for {
+		if backoff > 0 {
+			t := time.NewTimer(backoff)
+			select {
+			case <-ctx.Done():
+			case <-done:
+			case <-t.C:
+			}
+			t.Stop()
+		}
 		if wait := feedGap - time.Since(last); wait > 0 {
 			t := time.NewTimer(wait)
 			select {
@@ -92,6 +139,12 @@ func (f *feed) run(ctx context.Context, watch watchFunc, done <-chan struct{}) {
 		last = time.Now()
 		wctx, cancel := context.WithCancel(ctx)
 		val, changed, err := watch(wctx)
+		if err != nil && retryable(err) && ctx.Err() == nil && !closed(done) {
+			cancel()
+			backoff = min(max(2*backoff, feedRetry), feedRetryMax)
+			continue
+		}
+		backoff = 0
 		f.publish(val, err)
 		if err != nil {
 			cancel()

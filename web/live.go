@@ -20,8 +20,10 @@ import (
 // stream costs no reads; a comment every KeepAlive keeps proxies from
 // closing it. The same stream carries the room's roster as "roster"
 // events, at once and whenever it changes (followRoster). It ends when
-// the room closes (a "closed" event), when the client goes, or when the
-// hub stops.
+// the room closes (a "closed" event), when the reader's credential no
+// longer stands (a "signedout" event, see liveCheck), when the roster's
+// watch fails (the browser's EventSource then reconnects), when the
+// client goes, or when the hub stops.
 func (h *Handler) serveLive(w http.ResponseWriter, r *http.Request) {
 	v, err := h.who(w, r)
 	if err != nil {
@@ -58,25 +60,29 @@ func (h *Handler) serveLive(w http.ResponseWriter, r *http.Request) {
 	if !out.send([]byte("retry: 2000\n\n")) {
 		return
 	}
-	rosterCtx, stopRoster := context.WithCancel(r.Context())
+	// sctx ends the stream: the client going, its credential failing
+	// (check), or the roster's watch failing.
+	sctx, end := context.WithCancel(r.Context())
+	defer end()
+	check := h.newLiveCheck(r, v, out, end)
 	rosterDone := make(chan struct{})
 	go func() {
 		defer close(rosterDone)
-		h.followRoster(rosterCtx, v, svc, id, shownSig(r.URL.Query().Get("roster")), out)
+		h.followRoster(sctx, v, svc, id, shownSig(r.URL.Query().Get("roster")), out, check, end)
 	}()
 	// The roster's last write ends before the handler does.
-	defer func() { stopRoster(); <-rosterDone }()
+	defer func() { end(); <-rosterDone }()
 	need, _ := stick.Access(stick.ActionPost)
 	canAnswer := v.principal.Role.AtLeast(need)
 	for {
-		ctx, cancel := context.WithTimeout(r.Context(), h.cfg.KeepAlive)
+		ctx, cancel := context.WithTimeout(sctx, h.cfg.KeepAlive)
 		page, err := svc.FollowEvents(ctx, id, after, 0)
 		cancel()
 		switch {
-		case r.Context().Err() != nil || h.stopped():
+		case sctx.Err() != nil || h.stopped():
 			return
 		case err != nil && ctx.Err() != nil:
-			if !out.send([]byte(": keep-alive\n\n")) {
+			if !check.ok() || !out.send([]byte(": keep-alive\n\n")) {
 				return
 			}
 			continue
@@ -87,7 +93,7 @@ func (h *Handler) serveLive(w http.ResponseWriter, r *http.Request) {
 		closed := false
 		for _, e := range page.Events {
 			var frag bytes.Buffer
-			view, err := h.liveView(r.Context(), svc, id, e, canAnswer)
+			view, err := h.liveView(sctx, svc, id, e, canAnswer)
 			if err != nil || h.frag.Execute(&frag, view) != nil {
 				return
 			}
@@ -101,7 +107,7 @@ func (h *Handler) serveLive(w http.ResponseWriter, r *http.Request) {
 		if closed {
 			b.WriteString("event: closed\ndata: closed\n\n")
 		}
-		if !out.send(b.Bytes()) || closed {
+		if !check.ok() || !out.send(b.Bytes()) || closed {
 			return
 		}
 		after = page.Cursor

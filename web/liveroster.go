@@ -43,6 +43,24 @@ func (o *sseOut) send(b []byte) bool {
 	return o.err == nil
 }
 
+// errEnded is the error of a stream that sent its last event.
+var errEnded = errors.New("the stream ended")
+
+// last writes b and flushes it, unless the stream is down, and ends the
+// stream: nothing is sent after it.
+func (o *sseOut) last(b []byte) {
+	o.mu.Lock()
+	defer o.mu.Unlock()
+	if o.err == nil {
+		if _, o.err = o.w.Write(b); o.err == nil {
+			o.err = o.rc.Flush()
+		}
+	}
+	if o.err == nil {
+		o.err = errEnded
+	}
+}
+
 // sseEvent is one Server-Sent Event named name whose data is the lines of
 // html.
 func sseEvent(name, html string) []byte {
@@ -57,8 +75,11 @@ func sseEvent(name, html string) []byte {
 
 // followRoster sends the roster of room to out as "roster" events, as
 // long as ctx lasts: at once unless its signature is shown (the one the
-// page shows, "" when unknown), then whenever it changes.
-func (h *Handler) followRoster(ctx context.Context, v viewer, svc *stick.Service, room, shown string, out *sseOut) {
+// page shows, "" when unknown), then whenever it changes, each once
+// check passes. When the shared watch fails it ends the whole stream
+// (end), so the browser reconnects to a fresh watch rather than show a
+// roster that no longer changes.
+func (h *Handler) followRoster(ctx context.Context, v viewer, svc *stick.Service, room, shown string, out *sseOut, check *liveCheck, end context.CancelFunc) {
 	f, leave := h.live.subscribe(feedKey(v.principal, room), func(ctx context.Context) (any, <-chan struct{}, error) {
 		return svc.WatchState(ctx, room)
 	})
@@ -67,13 +88,14 @@ func (h *Handler) followRoster(ctx context.Context, v viewer, svc *stick.Service
 	for {
 		val, wake, err := f.latest()
 		if err != nil {
+			end()
 			return
 		}
 		if st, ok := val.(stick.RoomStatus); ok {
 			view := rosterOf(st, h.cfg.Now())
 			if view.Sig != sent {
 				var b bytes.Buffer
-				if h.pages["room"].ExecuteTemplate(&b, "roster", view) != nil || !out.send(sseEvent("roster", b.String())) {
+				if h.pages["room"].ExecuteTemplate(&b, "roster", view) != nil || !check.ok() || !out.send(sseEvent("roster", b.String())) {
 					return
 				}
 				sent = view.Sig
@@ -90,7 +112,10 @@ func (h *Handler) followRoster(ctx context.Context, v viewer, svc *stick.Service
 // serveRoomsLive streams the list of rooms the reader may see, filtered
 // by q as the page is, as "rooms" events: at once, then whenever a room
 // changes or appears. A comment every KeepAlive keeps proxies from
-// closing it; it ends when the client goes or the hub stops.
+// closing it; it ends when the reader's credential no longer stands (a
+// "signedout" event, see liveCheck), when the shared watch fails (the
+// browser's EventSource then reconnects), when the client goes or when
+// the hub stops.
 func (h *Handler) serveRoomsLive(w http.ResponseWriter, r *http.Request) {
 	v, err := h.who(w, r)
 	if err != nil {
@@ -118,6 +143,7 @@ func (h *Handler) serveRoomsLive(w http.ResponseWriter, r *http.Request) {
 	if !out.send([]byte("retry: 2000\n\n")) {
 		return
 	}
+	check := h.newLiveCheck(r, v, out, func() {})
 	f, leave := h.live.subscribe(feedKey(v.principal, ""), func(ctx context.Context) (any, <-chan struct{}, error) {
 		return svc.WatchRooms(ctx)
 	})
@@ -135,7 +161,7 @@ func (h *Handler) serveRoomsLive(w http.ResponseWriter, r *http.Request) {
 			body := roomsBodyOf(sums, q, h.cfg.Now())
 			if body.Sig != sent {
 				var b bytes.Buffer
-				if h.pages["rooms"].ExecuteTemplate(&b, "rooms-table", body) != nil || !out.send(sseEvent("rooms", b.String())) {
+				if h.pages["rooms"].ExecuteTemplate(&b, "rooms-table", body) != nil || !check.ok() || !out.send(sseEvent("rooms", b.String())) {
 					return
 				}
 				sent = body.Sig
@@ -144,7 +170,7 @@ func (h *Handler) serveRoomsLive(w http.ResponseWriter, r *http.Request) {
 		select {
 		case <-wake:
 		case <-keep.C:
-			if !out.send([]byte(": keep-alive\n\n")) {
+			if !check.ok() || !out.send([]byte(": keep-alive\n\n")) {
 				return
 			}
 		case <-r.Context().Done():

@@ -48,7 +48,8 @@ type Config struct {
 	// KeepAlive is how often a quiet live stream sends a comment, so
 	// proxies keep it open (default 25 s).
 	KeepAlive time.Duration
-	// Now is the clock of the times the page shows (default time.Now).
+	// Now is the clock of the times the page shows, and of how often a
+	// live stream checks its credential again (default time.Now).
 	Now func() time.Time
 	// Hub tells the connect and settings pages what the hub says of
 	// itself (HubInfo), read afresh: the page calls it after an operator

@@ -31,6 +31,28 @@
     return true;
   };
 
+  // news says a short change in the live region el (role=status), for
+  // screen readers: the roster and the list are swapped whole at every
+  // change, and read again whole they would drown what changed.
+  var news = function (el, text) {
+    if (!el || !text) { return; }
+    el.textContent = "";
+    window.setTimeout(function () { el.textContent = text; }, 50);
+  };
+
+  // rowsOf maps each room of the list (its link) to what a reader
+  // follows of it: its state, holder and next.
+  var rowsOf = function (box) {
+    var rows = {};
+    box.querySelectorAll("tbody tr").forEach(function (row) {
+      var link = row.querySelector("th a");
+      var cells = row.querySelectorAll("td");
+      if (!link || cells.length < 3) { return; }
+      rows[link.getAttribute("href")] = [cells[0].textContent, cells[1].textContent, cells[2].textContent].join("|");
+    });
+    return rows;
+  };
+
   // The list of rooms: the filter, and its live stream.
   var filter = document.querySelector("input[data-filter=rooms]");
   var roomsBox = document.getElementById("rooms-live");
@@ -51,9 +73,26 @@
   if (filter) { filter.addEventListener("input", apply); }
   var roomsLive = roomsBox && roomsBox.getAttribute("data-live");
   if (roomsLive && window.EventSource) {
+    var roomsStatus = document.getElementById("rooms-status");
     var rooms = new EventSource(roomsLive);
+    var roomsNews = document.getElementById("rooms-news");
     rooms.addEventListener("rooms", function (msg) {
-      if (swap(roomsBox, msg.data)) { apply(); }
+      var before = rowsOf(roomsBox);
+      if (!swap(roomsBox, msg.data)) { return; }
+      apply();
+      var after = rowsOf(roomsBox);
+      var changed = 0;
+      Object.keys(after).forEach(function (k) { if (before[k] !== after[k]) { changed++; } });
+      if (changed > 0) { news(roomsNews, changed === 1 ? "1 room changed" : changed + " rooms changed"); }
+    });
+    rooms.addEventListener("signedout", function (msg) {
+      rooms.close();
+      if (roomsStatus) { roomsStatus.textContent = msg.data + " The list no longer changes by itself."; }
+    });
+    rooms.addEventListener("error", function () {
+      if (rooms.readyState === EventSource.CLOSED && roomsStatus) {
+        roomsStatus.textContent = "The hub refused the live list: sign in again, then reload the page.";
+      }
     });
   }
 
@@ -66,7 +105,19 @@
     var source = new EventSource(live);
     var say = function (text) { if (status) { status.textContent = text; } };
     source.addEventListener("open", function () { say("Live: new events appear here as they happen."); });
-    source.addEventListener("error", function () { say("Reconnecting…"); });
+    // An error while the stream is down makes EventSource reconnect by
+    // itself; a refused reconnection (401: the credential failed) closes
+    // it for good.
+    source.addEventListener("error", function () {
+      say(source.readyState === EventSource.CLOSED ?
+        "The hub refused the live feed: sign in again, then reload the page." : "Reconnecting…");
+    });
+    // The reader's credential no longer stands: the hub ended the
+    // stream, and reconnecting would only be refused.
+    source.addEventListener("signedout", function (msg) {
+      source.close();
+      say(msg.data);
+    });
     source.addEventListener("stick", function (msg) {
       if (document.getElementById("e" + msg.lastEventId)) { return; }
       var nearEnd = window.innerHeight + window.scrollY >= document.body.scrollHeight - 80;
@@ -77,8 +128,17 @@
       if (item) { answered(item); }
       if (nearEnd) { window.scrollTo(0, document.body.scrollHeight); }
     });
+    var rosterNews = document.getElementById("roster-news");
+    var holderOf = function () {
+      var body = rosterBox && rosterBox.firstElementChild;
+      return body ? body.getAttribute("data-holder") || "" : "";
+    };
     source.addEventListener("roster", function (msg) {
-      if (rosterBox) { swap(rosterBox, msg.data); }
+      if (!rosterBox) { return; }
+      var before = holderOf();
+      if (!swap(rosterBox, msg.data)) { return; }
+      var now = holderOf();
+      if (now !== before) { news(rosterNews, now ? now + " now holds the stick" : "Nobody holds the stick now"); }
     });
     source.addEventListener("closed", function () {
       source.close();
