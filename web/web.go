@@ -112,7 +112,7 @@ func New(cfg Config) (*Handler, error) {
 	h.mux.HandleFunc("GET /rooms/{room_id}/doc", h.serveDoc)
 	h.mux.HandleFunc("GET /rooms/{room_id}/doc/diff", h.serveDocDiff)
 	h.mux.HandleFunc("GET /rooms/{room_id}/doc/edit", h.serveDocEdit)
-	h.mux.HandleFunc("POST /rooms/{room_id}/doc/edit", h.editDoc)
+	h.mux.HandleFunc(editPattern, h.editDoc)
 	h.mux.HandleFunc("GET /signin", h.serveSignin)
 	h.mux.HandleFunc("POST /signin", h.signin)
 	h.mux.HandleFunc("POST /signout", h.signout)
@@ -130,13 +130,17 @@ func New(cfg Config) (*Handler, error) {
 }
 
 // ServeHTTP serves one request of the page, with headers that keep any
-// script but the page's own from running and the page out of frames.
+// script but the page's own from running and the page out of frames; a
+// POST's form is read first, bounded (readForm).
 func (h *Handler) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	hd := w.Header()
 	hd.Set("Content-Security-Policy", "default-src 'self'; script-src 'self'; style-src 'self'; img-src 'self'; object-src 'none'; base-uri 'none'; form-action 'self'; frame-ancestors 'none'")
 	hd.Set("X-Content-Type-Options", "nosniff")
 	hd.Set("Referrer-Policy", "same-origin")
 	hd.Set("X-Frame-Options", "DENY")
+	if !h.readForm(w, r) {
+		return
+	}
 	h.mux.ServeHTTP(w, r)
 }
 
