@@ -182,8 +182,8 @@ func (h *Handler) editDoc(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	e := stick.AsError(err)
-	body.Error, body.Hint = render.Text(e.Message), render.Text(e.Hint)
-	status := statusOf(e.Code)
+	status, msg, hint := h.words(r, err)
+	body.Error, body.Hint = msg, hint
 	switch e.Code {
 	case stick.CodeVersionConflict:
 		status = http.StatusConflict

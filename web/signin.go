@@ -41,7 +41,7 @@ func (h *Handler) signin(w http.ResponseWriter, r *http.Request) {
 		msg := "That token is not valid: unknown, revoked or expired."
 		status := http.StatusUnauthorized
 		if code := stick.ErrorCode(err); code != stick.CodeUnauthenticated {
-			msg, status = stick.AsError(err).Message, statusOf(code)
+			status, msg, _ = h.words(r, err)
 		}
 		h.show(w, r, status, "signin", viewer{}, "Sign in", signinForm{Error: msg})
 		return

@@ -55,6 +55,12 @@ type Config struct {
 	// set the public URL, and the hub takes the new one up. nil: a hub
 	// that tells nothing, whose pages say so.
 	Hub func(ctx context.Context) (HubInfo, error)
+	// Report records an error the page answered with a 500, whose text
+	// the reader is not shown (it may name the hub's files or say what
+	// failed inside it), in the hub's log, and returns the id the log
+	// files it under, which the page quotes ("" for none). nil records
+	// nothing.
+	Report func(r *http.Request, err error) (requestID string)
 }
 
 // Paths the hub mounts the page at; every other path is the hub's own.
