@@ -10,6 +10,7 @@ import (
 	"html/template"
 	"io/fs"
 	"net/http"
+	"strings"
 	"time"
 
 	"github.com/stickhq/stick/stick"
@@ -105,7 +106,7 @@ func New(cfg Config) (*Handler, error) {
 	if err != nil {
 		return nil, err
 	}
-	h.mux.Handle("GET /static/", http.StripPrefix("/static/", cached(http.FileServerFS(static))))
+	h.mux.Handle("GET /static/", http.StripPrefix("/static/", h.files(static)))
 	h.mux.HandleFunc("GET /{$}", h.serveRooms)
 	h.mux.HandleFunc("GET /rooms/{room_id}", h.serveRoom)
 	h.mux.HandleFunc("GET /rooms/{room_id}/live", h.serveLive)
@@ -148,6 +149,24 @@ func (h *Handler) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	h.mux.ServeHTTP(w, r)
+}
+
+// files serves the page's assets, cached; a folder of them (the assets'
+// root too) is no page, and gets the 404 of a path that is none, not a
+// listing.
+func (h *Handler) files(static fs.FS) http.Handler {
+	serve := cached(http.FileServerFS(static))
+	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		name := strings.TrimSuffix(r.URL.Path, "/")
+		if name == "" {
+			name = "."
+		}
+		if fi, err := fs.Stat(static, name); err == nil && fi.IsDir() || strings.HasSuffix(r.URL.Path, "/") {
+			h.fail(w, r, http.StatusNotFound, "There is no page at this address.", "")
+			return
+		}
+		serve.ServeHTTP(w, r)
+	})
 }
 
 // cached lets browsers keep the assets for an hour.

@@ -213,6 +213,12 @@ func TestRoomsList(t *testing.T) {
 	if st, _ := e.get(c, "/static/app.js"); st != http.StatusOK {
 		t.Errorf("app.js: %d", st)
 	}
+	// The assets' folder is no page: no listing of it, however asked.
+	for _, dir := range []string{"/static/", "/static/app.js/"} {
+		if st, body := e.get(c, dir); st != http.StatusNotFound || strings.Contains(body, `href="app.js"`) {
+			t.Errorf("%s: %d, lists the assets:\n%s", dir, st, body)
+		}
+	}
 }
 
 func TestRoomPageHandoffInFull(t *testing.T) {
