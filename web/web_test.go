@@ -207,6 +207,14 @@ func TestRoomsList(t *testing.T) {
 	if none := e.page(c, "/?q=nothing-like-it"); !strings.Contains(none, "No room matches") {
 		t.Error("a filter matching nothing says nothing")
 	}
+	resp, err := c.Get(e.srv.URL + "/")
+	if err != nil {
+		t.Fatal(err)
+	}
+	resp.Body.Close()
+	if csp := resp.Header.Get("Content-Security-Policy"); !strings.Contains(csp, "img-src 'self' data:;") {
+		t.Errorf("the CSP loads no inline picture: %s", csp)
+	}
 	if st, _ := e.get(c, "/static/style.css"); st != http.StatusOK {
 		t.Errorf("style.css: %d", st)
 	}
