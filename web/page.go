@@ -48,10 +48,10 @@ func (h *Handler) fail(w http.ResponseWriter, r *http.Request, status int, messa
 }
 
 // failErr writes the error page of err; errSignIn sends the reader to
-// the sign-in form.
+// the sign-in form, which brings it back to the page asked for.
 func (h *Handler) failErr(w http.ResponseWriter, r *http.Request, err error) {
 	if errors.Is(err, errSignIn) {
-		http.Redirect(w, r, "/signin", http.StatusSeeOther)
+		http.Redirect(w, r, signinURL(r), http.StatusSeeOther)
 		return
 	}
 	status, message, hint := h.words(r, err)

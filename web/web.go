@@ -187,11 +187,27 @@ const (
 	csrfField = "csrf"
 )
 
-// cookie makes a cookie of the page: HttpOnly, SameSite=Strict, Secure
-// over TLS.
+// cookie makes a cookie of the page: HttpOnly, so no script reads it;
+// SameSite=Strict, so no request another site's page starts carries it;
+// Secure over TLS. The CSRF cookie is one.
 func (h *Handler) cookie(r *http.Request, name, value string, maxAge int) *http.Cookie {
 	return &http.Cookie{Name: name, Value: value, Path: "/", MaxAge: maxAge, HttpOnly: true,
 		SameSite: http.SameSiteStrictMode, Secure: h.cfg.Secure || r.TLS != nil}
+}
+
+// sessionCookieOf makes the session cookie, which holds the token signed
+// in with: HttpOnly and Secure over TLS as every cookie of the page, but
+// SameSite=Lax, so that a reader who follows a link to the page from
+// another site (a chat, a mail, an issue) arrives signed in. Lax is safe
+// here: a browser sends a Lax cookie from another site only on a
+// top-level GET navigation, and no GET of the page writes anything;
+// every form that writes is a POST, which from another site carries no
+// session cookie, and needs the CSRF pair besides, whose cookie stays
+// Strict.
+func (h *Handler) sessionCookieOf(r *http.Request, value string, maxAge int) *http.Cookie {
+	c := h.cookie(r, sessionCookie, value, maxAge)
+	c.SameSite = http.SameSiteLaxMode
+	return c
 }
 
 // csrf returns the request's CSRF value, setting a new cookie when it has
@@ -239,7 +255,7 @@ func (h *Handler) who(w http.ResponseWriter, r *http.Request) (viewer, error) {
 	if c, err := r.Cookie(sessionCookie); err == nil && c.Value != "" && h.cfg.Authenticate != nil {
 		p, err := h.cfg.Authenticate(r, c.Value)
 		if stick.ErrorCode(err) == stick.CodeUnauthenticated {
-			http.SetCookie(w, h.cookie(r, sessionCookie, "", -1))
+			http.SetCookie(w, h.sessionCookieOf(r, "", -1))
 			return viewer{}, errSignIn
 		}
 		return viewer{principal: p, signedIn: true}, err
