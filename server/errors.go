@@ -8,75 +8,38 @@ import (
 	"strconv"
 	"sync"
 
-	"github.com/stickhq/stick/internal/replay"
+	"github.com/stickhq/stick/internal/httpcode"
 	"github.com/stickhq/stick/stick"
 )
 
 // The codes of errors only the hub gives: they concern HTTP itself, not
-// the protocol, so package stick has no use for them.
+// the protocol, so package stick has no use for them (see package
+// httpcode, whose codes these are).
 const (
 	// CodeNotFound: no endpoint has this path.
-	CodeNotFound stick.Code = "not_found"
+	CodeNotFound = httpcode.NotFound
 	// CodeMethodNotAllowed: the path exists, but not with this method.
-	CodeMethodNotAllowed stick.Code = "method_not_allowed"
+	CodeMethodNotAllowed = httpcode.MethodNotAllowed
 	// CodeTooLarge: the request body is over the hub's limit.
-	CodeTooLarge stick.Code = "request_too_large"
+	CodeTooLarge = httpcode.TooLarge
 	// CodeRateLimited: too many failed authentications came from the
 	// client's address; Retry-After says when to try again.
-	CodeRateLimited stick.Code = "rate_limited"
+	CodeRateLimited = httpcode.RateLimited
 	// CodeIdempotencyKeyReused: the Idempotency-Key was used before for
 	// another request (another method, path or body).
-	CodeIdempotencyKeyReused = replay.CodeReused
+	CodeIdempotencyKeyReused = httpcode.IdempotencyKeyReused
 	// CodeShuttingDown: the hub is stopping; Retry-After says when to try
 	// again (a restarted hub, or another one).
-	CodeShuttingDown stick.Code = "shutting_down"
+	CodeShuttingDown = httpcode.ShuttingDown
 )
-
-// statuses maps every error code to its HTTP status. A code not listed
-// (one a later version of package stick adds) is a client error, 400.
-var statuses = map[stick.Code]int{
-	stick.CodeInvalidArgument:       http.StatusBadRequest,
-	stick.CodeInvalidHandoff:        http.StatusBadRequest,
-	stick.CodeUnauthenticated:       http.StatusUnauthorized,
-	stick.CodeForbidden:             http.StatusForbidden,
-	stick.CodeRoomNotFound:          http.StatusNotFound,
-	CodeNotFound:                    http.StatusNotFound,
-	CodeMethodNotAllowed:            http.StatusMethodNotAllowed,
-	stick.CodeRoomClosed:            http.StatusConflict,
-	stick.CodeUnknownMember:         http.StatusConflict,
-	stick.CodeTurnMismatch:          http.StatusConflict,
-	stick.CodeStaleLease:            http.StatusConflict,
-	stick.CodeTakeoverNotAvailable:  http.StatusConflict,
-	stick.CodeTakeoverIneligible:    http.StatusConflict,
-	stick.CodeStickHeld:             http.StatusConflict,
-	stick.CodeVersionConflict:       http.StatusConflict,
-	stick.CodeAgentIDInUse:          http.StatusConflict,
-	CodeTooLarge:                    http.StatusRequestEntityTooLarge,
-	CodeIdempotencyKeyReused:        http.StatusUnprocessableEntity,
-	CodeRateLimited:                 http.StatusTooManyRequests,
-	stick.CodeSearchUnavailable:     http.StatusServiceUnavailable,
-	stick.CodeDBBusy:                http.StatusServiceUnavailable,
-	stick.CodeCanceled:              http.StatusServiceUnavailable,
-	CodeShuttingDown:                http.StatusServiceUnavailable,
-	stick.CodeDBSchemaMismatch:      http.StatusInternalServerError,
-	stick.CodeUnsupportedFilesystem: http.StatusInternalServerError,
-	stick.CodeDataDir:               http.StatusInternalServerError,
-	stick.CodeDBCorrupt:             http.StatusInternalServerError,
-	stick.CodeHarness:               http.StatusInternalServerError,
-	stick.CodeInternal:              http.StatusInternalServerError,
-}
 
 // retryAfter is the Retry-After, in seconds, of a 503 or 429 that does not
 // say its own: a busy store or a stopping hub is worth asking again soon.
 const retryAfter = 1
 
-// statusOf returns the HTTP status of an error code.
-func statusOf(code stick.Code) int {
-	if st, ok := statuses[code]; ok {
-		return st
-	}
-	return http.StatusBadRequest
-}
+// statusOf returns the HTTP status of an error code: the one mapping
+// the page answers with too (httpcode.Status).
+func statusOf(code stick.Code) int { return httpcode.Status(code) }
 
 // errorBody is the body of every error answer:
 // {"error": {"code", "message", "hint", "details"}}.

@@ -12,6 +12,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/stickhq/stick/internal/httpcode"
 	"github.com/stickhq/stick/stick"
 )
 
@@ -35,8 +36,8 @@ func TestStatusTable(t *testing.T) {
 			t.Errorf("%s: %d, want %d", code, got, st)
 		}
 	}
-	if len(statuses) != len(want) {
-		t.Errorf("the table has %d codes, the test %d", len(statuses), len(want))
+	if len(httpcode.Codes()) != len(want) {
+		t.Errorf("the table has %d codes, the test %d", len(httpcode.Codes()), len(want))
 	}
 	if statusOf("a_code_of_tomorrow") != 400 {
 		t.Error("an unknown code is not a client error")

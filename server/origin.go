@@ -7,6 +7,7 @@ import (
 	"strings"
 
 	"github.com/stickhq/stick/stick"
+	"github.com/stickhq/stick/web"
 )
 
 // guard refuses, with forbidden (403), what a browser may send on behalf of
@@ -19,7 +20,9 @@ import (
 //   - an Origin other than the hub's own (its public URL's scheme, host and
 //     port, or its listening address's), on every method: net/http's CrossOriginProtection lets every
 //     GET through, and the hub's reads are private;
-//   - without an Origin, a Sec-Fetch-Site of cross-site or same-site.
+//   - without an Origin, a Sec-Fetch-Site of cross-site or same-site,
+//     but for a link to the page followed from another site
+//     (pageNavigation).
 //
 // The resource metadata is exempt from the Origin checks: it is public,
 // and browsers' MCP clients read it from their own origin.
@@ -63,10 +66,52 @@ func (s *Server) checkOrigin(r *http.Request) error {
 	}
 	switch r.Header.Get("Sec-Fetch-Site") {
 	case "cross-site", "same-site":
+		if pageNavigation(r) {
+			return nil
+		}
 		return stick.Errorf(stick.CodeForbidden, "a cross-site request: this hub answers only pages of its own origin, %s", own).
 			WithHint("call the hub from a program (curl, an agent), not from a web page of another site")
 	}
 	return nil
+}
+
+// pageNavigation reports whether r is a reader following a link to the
+// page from another site: a top-level navigation (Sec-Fetch-Mode navigate,
+// Sec-Fetch-Dest document) that reads (GET or HEAD) one of the page's
+// paths (web.Paths). The page's GETs write nothing, and what it shows
+// goes to the reader's own window, never to the site that linked to it;
+// a POST, and any request to the API or /mcp, stays refused.
+func pageNavigation(r *http.Request) bool {
+	if r.Method != http.MethodGet && r.Method != http.MethodHead {
+		return false
+	}
+	if r.Header.Get("Sec-Fetch-Mode") != "navigate" || r.Header.Get("Sec-Fetch-Dest") != "document" {
+		return false
+	}
+	return pagePath(r.URL.Path)
+}
+
+// pagePath reports whether path is one the hub hands to its page
+// (web.Paths: "/{$}" is the root alone, a pattern ending in "/" a tree).
+func pagePath(path string) bool {
+	for _, p := range web.Paths {
+		if _, rest, ok := strings.Cut(p, " "); ok {
+			p = rest
+		}
+		switch {
+		case p == "/{$}":
+			if path == "/" {
+				return true
+			}
+		case strings.HasSuffix(p, "/"):
+			if strings.HasPrefix(path, p) {
+				return true
+			}
+		case path == p:
+			return true
+		}
+	}
+	return false
 }
 
 // hostName is the host of a Host header, without its port or brackets.

@@ -13,7 +13,9 @@ import (
 // (with the same limit on failures), open without a token where the API
 // is, whose live streams end when the hub stops, and told of the hub's
 // public URL and instructions for agents (hubInfo), which it reads afresh
-// so that a URL set on its settings is taken up at once.
+// so that a URL set on its settings is taken up at once. An internal
+// error the page answers is logged as the API's are: on the request's log
+// line (noteError), under the id the page quotes.
 func (s *Server) newPage() (http.Handler, error) {
 	return web.New(web.Config{
 		ServiceFor: s.serviceFor,
@@ -27,5 +29,14 @@ func (s *Server) newPage() (http.Handler, error) {
 		BeginStream: s.beginPoll,
 		Done:        s.streamsDone,
 		Now:         s.cfg.Now,
+		Report:      reportPage,
 	})
+}
+
+// reportPage logs an internal error the page answered with as the API
+// logs its own (writeError): on the request's log line, at level error,
+// under the request's id, which it returns for the page to quote.
+func reportPage(r *http.Request, err error) string {
+	noteError(r, err)
+	return requestID(r)
 }

@@ -2,7 +2,6 @@ package web
 
 import (
 	"context"
-	"errors"
 	"net/http"
 	"strconv"
 	"strings"
@@ -16,8 +15,12 @@ import (
 // stick.MaxDocLen bytes as a browser sends it at worst (each newline as
 // %0D%0A, any other byte as %XX), and the form's other fields. A larger
 // document gets the Service's own error, with the text kept; only a body
-// past this is refused unread.
+// past this is refused unread (readForm).
 const maxEditForm = 6*stick.MaxDocLen + 64<<10
+
+// editPattern is the route of the edit form, whose body readForm bounds
+// by maxEditForm.
+const editPattern = "POST /rooms/{room_id}/doc/edit"
 
 // editBody is the body of the edit page: the form, and after a save that
 // did not happen, why, with the text sent kept in it.
@@ -137,18 +140,6 @@ func formText(s string) (text string, changed bool) {
 // from, so the person merges and saves again. Any other refusal comes
 // back in the form too, the text kept; a success goes to the document.
 func (h *Handler) editDoc(w http.ResponseWriter, r *http.Request) {
-	r.Body = http.MaxBytesReader(w, r.Body, maxEditForm)
-	if err := r.ParseForm(); err != nil {
-		var tooBig *http.MaxBytesError
-		if errors.As(err, &tooBig) {
-			h.fail(w, r, http.StatusRequestEntityTooLarge,
-				"The document sent is far larger than a document may be (at most "+strconv.Itoa(stick.MaxDocLen)+" bytes); nothing was saved.",
-				"Go back, shorten the text, and save again.")
-			return
-		}
-		h.fail(w, r, http.StatusBadRequest, "The form could not be read: "+render.Line(err.Error())+".", "Open the edit page again and save from it.")
-		return
-	}
 	a, ok := h.act(w, r)
 	if !ok {
 		return
@@ -188,8 +179,8 @@ func (h *Handler) editDoc(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	e := stick.AsError(err)
-	body.Error, body.Hint = render.Text(e.Message), render.Text(e.Hint)
-	status := statusOf(e.Code)
+	status, msg, hint := h.words(r, err)
+	body.Error, body.Hint = msg, hint
 	switch e.Code {
 	case stick.CodeVersionConflict:
 		status = http.StatusConflict

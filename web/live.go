@@ -31,7 +31,7 @@ func (h *Handler) serveLive(w http.ResponseWriter, r *http.Request) {
 			http.Error(w, "sign in first", http.StatusUnauthorized)
 			return
 		}
-		http.Error(w, stick.AsError(err).Message, statusOf(stick.ErrorCode(err)))
+		h.streamErr(w, r, err)
 		return
 	}
 	after, err := strconv.ParseInt(r.URL.Query().Get("after"), 10, 64)
@@ -45,7 +45,7 @@ func (h *Handler) serveLive(w http.ResponseWriter, r *http.Request) {
 	id := r.PathValue("room_id")
 	svc := h.cfg.ServiceFor(v.principal)
 	if _, err := svc.RoomState(r.Context(), id); err != nil {
-		http.Error(w, stick.AsError(err).Message, statusOf(stick.ErrorCode(err)))
+		h.streamErr(w, r, err)
 		return
 	}
 	if h.cfg.BeginStream != nil {

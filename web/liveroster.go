@@ -123,12 +123,12 @@ func (h *Handler) serveRoomsLive(w http.ResponseWriter, r *http.Request) {
 			http.Error(w, "sign in first", http.StatusUnauthorized)
 			return
 		}
-		http.Error(w, stick.AsError(err).Message, statusOf(stick.ErrorCode(err)))
+		h.streamErr(w, r, err)
 		return
 	}
 	svc := h.cfg.ServiceFor(v.principal)
 	if _, err := svc.ListRooms(r.Context(), ""); err != nil {
-		http.Error(w, stick.AsError(err).Message, statusOf(stick.ErrorCode(err)))
+		h.streamErr(w, r, err)
 		return
 	}
 	if h.cfg.BeginStream != nil {

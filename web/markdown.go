@@ -250,6 +250,7 @@ type linkTargets struct{}
 func (linkTargets) Transform(doc *ast.Document, reader text.Reader, _ parser.Context) {
 	source := reader.Source()
 	var unlink []ast.Node
+	var linked []*ast.Image
 	var label []*ast.AutoLink
 	_ = ast.Walk(doc, func(n ast.Node, entering bool) (ast.WalkStatus, error) {
 		if !entering {
@@ -263,8 +264,12 @@ func (linkTargets) Transform(doc *ast.Document, reader text.Reader, _ parser.Con
 			}
 			n.SetAttributeString("rel", linkRel)
 		case *ast.Image:
-			if !safeTarget(string(util.URLEscape(n.Destination, true)), true) {
+			dest := string(util.URLEscape(n.Destination, true))
+			switch {
+			case !safeTarget(dest, true):
 				unlink = append(unlink, n)
+			case remoteImage(dest):
+				linked = append(linked, n)
 			}
 		case *ast.AutoLink:
 			url := string(util.URLEscape(n.URL(source), false))
@@ -291,6 +296,40 @@ func (linkTargets) Transform(doc *ast.Document, reader text.Reader, _ parser.Con
 	for _, n := range label {
 		n.Parent().ReplaceChild(n.Parent(), n, ast.NewString(n.Label(source)))
 	}
+	for _, n := range linked {
+		l := ast.NewLink()
+		l.Destination, l.Title = n.Destination, n.Title
+		l.SetAttributeString("rel", linkRel)
+		for c := n.FirstChild(); c != nil; {
+			next := c.NextSibling()
+			l.AppendChild(l, c)
+			c = next
+		}
+		if !l.HasChildren() {
+			l.AppendChild(l, ast.NewString(n.Destination))
+		}
+		n.Parent().ReplaceChild(n.Parent(), n, l)
+	}
+}
+
+// remoteImage reports whether an image's target is on another site (an
+// http or https URL, or one that starts with "//"), which the page's CSP
+// (img-src 'self' data:) keeps from loading: such an image becomes a link
+// to it, its alt text the link's text, rather than a broken picture, and
+// the reader's browser asks the other site for nothing unless followed.
+func remoteImage(url string) bool {
+	url = strings.TrimLeftFunc(url, func(r rune) bool { return r <= ' ' })
+	if strings.HasPrefix(url, "//") || strings.HasPrefix(url, `/\`) || strings.HasPrefix(url, `\`) {
+		return true
+	}
+	scheme, _, ok := strings.Cut(url, ":")
+	scheme = strings.ToLower(strings.Map(func(r rune) rune {
+		if r == '\t' || r == '\n' || r == '\r' {
+			return -1
+		}
+		return r
+	}, scheme))
+	return ok && (scheme == "http" || scheme == "https")
 }
 
 // safeTarget reports whether a link's target (an image's, with image)

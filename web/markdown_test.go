@@ -261,3 +261,26 @@ func badTarget(v string, image, strict bool) bool {
 	}
 	return strict
 }
+
+// An image on another site, which the page's CSP (img-src 'self' data:)
+// would never load, is a link to it, its alt text the link's; an inline
+// picture and one of the hub's own stay images, and the CSP loads them.
+func TestRemoteImageIsALink(t *testing.T) {
+	for src, want := range map[string]string{
+		`![a chart](https://example.com/c.png "Chart")`: `<a href="https://example.com/c.png" title="Chart" rel="nofollow noopener noreferrer">a chart</a>`,
+		"![*bold* alt](HTTP://example.com/b.png)":       `<a href="HTTP://example.com/b.png" rel="nofollow noopener noreferrer"><em>bold</em> alt</a>`,
+		"![](http://example.com/e.png)":                 `<a href="http://example.com/e.png" rel="nofollow noopener noreferrer">http://example.com/e.png</a>`,
+		"![far](//example.com/p.png)":                   `<a href="//example.com/p.png" rel="nofollow noopener noreferrer">far</a>`,
+		"![logo](/static/logo.png)":                     `<img src="/static/logo.png" alt="logo">`,
+		"![dot](data:image/png;base64,iVBORw0KGgo=)":    `<img src="data:image/png;base64,iVBORw0KGgo=" alt="dot">`,
+	} {
+		out := md(src)
+		if !strings.Contains(out, want) {
+			t.Errorf("%s: %s", src, out)
+		}
+		if strings.Contains(want, "<a ") && strings.Contains(out, "<img") {
+			t.Errorf("%s: still an image: %s", src, out)
+		}
+		checkHTML(t, src, out)
+	}
+}

@@ -6,6 +6,7 @@ import (
 	"html/template"
 	"net/http"
 
+	"github.com/stickhq/stick/internal/httpcode"
 	"github.com/stickhq/stick/render"
 	"github.com/stickhq/stick/stick"
 )
@@ -47,34 +48,49 @@ func (h *Handler) fail(w http.ResponseWriter, r *http.Request, status int, messa
 }
 
 // failErr writes the error page of err; errSignIn sends the reader to
-// the sign-in form.
+// the sign-in form, which brings it back to the page asked for.
 func (h *Handler) failErr(w http.ResponseWriter, r *http.Request, err error) {
 	if errors.Is(err, errSignIn) {
-		http.Redirect(w, r, "/signin", http.StatusSeeOther)
+		http.Redirect(w, r, signinURL(r), http.StatusSeeOther)
 		return
 	}
-	e := stick.AsError(err)
-	h.fail(w, r, statusOf(e.Code), render.Text(e.Message), render.Text(e.Hint))
+	status, message, hint := h.words(r, err)
+	h.fail(w, r, status, message, hint)
 }
 
-// statusOf is the HTTP status of an error code.
-func statusOf(code stick.Code) int {
-	switch code {
-	case stick.CodeInvalidArgument:
-		return http.StatusBadRequest
-	case stick.CodeUnauthenticated:
-		return http.StatusUnauthorized
-	case stick.CodeForbidden:
-		return http.StatusForbidden
-	case stick.CodeRoomNotFound:
-		return http.StatusNotFound
-	case "rate_limited":
-		return http.StatusTooManyRequests
-	case stick.CodeDBBusy, stick.CodeCanceled, "shutting_down":
-		return http.StatusServiceUnavailable
+// words is what the page says of err: its status (the API's, statusOf),
+// and its message and hint made safe. An internal error (500) says only
+// that the hub failed, and where to look: its text may name the hub's
+// files or say what failed inside it, so it goes to the hub's log
+// (Config.Report) and not to the reader.
+func (h *Handler) words(r *http.Request, err error) (status int, message, hint string) {
+	e := stick.AsError(err)
+	status = statusOf(e.Code)
+	if status != http.StatusInternalServerError {
+		return status, render.Text(e.Message), render.Text(e.Hint)
 	}
-	return http.StatusInternalServerError
+	id := ""
+	if h.cfg.Report != nil {
+		id = render.Line(h.cfg.Report(r, err))
+	}
+	if id == "" {
+		return status, "The hub could not answer this page; its log has the details.", "Try again later; if it keeps failing, the hub's operator finds the cause in its log."
+	}
+	return status, "The hub could not answer this page; its log has the details (request " + id + ").",
+		"Try again later; if it keeps failing, the hub's operator finds the cause in its log under request " + id + "."
 }
+
+// streamErr answers a live stream's request that fails before the
+// stream begins: as plain text (an EventSource reads no page), in the
+// words of the error page.
+func (h *Handler) streamErr(w http.ResponseWriter, r *http.Request, err error) {
+	status, message, _ := h.words(r, err)
+	http.Error(w, message, status)
+}
+
+// statusOf is the HTTP status of an error code: the JSON API's
+// (httpcode.Status), so a refusal has the same status on the page.
+func statusOf(code stick.Code) int { return httpcode.Status(code) }
 
 // funcs are the templates' helpers.
 var funcs = template.FuncMap{}

@@ -91,7 +91,7 @@ func rowOf(s stick.RoomSummary) roomRow {
 		Closed: s.State == stick.StateClosed, Holder: render.Line(s.Owner), Reserve: render.Line(s.ReservedFor),
 		Members: s.Members, Active: s.ActiveMembers, Turn: s.TurnID,
 		LastActivity: later(s.LastEventAt, s.UpdatedAt)}
-	words := []string{row.Name, row.ID, s.RoomKey, s.CanonicalPath, row.State, row.Holder, row.Reserve}
+	words := []string{row.Name, row.ID, render.Line(s.RoomKey), render.Line(s.CanonicalPath), row.State, row.Holder, row.Reserve}
 	words = append(words, render.Lines(s.Joined)...)
 	row.Search = strings.ToLower(strings.Join(words, " "))
 	return row

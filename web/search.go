@@ -66,9 +66,9 @@ func (h *Handler) serveSearch(w http.ResponseWriter, r *http.Request) {
 		body.Hits, err = h.hitViews(ctx, svc, hits)
 	}
 	if err != nil {
-		e := stick.AsError(err)
-		body.Error, body.Hint = render.Text(e.Message), render.Text(e.Hint)
-		h.show(w, r, statusOf(e.Code), "search", v, "Search", body)
+		status, msg, hint := h.words(r, err)
+		body.Error, body.Hint = msg, hint
+		h.show(w, r, status, "search", v, "Search", body)
 		return
 	}
 	h.show(w, r, http.StatusOK, "search", v, "Search: "+body.Query, body)

@@ -309,6 +309,10 @@ func (h *Handler) refuse(w http.ResponseWriter, r *http.Request, a actor, form *
 		h.failErr(w, r, err)
 		return
 	}
+	if statusOf(e.Code) == http.StatusInternalServerError {
+		h.failErr(w, r, err)
+		return
+	}
 	fe := &formErr{Code: string(e.Code), Message: render.Text(e.Message), Hint: render.Text(e.Hint)}
 	if f, ok := e.Details["field"].(string); ok {
 		fe.Field = render.Line(f)

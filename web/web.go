@@ -10,6 +10,7 @@ import (
 	"html/template"
 	"io/fs"
 	"net/http"
+	"strings"
 	"time"
 
 	"github.com/stickhq/stick/stick"
@@ -56,6 +57,12 @@ type Config struct {
 	// set the public URL, and the hub takes the new one up. nil: a hub
 	// that tells nothing, whose pages say so.
 	Hub func(ctx context.Context) (HubInfo, error)
+	// Report records an error the page answered with a 500, whose text
+	// the reader is not shown (it may name the hub's files or say what
+	// failed inside it), in the hub's log, and returns the id the log
+	// files it under, which the page quotes ("" for none). nil records
+	// nothing.
+	Report func(r *http.Request, err error) (requestID string)
 }
 
 // Paths the hub mounts the page at; every other path is the hub's own.
@@ -100,7 +107,7 @@ func New(cfg Config) (*Handler, error) {
 	if err != nil {
 		return nil, err
 	}
-	h.mux.Handle("GET /static/", http.StripPrefix("/static/", cached(http.FileServerFS(static))))
+	h.mux.Handle("GET /static/", http.StripPrefix("/static/", h.files(static)))
 	h.mux.HandleFunc("GET /{$}", h.serveRooms)
 	h.mux.HandleFunc("GET /rooms/{room_id}", h.serveRoom)
 	h.mux.HandleFunc("GET /rooms/{room_id}/live", h.serveLive)
@@ -113,7 +120,7 @@ func New(cfg Config) (*Handler, error) {
 	h.mux.HandleFunc("GET /rooms/{room_id}/doc", h.serveDoc)
 	h.mux.HandleFunc("GET /rooms/{room_id}/doc/diff", h.serveDocDiff)
 	h.mux.HandleFunc("GET /rooms/{room_id}/doc/edit", h.serveDocEdit)
-	h.mux.HandleFunc("POST /rooms/{room_id}/doc/edit", h.editDoc)
+	h.mux.HandleFunc(editPattern, h.editDoc)
 	h.mux.HandleFunc("GET /signin", h.serveSignin)
 	h.mux.HandleFunc("POST /signin", h.signin)
 	h.mux.HandleFunc("POST /signout", h.signout)
@@ -131,14 +138,36 @@ func New(cfg Config) (*Handler, error) {
 }
 
 // ServeHTTP serves one request of the page, with headers that keep any
-// script but the page's own from running and the page out of frames.
+// script but the page's own from running and the page out of frames; a
+// POST's form is read first, bounded (readForm).
 func (h *Handler) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	hd := w.Header()
-	hd.Set("Content-Security-Policy", "default-src 'self'; script-src 'self'; style-src 'self'; img-src 'self'; object-src 'none'; base-uri 'none'; form-action 'self'; frame-ancestors 'none'")
+	hd.Set("Content-Security-Policy", "default-src 'self'; script-src 'self'; style-src 'self'; img-src 'self' data:; object-src 'none'; base-uri 'none'; form-action 'self'; frame-ancestors 'none'")
 	hd.Set("X-Content-Type-Options", "nosniff")
 	hd.Set("Referrer-Policy", "same-origin")
 	hd.Set("X-Frame-Options", "DENY")
+	if !h.readForm(w, r) {
+		return
+	}
 	h.mux.ServeHTTP(w, r)
+}
+
+// files serves the page's assets, cached; a folder of them (the assets'
+// root too) is no page, and gets the 404 of a path that is none, not a
+// listing.
+func (h *Handler) files(static fs.FS) http.Handler {
+	serve := cached(http.FileServerFS(static))
+	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		name := strings.TrimSuffix(r.URL.Path, "/")
+		if name == "" {
+			name = "."
+		}
+		if fi, err := fs.Stat(static, name); err == nil && fi.IsDir() || strings.HasSuffix(r.URL.Path, "/") {
+			h.fail(w, r, http.StatusNotFound, "There is no page at this address.", "")
+			return
+		}
+		serve.ServeHTTP(w, r)
+	})
 }
 
 // cached lets browsers keep the assets for an hour.
@@ -159,11 +188,27 @@ const (
 	csrfField = "csrf"
 )
 
-// cookie makes a cookie of the page: HttpOnly, SameSite=Strict, Secure
-// over TLS.
+// cookie makes a cookie of the page: HttpOnly, so no script reads it;
+// SameSite=Strict, so no request another site's page starts carries it;
+// Secure over TLS. The CSRF cookie is one.
 func (h *Handler) cookie(r *http.Request, name, value string, maxAge int) *http.Cookie {
 	return &http.Cookie{Name: name, Value: value, Path: "/", MaxAge: maxAge, HttpOnly: true,
 		SameSite: http.SameSiteStrictMode, Secure: h.cfg.Secure || r.TLS != nil}
+}
+
+// sessionCookieOf makes the session cookie, which holds the token signed
+// in with: HttpOnly and Secure over TLS as every cookie of the page, but
+// SameSite=Lax, so that a reader who follows a link to the page from
+// another site (a chat, a mail, an issue) arrives signed in. Lax is safe
+// here: a browser sends a Lax cookie from another site only on a
+// top-level GET navigation, and no GET of the page writes anything;
+// every form that writes is a POST, which from another site carries no
+// session cookie, and needs the CSRF pair besides, whose cookie stays
+// Strict.
+func (h *Handler) sessionCookieOf(r *http.Request, value string, maxAge int) *http.Cookie {
+	c := h.cookie(r, sessionCookie, value, maxAge)
+	c.SameSite = http.SameSiteLaxMode
+	return c
 }
 
 // csrf returns the request's CSRF value, setting a new cookie when it has
@@ -211,7 +256,7 @@ func (h *Handler) who(w http.ResponseWriter, r *http.Request) (viewer, error) {
 	if c, err := r.Cookie(sessionCookie); err == nil && c.Value != "" && h.cfg.Authenticate != nil {
 		p, err := h.cfg.Authenticate(r, c.Value)
 		if stick.ErrorCode(err) == stick.CodeUnauthenticated {
-			http.SetCookie(w, h.cookie(r, sessionCookie, "", -1))
+			http.SetCookie(w, h.sessionCookieOf(r, "", -1))
 			return viewer{}, errSignIn
 		}
 		return viewer{principal: p, signedIn: true}, err

@@ -9,6 +9,8 @@ import (
 	"net/http/cookiejar"
 	"net/http/httptest"
 	"net/url"
+	"os"
+	"path/filepath"
 	"regexp"
 	"strings"
 	"testing"
@@ -126,14 +128,52 @@ func (e *env) note(id, room, text string, typ stick.NoteType) {
 	}
 }
 
-// noRawScript fails when hostile markup reached the page as markup.
+// firstEvent reads a live stream up to its first event named name and
+// returns that event's data.
+func (e *env) firstEvent(path, name string) string {
+	e.t.Helper()
+	ctx, cancel := context.WithTimeout(e.ctx, 10*time.Second)
+	defer cancel()
+	req, _ := http.NewRequestWithContext(ctx, http.MethodGet, e.srv.URL+path, nil)
+	resp, err := http.DefaultClient.Do(req)
+	if err != nil {
+		e.t.Fatal(err)
+	}
+	defer resp.Body.Close()
+	lines := bufio.NewScanner(resp.Body)
+	lines.Buffer(nil, 1<<22)
+	event, data := "", ""
+	for lines.Scan() {
+		switch line := lines.Text(); {
+		case strings.HasPrefix(line, "event: "):
+			event = strings.TrimPrefix(line, "event: ")
+		case strings.HasPrefix(line, "data: "):
+			data += strings.TrimPrefix(line, "data: ") + "\n"
+		case line == "" && event == name:
+			return data
+		case line == "":
+			event, data = "", ""
+		}
+	}
+	e.t.Fatalf("%s: no %q event", path, name)
+	return ""
+}
+
+// noRawScript fails when hostile markup reached the page as markup: a
+// script, a javascript: link, an event handler attribute (on...=) or
+// any tag or attribute the page's own markup has not (inspectHTML), or
+// a raw ESC or bidi control, which a terminal or a browser would obey.
 func noRawScript(t *testing.T, where, body string) {
 	t.Helper()
-	for _, bad := range []string{"<script>alert", `href="javascript:`, "\x1b["} {
+	for _, bad := range []string{"<script>alert", `href="javascript:`, "\x1b"} {
 		if strings.Contains(body, bad) {
 			t.Errorf("%s: the page holds %q unescaped", where, bad)
 		}
 	}
+	if i := strings.IndexFunc(body, func(r rune) bool { return r >= 0x202a && r <= 0x202e || r >= 0x2066 && r <= 0x2069 }); i >= 0 {
+		t.Errorf("%s: the page holds a raw bidi control %q", where, body[i:i+3])
+	}
+	inspectHTML(t, where, body, false)
 }
 
 var csrfRe = regexp.MustCompile(`name="csrf" value="([0-9a-f]{64})"`)
@@ -167,11 +207,25 @@ func TestRoomsList(t *testing.T) {
 	if none := e.page(c, "/?q=nothing-like-it"); !strings.Contains(none, "No room matches") {
 		t.Error("a filter matching nothing says nothing")
 	}
+	resp, err := c.Get(e.srv.URL + "/")
+	if err != nil {
+		t.Fatal(err)
+	}
+	resp.Body.Close()
+	if csp := resp.Header.Get("Content-Security-Policy"); !strings.Contains(csp, "img-src 'self' data:;") {
+		t.Errorf("the CSP loads no inline picture: %s", csp)
+	}
 	if st, _ := e.get(c, "/static/style.css"); st != http.StatusOK {
 		t.Errorf("style.css: %d", st)
 	}
 	if st, _ := e.get(c, "/static/app.js"); st != http.StatusOK {
 		t.Errorf("app.js: %d", st)
+	}
+	// The assets' folder is no page: no listing of it, however asked.
+	for _, dir := range []string{"/static/", "/static/app.js/"} {
+		if st, body := e.get(c, dir); st != http.StatusNotFound || strings.Contains(body, `href="app.js"`) {
+			t.Errorf("%s: %d, lists the assets:\n%s", dir, st, body)
+		}
 	}
 }
 
@@ -297,13 +351,13 @@ func TestSignInAndOut(t *testing.T) {
 	}
 	e.join("codex:a1", "seen")
 	c := e.client()
-	for _, path := range []string{"/", "/rooms/room_x"} {
+	for path, want := range map[string]string{"/": "/signin", "/rooms/room_x": "/signin?next=%2Frooms%2Froom_x"} {
 		resp, err := c.Get(e.srv.URL + path)
 		if err != nil {
 			t.Fatal(err)
 		}
 		resp.Body.Close()
-		if resp.StatusCode != http.StatusSeeOther || resp.Header.Get("Location") != "/signin" {
+		if resp.StatusCode != http.StatusSeeOther || resp.Header.Get("Location") != want {
 			t.Fatalf("%s unsigned: %d %s", path, resp.StatusCode, resp.Header.Get("Location"))
 		}
 	}
@@ -339,7 +393,9 @@ func TestSignInAndOut(t *testing.T) {
 			session = ck
 		}
 	}
-	if session == nil || !session.HttpOnly || session.SameSite != http.SameSiteStrictMode || session.Secure || session.Value != secret {
+	// Lax, so a link followed from another site arrives signed in (no
+	// GET writes); the CSRF cookie stays Strict.
+	if session == nil || !session.HttpOnly || session.SameSite != http.SameSiteLaxMode || session.Secure || session.Value != secret {
 		t.Fatalf("the session cookie: %+v", session)
 	}
 	body := e.page(c, "/")
@@ -430,6 +486,25 @@ func TestHostileTextIsEscaped(t *testing.T) {
 		t.Error("the hostile text is not shown, escaped")
 	}
 	noRawScript(t, "rooms", e.page(c, "/?q="+url.QueryEscape(hostile)))
+	// A room joined by a path whose name is hostile: the list, and its
+	// live stream, show the path with its controls written out.
+	dir := filepath.Join(t.TempDir(), "\x1b[31mevil\u202e<script>alert(5)")
+	if err := os.Mkdir(dir, 0o700); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := e.svc.JoinPath(e.ctx, agent("codex:a1"), stick.JoinRequest{Path: dir}); err != nil {
+		t.Fatal(err)
+	}
+	list := e.page(c, "/")
+	noRawScript(t, "rooms with a hostile path", list)
+	if !strings.Contains(list, `\x1b[31mevil`) || !strings.Contains(list, "&lt;script&gt;alert(5)") {
+		t.Errorf("the hostile path is not shown, written out:\n%s", list)
+	}
+	stream := e.firstEvent("/rooms/live", "rooms")
+	noRawScript(t, "rooms stream with a hostile path", stream)
+	if !strings.Contains(stream, `\x1b[31mevil`) {
+		t.Errorf("the stream lacks the hostile path:\n%s", stream)
+	}
 	if _, err := e.svc.Close(e.ctx, agent("claude:b2"), room, hostile, hostile); err != nil {
 		t.Fatal(err)
 	}
