@@ -300,7 +300,7 @@ func TestNames(t *testing.T) {
 		}
 	}
 	// The codes of stick, and those a hub and its proxy add.
-	for _, values := range constants(t, filepath.Join("server", "errors.go"), filepath.Join("proxy", "proxy.go")) {
+	for _, values := range constants(t, filepath.Join("server", "errors.go"), filepath.Join("internal", "httpcode", "status.go"), filepath.Join("proxy", "proxy.go")) {
 		for _, v := range values {
 			known[v] = true
 		}

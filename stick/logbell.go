@@ -19,12 +19,12 @@ func appendEvent(tx Tx, e Event) (Event, error) {
 	return ev, err
 }
 
-// logRefresh is how often a reader that follows a room's log by its bell
-// reads the log anyway: a bell is missed only when its writer dies
-// between its commit and its ring, and this bounds how late such an
-// event reaches its readers, while a hundred idle pages of a room cost
-// the hub almost nothing.
-const logRefresh = 15 * time.Second
+// logRefresh is how often a reader that follows a room's log by its bells
+// reads it anyway, as a waiter for its turn does (bellRefreshMax): a bell
+// is missed when its writer dies between its commit and its ring, and a
+// store whose files were deleted under it rings nothing at all; this
+// bounds how late such a reader learns of either.
+const logRefresh = bellRefreshMax
 
 // logWake is what wakes a reader of a room's log between two reads: the
 // log's bell and a refresh timer on the Service's clock, or every commit

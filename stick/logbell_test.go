@@ -80,7 +80,7 @@ func TestFollowEventsWakesOnlyForItsRoom(t *testing.T) {
 
 // TestFollowEventsRefreshesForAMissedBell: an event whose writer never
 // rang the log's bell (it died between commit and ring) still reaches a
-// follower, at its next refresh (15 s on the Service's clock).
+// follower, at its next refresh (4 s on the Service's clock).
 func TestFollowEventsRefreshesForAMissedBell(t *testing.T) {
 	st := &countingStore{Store: openStore(t)}
 	clock := testclock.New(epoch)
@@ -126,7 +126,7 @@ func TestFollowEventsRefreshesForAMissedBell(t *testing.T) {
 		t.Fatalf("the follower returned before its refresh, with no bell: %+v", p)
 	case <-time.After(200 * time.Millisecond):
 	}
-	clock.Advance(15 * time.Second)
+	clock.Advance(4 * time.Second)
 	select {
 	case p := <-got:
 		if len(p.Events) != 1 || p.Events[0].Seq != seq {
