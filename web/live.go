@@ -44,22 +44,14 @@ func (h *Handler) serveLive(w http.ResponseWriter, r *http.Request) {
 	}
 	id := r.PathValue("room_id")
 	svc := h.cfg.ServiceFor(v.principal)
-	if _, err := svc.RoomState(r.Context(), id); err != nil {
-		h.streamErr(w, r, err)
+	out, end, ok := h.openStream(w, r, svc, func() error {
+		_, err := svc.RoomState(r.Context(), id)
+		return err
+	})
+	if !ok {
 		return
 	}
-	if h.cfg.BeginStream != nil {
-		end, ok := h.cfg.BeginStream(svc)
-		if !ok {
-			http.Error(w, "the hub is shutting down", http.StatusServiceUnavailable)
-			return
-		}
-		defer end()
-	}
-	out := beginSSE(w)
-	if !out.send([]byte("retry: 2000\n\n")) {
-		return
-	}
+	defer end()
 	// sctx ends the stream: the client going, its credential failing
 	// (check), or the roster's watch failing.
 	sctx, end := context.WithCancel(r.Context())

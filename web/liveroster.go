@@ -127,22 +127,14 @@ func (h *Handler) serveRoomsLive(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	svc := h.cfg.ServiceFor(v.principal)
-	if _, err := svc.ListRooms(r.Context(), ""); err != nil {
-		h.streamErr(w, r, err)
+	out, end, ok := h.openStream(w, r, svc, func() error {
+		_, err := svc.ListRooms(r.Context(), "")
+		return err
+	})
+	if !ok {
 		return
 	}
-	if h.cfg.BeginStream != nil {
-		end, ok := h.cfg.BeginStream(svc)
-		if !ok {
-			http.Error(w, "the hub is shutting down", http.StatusServiceUnavailable)
-			return
-		}
-		defer end()
-	}
-	out := beginSSE(w)
-	if !out.send([]byte("retry: 2000\n\n")) {
-		return
-	}
+	defer end()
 	check := h.newLiveCheck(r, v, out, func() {})
 	f, leave := h.live.subscribe(feedKey(v.principal, ""), func(ctx context.Context) (any, <-chan struct{}, error) {
 		return svc.WatchRooms(ctx)
@@ -179,6 +171,32 @@ func (h *Handler) serveRoomsLive(w http.ResponseWriter, r *http.Request) {
 			return
 		}
 	}
+}
+
+// openStream starts a live stream for svc once first, the stream's first
+// read, passed: it registers the stream with the hub (Config.BeginStream,
+// so the hub's stop ends it), writes the headers and the reconnection
+// delay. ok is false when it answered the request itself (first's error,
+// a stopping hub, a client gone); else the caller calls end when the
+// stream is over.
+func (h *Handler) openStream(w http.ResponseWriter, r *http.Request, svc *stick.Service, first func() error) (out *sseOut, end func(), ok bool) {
+	if err := first(); err != nil {
+		h.streamErr(w, r, err)
+		return nil, nil, false
+	}
+	end = func() {}
+	if h.cfg.BeginStream != nil {
+		if end, ok = h.cfg.BeginStream(svc); !ok {
+			http.Error(w, "the hub is shutting down", http.StatusServiceUnavailable)
+			return nil, nil, false
+		}
+	}
+	out = beginSSE(w)
+	if !out.send([]byte("retry: 2000\n\n")) {
+		end()
+		return nil, nil, false
+	}
+	return out, end, true
 }
 
 // beginSSE writes the headers of an event stream and returns its writer.
