@@ -29,7 +29,7 @@ func runTestShLog(t *testing.T, shells []string, env ...string) (string, int, st
 		t.Skip("no bash here: ./test.sh needs it")
 	}
 	bin := t.TempDir()
-	for _, tool := range []string{"dirname", "date"} {
+	for _, tool := range []string{"dirname", "date", "sort"} {
 		p, err := exec.LookPath(tool)
 		if err != nil {
 			t.Fatalf("%s: %v", tool, err)
@@ -39,8 +39,10 @@ func runTestShLog(t *testing.T, shells []string, env ...string) (string, int, st
 		}
 	}
 	fakes := map[string]string{
-		"go": "#!/bin/sh\necho \"go $*\" >>\"$FAKE_GO_LOG\"\n" +
-			"[ \"$1\" = test ] && echo \"  with STICK_REQUIRE_BROWSER=$STICK_REQUIRE_BROWSER\" >>\"$FAKE_GO_LOG\"\n" +
+		// One write per call: test.sh pipes 'go test' into 'go run', so
+		// two calls may log at once, and a call's lines must stay together.
+		"go": "#!/bin/sh\nif [ \"$1\" = test ]; then line=\"go $*\n  with STICK_REQUIRE_BROWSER=$STICK_REQUIRE_BROWSER\"; else line=\"go $*\"; fi\n" +
+			"printf '%s\\n' \"$line\" >>\"$FAKE_GO_LOG\"\n" +
 			"[ \"$FAKE_GO_FAIL\" = \"$1 $2\" ] && { echo \"go $1 $2: failed\"; exit 1; }\nexit 0\n",
 		"gofmt": "#!/bin/sh\nexit 0\n",
 	}
