@@ -24,7 +24,7 @@ func (s *Server) newPage() (http.Handler, error) {
 		},
 		Open:        s.open,
 		Local:       s.cfg.Local,
-		Secure:      strings.HasPrefix(s.pub().url, "https:"),
+		Secure:      func() bool { return strings.HasPrefix(s.pub().url, "https:") },
 		Hub:         s.hubInfo,
 		BeginStream: s.beginPoll,
 		Done:        s.streamsDone,

@@ -36,9 +36,11 @@ type Config struct {
 	Open func(ctx context.Context) (bool, error)
 	// Local is who reads the page of an open hub.
 	Local stick.Principal
-	// Secure marks the cookies Secure even on a request that did not come
-	// over TLS itself: a hub whose public URL is https, behind a proxy.
-	Secure bool
+	// Secure reports whether to mark the cookies Secure even on a request
+	// that did not come over TLS itself: a hub whose public URL is https,
+	// behind a proxy. It is asked at every cookie, so a public URL an
+	// operator changes takes effect at once. nil means never.
+	Secure func() bool
 	// BeginStream registers a live stream in the given Service, so that
 	// the hub's stop ends it at once; it returns false once the hub
 	// stops. nil registers nothing.
@@ -193,7 +195,7 @@ const (
 // Secure over TLS. The CSRF cookie is one.
 func (h *Handler) cookie(r *http.Request, name, value string, maxAge int) *http.Cookie {
 	return &http.Cookie{Name: name, Value: value, Path: "/", MaxAge: maxAge, HttpOnly: true,
-		SameSite: http.SameSiteStrictMode, Secure: h.cfg.Secure || r.TLS != nil}
+		SameSite: http.SameSiteStrictMode, Secure: r.TLS != nil || h.cfg.Secure != nil && h.cfg.Secure()}
 }
 
 // sessionCookieOf makes the session cookie, which holds the token signed

@@ -13,6 +13,7 @@ import (
 	"path/filepath"
 	"regexp"
 	"strings"
+	"sync/atomic"
 	"testing"
 	"time"
 
@@ -509,4 +510,37 @@ func TestHostileTextIsEscaped(t *testing.T) {
 		t.Fatal(err)
 	}
 	noRawScript(t, "closed room", e.page(c, "/rooms/"+room))
+}
+
+// The Secure mark follows the hub's answer at every cookie: a public URL
+// an operator changes to https marks the next cookies Secure, over a
+// plain connection from the hub's proxy, with no restart.
+func TestSecureCookieFollowsTheHub(t *testing.T) {
+	var https atomic.Bool
+	e := newEnv(t, false, func(c *web.Config) { c.Secure = https.Load })
+	c := e.client()
+	c.CheckRedirect = func(*http.Request, []*http.Request) error { return http.ErrUseLastResponse }
+	csrfCookie := func() *http.Cookie {
+		t.Helper()
+		c.Jar, _ = cookiejar.New(nil)
+		resp, err := c.Get(e.srv.URL + "/signin")
+		if err != nil {
+			t.Fatal(err)
+		}
+		resp.Body.Close()
+		for _, ck := range resp.Cookies() {
+			if ck.Name == "stick_csrf" {
+				return ck
+			}
+		}
+		t.Fatal("the sign-in page set no CSRF cookie")
+		return nil
+	}
+	if csrfCookie().Secure {
+		t.Fatal("an http hub marked its cookie Secure")
+	}
+	https.Store(true)
+	if !csrfCookie().Secure {
+		t.Fatal("once the hub is https, its next cookie is not Secure")
+	}
 }
