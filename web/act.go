@@ -1,6 +1,7 @@
 package web
 
 import (
+	"errors"
 	"net/http"
 
 	"github.com/stickhq/stick/identity"
@@ -17,7 +18,8 @@ type actor struct {
 }
 
 // act starts every form that writes: it refuses a form not sent from the
-// hub's own page (CSRF) and a reader who must sign in first, then names
+// hub's own page (CSRF) and a reader who must sign in first (with a page
+// that says how to keep what was written), then names
 // the reader's member. On a refusal it has written the error page and
 // returns false; it decides nothing else, the Service does.
 func (h *Handler) act(w http.ResponseWriter, r *http.Request) (actor, bool) {
@@ -26,6 +28,13 @@ func (h *Handler) act(w http.ResponseWriter, r *http.Request) (actor, bool) {
 		return actor{}, false
 	}
 	v, err := h.who(w, r)
+	if errors.Is(err, errSignIn) {
+		// Not a redirect: the sign-in page would drop what the reader
+		// wrote, which the browser keeps for Back.
+		h.fail(w, r, http.StatusUnauthorized, "Your sign-in has ended (the token was revoked or has expired, or you signed out), so nothing was sent.",
+			"Go back with your browser's Back button: what you wrote is still in the form. Sign in again in another tab (at /signin), then send it again.")
+		return actor{}, false
+	}
 	if err != nil {
 		h.failErr(w, r, err)
 		return actor{}, false

@@ -465,3 +465,37 @@ func TestFormToARoomThatClosedKeepsInput(t *testing.T) {
 		t.Error("a closed room's page offers the note form")
 	}
 }
+
+// A form sent after its reader's sign-in ended (the token revoked) sends
+// nothing and says how to keep the text: Back, sign in elsewhere, send
+// again; it is not a redirect, which would lose the text.
+func TestFormAfterSignInEndedSaysHowToKeepText(t *testing.T) {
+	e := newEnv(t, false)
+	room := e.join("codex:a1", "revoked")
+	c := e.signIn("ana", stick.AccessOperator)
+	e.submit(c, room, "join", url.Values{})
+	m := csrfRe.FindStringSubmatch(e.page(c, "/rooms/"+room))
+	if m == nil {
+		t.Fatal("no CSRF token on the room's page")
+	}
+	tokens, err := e.svc.ListTokens(e.ctx)
+	if err != nil || len(tokens) != 1 {
+		t.Fatalf("tokens: %v %v", tokens, err)
+	}
+	if _, err := e.svc.RevokeToken(e.ctx, tokens[0].ID); err != nil {
+		t.Fatal(err)
+	}
+	before := e.frozen(room)
+	r := e.post(c, "/rooms/"+room+"/notes", url.Values{"csrf": {m[1]}, "type": {"note"}, "text": {"written before the revocation"}})
+	if r.status != http.StatusUnauthorized || r.loc != "" {
+		t.Fatalf("a note after the token was revoked: %d %q, want 401 and no redirect", r.status, r.loc)
+	}
+	for _, w := range []string{"Your sign-in has ended", "Back button", "/signin"} {
+		if !strings.Contains(r.body, w) {
+			t.Errorf("the page lacks %q:\n%s", w, clipped(r.body))
+		}
+	}
+	if e.frozen(room) != before {
+		t.Fatal("the refused note changed the room")
+	}
+}
