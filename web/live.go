@@ -3,11 +3,8 @@ package web
 import (
 	"bytes"
 	"context"
-	"errors"
-	"fmt"
 	"net/http"
 	"strconv"
-	"strings"
 
 	"github.com/stickhq/stick/stick"
 )
@@ -27,10 +24,6 @@ import (
 func (h *Handler) serveLive(w http.ResponseWriter, r *http.Request) {
 	v, err := h.who(w, r)
 	if err != nil {
-		if errors.Is(err, errSignIn) {
-			http.Error(w, "sign in first", http.StatusUnauthorized)
-			return
-		}
 		h.streamErr(w, r, err)
 		return
 	}
@@ -89,15 +82,11 @@ func (h *Handler) serveLive(w http.ResponseWriter, r *http.Request) {
 			if err != nil || h.frag.Execute(&frag, view) != nil {
 				return
 			}
-			fmt.Fprintf(&b, "id: %d\nevent: stick\n", e.Seq)
-			for line := range strings.SplitSeq(strings.TrimRight(frag.String(), "\n"), "\n") {
-				fmt.Fprintf(&b, "data: %s\n", line)
-			}
-			b.WriteString("\n")
+			writeSSE(&b, e.Seq, "stick", frag.String())
 			closed = closed || e.Type == stick.EventClose
 		}
 		if closed {
-			b.WriteString("event: closed\ndata: closed\n\n")
+			writeSSE(&b, 0, "closed", "closed")
 		}
 		if !check.ok() || !out.send(b.Bytes()) || closed {
 			return

@@ -65,12 +65,21 @@ func (o *sseOut) last(b []byte) {
 // html.
 func sseEvent(name, html string) []byte {
 	var b bytes.Buffer
-	fmt.Fprintf(&b, "event: %s\n", name)
-	for line := range strings.SplitSeq(strings.TrimRight(html, "\n"), "\n") {
-		fmt.Fprintf(&b, "data: %s\n", line)
+	writeSSE(&b, 0, name, html)
+	return b.Bytes()
+}
+
+// writeSSE writes one Server-Sent Event to b: its id (none for 0), its
+// name, and data as its data lines.
+func writeSSE(b *bytes.Buffer, id int64, name, data string) {
+	if id != 0 {
+		fmt.Fprintf(b, "id: %d\n", id)
+	}
+	fmt.Fprintf(b, "event: %s\n", name)
+	for line := range strings.SplitSeq(strings.TrimRight(data, "\n"), "\n") {
+		fmt.Fprintf(b, "data: %s\n", line)
 	}
 	b.WriteString("\n")
-	return b.Bytes()
 }
 
 // followRoster sends the roster of room to out as "roster" events, as
@@ -119,10 +128,6 @@ func (h *Handler) followRoster(ctx context.Context, v viewer, svc *stick.Service
 func (h *Handler) serveRoomsLive(w http.ResponseWriter, r *http.Request) {
 	v, err := h.who(w, r)
 	if err != nil {
-		if errors.Is(err, errSignIn) {
-			http.Error(w, "sign in first", http.StatusUnauthorized)
-			return
-		}
 		h.streamErr(w, r, err)
 		return
 	}

@@ -82,8 +82,13 @@ func (h *Handler) words(r *http.Request, err error) (status int, message, hint s
 
 // streamErr answers a live stream's request that fails before the
 // stream begins: as plain text (an EventSource reads no page), in the
-// words of the error page.
+// words of the error page; a reader who must sign in gets a 401, which
+// an EventSource takes as final, never the redirect a page gets.
 func (h *Handler) streamErr(w http.ResponseWriter, r *http.Request, err error) {
+	if errors.Is(err, errSignIn) {
+		http.Error(w, "sign in first", http.StatusUnauthorized)
+		return
+	}
 	status, message, _ := h.words(r, err)
 	http.Error(w, message, status)
 }
