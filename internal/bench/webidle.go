@@ -22,26 +22,11 @@ func webIdle(ctx context.Context, e *env) ([]Result, error) {
 	if e.o.Quick {
 		pages = 20
 	}
-	a, err := joinAs(ctx, e.data, e.repo, "bench")
+	a, secret, last, h, err := e.watchedRoom(ctx, "bench")
 	if err != nil {
 		return nil, err
 	}
 	defer a.close()
-	if _, err := busyRoom(ctx, a, e.repo, 1_000); err != nil {
-		return nil, err
-	}
-	secret, err := viewerToken(ctx, a.svc)
-	if err != nil {
-		return nil, err
-	}
-	st, err := a.svc.RoomState(ctx, a.room)
-	if err != nil {
-		return nil, err
-	}
-	h, err := e.startHub(ctx)
-	if err != nil {
-		return nil, err
-	}
 	defer func() { _ = h.Close() }()
 	tr := newTransport(pages + 1)
 	defer tr.CloseIdleConnections()
@@ -54,7 +39,7 @@ func webIdle(ctx context.Context, e *env) ([]Result, error) {
 	got := map[int64]int{}           // how many pages read each event
 	ended := make(chan error, pages) // a stream that ended by itself
 	for range pages {
-		s, err := p.openLive(streamCtx, a.room, st.LastEventSeq)
+		s, err := p.openLive(streamCtx, a.room, last)
 		if err != nil {
 			return nil, err
 		}

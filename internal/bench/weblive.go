@@ -20,32 +20,17 @@ import (
 // wake-ups, reads the event and sends it.
 func webLive(ctx context.Context, e *env) ([]Result, error) {
 	r := Result{Scenario: "web-live", Unit: "events"}
-	writer, err := joinAs(ctx, e.data, e.repo, "writer")
+	writer, secret, last, h, err := e.watchedRoom(ctx, "writer")
 	if err != nil {
 		return nil, err
 	}
 	defer writer.close()
-	if _, err := busyRoom(ctx, writer, e.repo, 1_000); err != nil {
-		return nil, err
-	}
-	secret, err := viewerToken(ctx, writer.svc)
-	if err != nil {
-		return nil, err
-	}
-	st, err := writer.svc.RoomState(ctx, writer.room)
-	if err != nil {
-		return nil, err
-	}
-	h, err := e.startHub(ctx)
-	if err != nil {
-		return nil, err
-	}
 	defer func() { _ = h.Close() }()
 	tr := newTransport(1)
 	defer tr.CloseIdleConnections()
 	streamCtx, cancel := context.WithCancel(ctx)
 	defer cancel()
-	s, err := newPageReader(h.url, secret, tr).openLive(streamCtx, writer.room, st.LastEventSeq)
+	s, err := newPageReader(h.url, secret, tr).openLive(streamCtx, writer.room, last)
 	if err != nil {
 		return nil, err
 	}

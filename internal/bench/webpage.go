@@ -30,6 +30,34 @@ func viewerToken(ctx context.Context, svc *stick.Service) (string, error) {
 	return secret, err
 }
 
+// watchedRoom is what web-live and web-idle watch: id's member of a busy
+// room of 1,000 events (busyRoom), a viewer's token, the room's newest
+// event, and a hub started on the store. The caller closes the member
+// and the hub.
+func (e *env) watchedRoom(ctx context.Context, id string) (a *agent, secret string, last int64, h *hub, err error) {
+	if a, err = joinAs(ctx, e.data, e.repo, id); err != nil {
+		return nil, "", 0, nil, err
+	}
+	fail := func(err error) (*agent, string, int64, *hub, error) {
+		a.close()
+		return nil, "", 0, nil, err
+	}
+	if _, err := busyRoom(ctx, a, e.repo, 1_000); err != nil {
+		return fail(err)
+	}
+	if secret, err = viewerToken(ctx, a.svc); err != nil {
+		return fail(err)
+	}
+	st, err := a.svc.RoomState(ctx, a.room)
+	if err != nil {
+		return fail(err)
+	}
+	if h, err = e.startHub(ctx); err != nil {
+		return fail(err)
+	}
+	return a, secret, st.LastEventSeq, h, nil
+}
+
 // pageReader reads the hub's page at url signed in with a token.
 type pageReader struct {
 	url, token string
