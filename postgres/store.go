@@ -1,0 +1,181 @@
+package postgres
+
+import (
+	"context"
+	"fmt"
+	"net/url"
+	"strings"
+	"sync"
+	"time"
+
+	"github.com/jackc/pgx/v5"
+	"github.com/jackc/pgx/v5/pgxpool"
+	"github.com/stickhq/stick/stick"
+)
+
+// writeLockKey is the advisory lock every write transaction takes first
+// ("STCKWRIT"); migrateLockKey the one migrations take.
+const (
+	writeLockKey   = 0x535443_4b57524954
+	migrateLockKey = 0x535443_4b4d494752
+)
+
+// DefaultBusyTimeout is Options.BusyTimeout's default.
+const DefaultBusyTimeout = 10 * time.Second
+
+// Options tune a Store.
+type Options struct {
+	// BusyTimeout bounds how long a transaction waits for the write lock
+	// (or any other lock) before failing with db_busy;
+	// DefaultBusyTimeout when zero.
+	BusyTimeout time.Duration
+	// MaxConns bounds the connections of the Store's pool (besides its
+	// listening one); pgxpool's default when zero.
+	MaxConns int32
+}
+
+// Store is a stick.Store on a PostgreSQL database.
+type Store struct {
+	pool   *pgxpool.Pool
+	opts   Options
+	where  string // the database, for messages: host and name, never the password
+	wake   *waiters
+	listen *listener
+
+	closeOnce sync.Once
+	closeErr  error
+}
+
+var _ stick.Store = (*Store)(nil)
+
+// Open connects to the database at dbURL (postgres://user@host/db?...),
+// brings its schema to SchemaVersion or refuses it with
+// db_schema_mismatch, and starts listening for other processes' commits.
+func Open(ctx context.Context, dbURL string, opts Options) (*Store, error) {
+	if opts.BusyTimeout <= 0 {
+		opts.BusyTimeout = DefaultBusyTimeout
+	}
+	cfg, err := pgxpool.ParseConfig(dbURL)
+	if err != nil {
+		return nil, stick.Errorf(stick.CodeInvalidArgument, "the database URL is not valid: %s", redact(err.Error(), dbURL)).
+			With("field", "database").WithHint("give a URL such as postgres://user@host:5432/stick")
+	}
+	if opts.MaxConns > 0 {
+		cfg.MaxConns = opts.MaxConns
+	}
+	s := &Store{opts: opts, where: describe(cfg.ConnConfig.Host, cfg.ConnConfig.Database), wake: newWaiters()}
+	cfg.ConnConfig.RuntimeParams["application_name"] = "stick"
+	s.pool, err = pgxpool.NewWithConfig(ctx, cfg)
+	if err != nil {
+		return nil, s.mapErr(err)
+	}
+	if err := s.migrate(ctx); err != nil {
+		s.pool.Close()
+		return nil, err
+	}
+	s.listen, err = startListener(ctx, cfg.ConnConfig.Copy(), s.wake)
+	if err != nil {
+		s.pool.Close()
+		return nil, s.mapErr(err)
+	}
+	return s, nil
+}
+
+// describe names a database for messages.
+func describe(host, db string) string {
+	return fmt.Sprintf("PostgreSQL database %q on %s", db, host)
+}
+
+// redact removes dbURL's password from msg.
+func redact(msg, dbURL string) string {
+	u, err := url.Parse(dbURL)
+	if err != nil || u.User == nil {
+		return msg
+	}
+	if p, ok := u.User.Password(); ok && p != "" {
+		return strings.ReplaceAll(msg, p, "xxxxx")
+	}
+	return msg
+}
+
+// Update implements stick.Store.Update: fn runs in a READ COMMITTED
+// transaction that first takes the store's write lock, an advisory lock
+// held until the transaction ends, so that write transactions of every
+// process and host run one at a time. The commit notifies the other
+// processes' listeners.
+func (s *Store) Update(ctx context.Context, fn func(stick.Tx) error) error {
+	if err := ctx.Err(); err != nil {
+		return err
+	}
+	t := &tx{ctx: ctx, write: true}
+	err := s.run(ctx, pgx.TxOptions{IsoLevel: pgx.ReadCommitted}, t, func(ptx pgx.Tx) error {
+		if _, err := ptx.Exec(ctx, "SELECT set_config('lock_timeout', $1, true), pg_advisory_xact_lock($2)",
+			fmt.Sprintf("%dms", s.opts.BusyTimeout.Milliseconds()), int64(writeLockKey)); err != nil {
+			return err
+		}
+		if err := fn(t); err != nil {
+			return err
+		}
+		if t.wrote || len(t.rings) > 0 {
+			_, err := ptx.Exec(ctx, "SELECT pg_notify($1, $2)", notifyChannel, s.wake.payload(t.rings))
+			return err
+		}
+		return nil
+	})
+	if err == nil && (t.wrote || len(t.rings) > 0) {
+		s.wake.ring(t.rings)
+	}
+	return err
+}
+
+// View implements stick.Store.View: fn runs in a READ ONLY REPEATABLE
+// READ transaction, a snapshot taken at its first statement that no
+// writer waits for.
+func (s *Store) View(ctx context.Context, fn func(stick.Tx) error) error {
+	if err := ctx.Err(); err != nil {
+		return err
+	}
+	t := &tx{ctx: ctx}
+	return s.run(ctx, pgx.TxOptions{IsoLevel: pgx.RepeatableRead, AccessMode: pgx.ReadOnly}, t, func(pgx.Tx) error {
+		return fn(t)
+	})
+}
+
+// run runs body in a transaction of opts, with t bound to it, and maps
+// the errors that are not fn's own.
+func (s *Store) run(ctx context.Context, opts pgx.TxOptions, t *tx, body func(pgx.Tx) error) (err error) {
+	ptx, err := s.pool.BeginTx(ctx, opts)
+	if err != nil {
+		return s.mapErr(err)
+	}
+	t.tx = ptx
+	defer func() {
+		if err != nil {
+			_ = ptx.Rollback(context.Background())
+		}
+	}()
+	if err := body(ptx); err != nil {
+		return s.mapErr(err)
+	}
+	return s.mapErr(ptx.Commit(ctx))
+}
+
+// Changed implements stick.Store.Changed.
+func (s *Store) Changed() <-chan struct{} { return s.wake.changed() }
+
+// Rung implements stick.Store.Rung: a channel closed by the commit of a
+// transaction, of any process, that rang agent's bell in room.
+func (s *Store) Rung(room, agent string) <-chan struct{} { return s.wake.rung(room, agent) }
+
+// Close stops listening and closes the connections, after the
+// transactions in flight. Closing again does nothing.
+func (s *Store) Close() error {
+	s.closeOnce.Do(func() {
+		if s.listen != nil {
+			s.listen.stop()
+		}
+		s.pool.Close()
+		s.wake.wakeAll()
+	})
+	return s.closeErr
+}
