@@ -6,6 +6,7 @@ import (
 	"encoding/hex"
 	"encoding/json"
 	"sync"
+	"sync/atomic"
 	"time"
 
 	"github.com/jackc/pgx/v5"
@@ -128,6 +129,9 @@ func (w *waiters) heard(payload string) {
 type listener struct {
 	cancel context.CancelFunc
 	done   chan struct{}
+	// listens counts the connections that listened, the first one
+	// included; it grows after a reconnect's waiters were woken.
+	listens atomic.Int64
 }
 
 // startListener connects and listens before it returns, so that every
@@ -139,6 +143,7 @@ func startListener(ctx context.Context, cfg *pgx.ConnConfig, w *waiters) (*liste
 	}
 	lctx, cancel := context.WithCancel(context.Background())
 	l := &listener{cancel: cancel, done: make(chan struct{})}
+	l.listens.Store(1)
 	go l.run(lctx, cfg, conn, w)
 	return l, nil
 }
@@ -182,6 +187,7 @@ func (l *listener) run(ctx context.Context, cfg *pgx.ConnConfig, conn *pgx.Conn,
 		if err == nil {
 			conn = c
 			w.wakeAll()
+			l.listens.Add(1)
 		}
 	}
 }

@@ -20,6 +20,14 @@ const (
 	migrateLockKey = 0x535443_4b4d494752
 )
 
+// The application_name of a Store's connections, as pg_stat_activity
+// shows them: an operator (or a test) tells the listening connection of
+// each process from the pool's.
+const (
+	AppName         = "stick"
+	ListenerAppName = "stick-listen"
+)
+
 // DefaultBusyTimeout is Options.BusyTimeout's default.
 const DefaultBusyTimeout = 10 * time.Second
 
@@ -64,7 +72,7 @@ func Open(ctx context.Context, dbURL string, opts Options) (*Store, error) {
 		cfg.MaxConns = opts.MaxConns
 	}
 	s := &Store{opts: opts, where: describe(cfg.ConnConfig.Host, cfg.ConnConfig.Database), wake: newWaiters()}
-	cfg.ConnConfig.RuntimeParams["application_name"] = "stick"
+	cfg.ConnConfig.RuntimeParams["application_name"] = AppName
 	s.pool, err = pgxpool.NewWithConfig(ctx, cfg)
 	if err != nil {
 		return nil, s.mapErr(err)
@@ -73,7 +81,9 @@ func Open(ctx context.Context, dbURL string, opts Options) (*Store, error) {
 		s.pool.Close()
 		return nil, err
 	}
-	s.listen, err = startListener(ctx, cfg.ConnConfig.Copy(), s.wake)
+	lcfg := cfg.ConnConfig.Copy()
+	lcfg.RuntimeParams["application_name"] = ListenerAppName
+	s.listen, err = startListener(ctx, lcfg, s.wake)
 	if err != nil {
 		s.pool.Close()
 		return nil, s.mapErr(err)

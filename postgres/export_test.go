@@ -1,0 +1,6 @@
+package postgres
+
+// ListenerListens returns how many connections s's listener has listened
+// on: 1 after Open, one more after each reconnect, counted once the
+// reconnect woke the waiters.
+func (s *Store) ListenerListens() int64 { return s.listen.listens.Load() }
