@@ -115,6 +115,12 @@ func tokenOnCommandLine() error {
 // session restarted.
 func openReporting(w io.Writer) (*store.Store, error) {
 	st, err := store.OpenDefault()
+	return reported(w, st, err)
+}
+
+// reported passes a store's open on, telling the harness's log on w why
+// it failed, as openReporting does.
+func reported[S any](w io.Writer, st S, err error) (S, error) {
 	if err != nil {
 		printError(w, stick.AsError(err))
 		fmt.Fprintln(w, "stick mcp: every tool call fails with this error until it is fixed; then restart the harness's session")

@@ -3,8 +3,12 @@ package cli
 import (
 	"context"
 	"io"
+	"os"
 	"slices"
 	"sync/atomic"
+	"time"
+
+	"github.com/stickhq/stick/internal/storeurl"
 
 	"github.com/stickhq/stick/stick"
 	"github.com/stickhq/stick/store"
@@ -88,4 +92,49 @@ func wiring() Wiring {
 // newService makes a Service over st with the wiring's options, then opts.
 func newService(st stick.Store, opts ...stick.Option) (*stick.Service, error) {
 	return stick.New(st, append(slices.Clone(wiring().Options), opts...)...)
+}
+
+// openTimeout bounds the open of a database server's store: a server
+// that does not answer is db_unavailable, not a hang.
+const openTimeout = 30 * time.Second
+
+// onDatabase returns w with every store opened from the database of dbURL
+// (a postgres:// URL, see package storeurl) instead of this host's data
+// directory; w's options are kept.
+func (w Wiring) onDatabase(dbURL string) Wiring {
+	open := func() (stick.Store, error) {
+		ctx, cancel := context.WithTimeout(context.Background(), openTimeout)
+		defer cancel()
+		return storeOrNil(storeurl.Open(ctx, dbURL))
+	}
+	w.Open, w.OpenReader = open, open
+	w.OpenIn = func(string) (stick.Store, error) {
+		return nil, stick.Errorf(stick.CodeInvalidArgument, "--data-dir and --database name two databases").
+			With("field", "data-dir").WithHint("give one of them")
+	}
+	w.OpenLater = func(out io.Writer) LaterStore {
+		return storeurl.OpenLater(func() (stick.Store, error) {
+			st, err := open()
+			return reported(out, st, err)
+		})
+	}
+	return w
+}
+
+// useDatabase makes the running Execute's commands open the database
+// dbURL names (--database, else $STICK_DATABASE_URL); with none they
+// keep the wiring they were given.
+func useDatabase(dbURL string) error {
+	if dbURL == "" {
+		dbURL = os.Getenv(storeurl.Env)
+	}
+	if dbURL == "" {
+		return nil
+	}
+	if err := storeurl.Check(dbURL); err != nil {
+		return err
+	}
+	w := wiring().onDatabase(dbURL)
+	wired.Store(&w)
+	return nil
 }
