@@ -23,11 +23,37 @@ var (
 )
 
 // Main runs the tests of m with a PostgreSQL server for them: the one
-// STICK_TEST_DATABASE_URL names, else a throwaway cluster, stopped after
-// the tests. Call it from TestMain: os.Exit(pgtest.Main(m)).
+// STICK_TEST_DATABASE_URL names, else a throwaway cluster started at the
+// first URL and stopped after the tests. Call it from TestMain: os.Exit(pgtest.Main(m)).
 func Main(m *testing.M) int {
+	stop := Start()
+	defer stop()
+	return m.Run()
+}
+
+// Start lets the tests of this binary call URL, for a TestMain that runs
+// the tests itself; the server is the one STICK_TEST_DATABASE_URL names,
+// else a throwaway cluster started at the first URL. Call stop after the
+// tests: it stops that cluster.
+func Start() (stop func()) {
 	mu.Lock()
 	started = true
+	mu.Unlock()
+	return func() {
+		mu.Lock()
+		defer mu.Unlock()
+		if server != nil {
+			server.stop()
+			server = nil
+		}
+	}
+}
+
+// connect finds the server the first time a test asks for one.
+func connect() {
+	if admin != "" || missing != nil {
+		return
+	}
 	if u := os.Getenv(URLEnv); u != "" {
 		admin = u
 	} else if c, err := startCluster(); err != nil {
@@ -35,12 +61,6 @@ func Main(m *testing.M) int {
 	} else {
 		server, admin = c, c.url("postgres")
 	}
-	mu.Unlock()
-	code := m.Run()
-	if server != nil {
-		server.stop()
-	}
-	return code
 }
 
 // URL creates a fresh, empty database for t and returns its URL; the
@@ -50,6 +70,9 @@ func Main(m *testing.M) int {
 func URL(t testing.TB) string {
 	t.Helper()
 	mu.Lock()
+	if started {
+		connect()
+	}
 	ok, base, why := started, admin, missing
 	mu.Unlock()
 	if !ok {

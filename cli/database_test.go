@@ -1,0 +1,89 @@
+package cli
+
+import (
+	"context"
+	"net/http"
+	"strings"
+	"testing"
+
+	"github.com/stickhq/stick/internal/pgtest"
+	"github.com/stickhq/stick/postgres"
+	"github.com/stickhq/stick/stick"
+)
+
+// roomsNamed reads the open rooms of name from the PostgreSQL database u
+// with a Store of its own, as another hub would.
+func roomsNamed(t *testing.T, u, name string) []stick.Room {
+	t.Helper()
+	ctx := context.Background()
+	st, err := postgres.Open(ctx, u, postgres.Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer st.Close()
+	var rooms []stick.Room
+	if err := st.View(ctx, func(tx stick.Tx) error {
+		rooms, err = tx.RoomsNamed(name, false)
+		return err
+	}); err != nil {
+		t.Fatal(err)
+	}
+	return rooms
+}
+
+// 'stick serve --database URL' serves the PostgreSQL database: /healthz
+// answers, and a join through the JSON API lands in that database; the
+// data directory gets nothing.
+func TestBinaryServeOnPostgres(t *testing.T) {
+	u := pgtest.URL(t)
+	b := newBinRoom(t)
+	_, _, url := startServe(t, b.env, "--addr", "127.0.0.1:0", "--database", u)
+	resp, err := http.Get(url + "/healthz")
+	if err != nil {
+		t.Fatal(err)
+	}
+	resp.Body.Close()
+	if resp.StatusCode != http.StatusOK {
+		t.Fatalf("healthz: %d", resp.StatusCode)
+	}
+	resp, err = http.Post(url+"/api/v1/rooms", "application/json", strings.NewReader(`{"name":"team"}`))
+	if err != nil {
+		t.Fatal(err)
+	}
+	resp.Body.Close()
+	if resp.StatusCode != http.StatusOK {
+		t.Fatalf("join through the API: %d", resp.StatusCode)
+	}
+	if rooms := roomsNamed(t, u, "team"); len(rooms) != 1 {
+		t.Fatalf("rooms named team in PostgreSQL: %d, want 1", len(rooms))
+	}
+	if r := b.run(t, "list"); strings.Contains(r.stdout, "team") {
+		t.Fatalf("the data directory's database has the room:\n%s", r.stdout)
+	}
+}
+
+// With $STICK_DATABASE_URL, 'stick join' and 'stick state' use the
+// PostgreSQL database.
+func TestBinaryCLIOnPostgres(t *testing.T) {
+	u := pgtest.URL(t)
+	b := newBinRoom(t)
+	b.env = append(b.env, "STICK_DATABASE_URL="+u)
+	b.ok(t, "join", "--name", "crew")
+	if rooms := roomsNamed(t, u, "crew"); len(rooms) != 1 || !strings.Contains(b.ok(t, "state", "--room", rooms[0].ID), "human:ana") {
+		t.Fatalf("rooms named crew in PostgreSQL: %v", rooms)
+	}
+}
+
+// A database URL that is not PostgreSQL's is refused before anything is
+// opened, and a password in the URL is never printed.
+func TestBinaryDatabaseURLErrors(t *testing.T) {
+	b := newBinRoom(t)
+	r := b.run(t, "--database", "mysql://ana:s3cret-pw@db/stick", "list")
+	if r.code == 0 || !strings.Contains(r.stderr, "invalid_argument") || strings.Contains(r.stderr+r.stdout, "s3cret-pw") {
+		t.Fatalf("exit %d, stdout %q, stderr:\n%s", r.code, r.stdout, r.stderr)
+	}
+	r = b.run(t, "--database", "postgres://ana:s3cret-pw@127.0.0.1:1/stick?connect_timeout=2", "list")
+	if r.code == 0 || !strings.Contains(r.stderr, "db_unavailable") || strings.Contains(r.stderr+r.stdout, "s3cret-pw") {
+		t.Fatalf("exit %d, stdout %q, stderr:\n%s", r.code, r.stdout, r.stderr)
+	}
+}
