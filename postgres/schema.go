@@ -13,9 +13,10 @@ var migrations = []string{
 	// index as a table of tsvectors.
 	`
 CREATE EXTENSION IF NOT EXISTS unaccent;
+CREATE TEXT SEARCH DICTIONARY stick_english (TEMPLATE = snowball, Language = english);
 CREATE TEXT SEARCH CONFIGURATION stick_stem (COPY = pg_catalog.english);
 ALTER TEXT SEARCH CONFIGURATION stick_stem ALTER MAPPING FOR asciiword, asciihword, hword_asciipart, word, hword, hword_part
-	WITH unaccent, english_stem;
+	WITH unaccent, stick_english;
 CREATE TEXT SEARCH CONFIGURATION stick_words (COPY = pg_catalog.simple);
 ALTER TEXT SEARCH CONFIGURATION stick_words ALTER MAPPING FOR asciiword, asciihword, hword_asciipart, word, hword, hword_part
 	WITH unaccent, simple;

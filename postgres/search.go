@@ -10,7 +10,8 @@ import (
 // index adds one search entry: id is an event's seq, or minus a document
 // paragraph's chunk id. Its text is indexed twice: stemmed (stick_stem,
 // for whole words) and as written (stick_words, for prefixes), both with
-// case and diacritics folded.
+// case and diacritics folded and no stop words dropped, as the SQLite
+// store indexes: a phrase such as "test again" keeps its every word.
 func (t *tx) index(id int64, room, typ, from, body string) error {
 	_, err := t.exec(`INSERT INTO search_entries (entry_id, room_id, type, from_agent_id, body, stemmed, written)
 		VALUES ($1, $2, $3, $4, $5, to_tsvector('stick_stem', $5), to_tsvector('stick_words', $5))`,
