@@ -2,6 +2,7 @@ package cli
 
 import (
 	"context"
+	"fmt"
 	"net/http"
 	"strings"
 	"testing"
@@ -85,5 +86,29 @@ func TestBinaryDatabaseURLErrors(t *testing.T) {
 	r = b.run(t, "--database", "postgres://ana:s3cret-pw@127.0.0.1:1/stick?connect_timeout=2", "list")
 	if r.code == 0 || !strings.Contains(r.stderr, "db_unavailable") || strings.Contains(r.stderr+r.stdout, "s3cret-pw") {
 		t.Fatalf("exit %d, stdout %q, stderr:\n%s", r.code, r.stdout, r.stderr)
+	}
+}
+
+// 'stick doctor' with $STICK_DATABASE_URL checks the PostgreSQL database:
+// its server, schema and the processes connected, and its rooms; a server
+// that cannot be reached fails with what to do, the password never shown.
+func TestBinaryDoctorOnPostgres(t *testing.T) {
+	u := pgtest.URL(t)
+	b := newBinRoom(t)
+	b.env = append(b.env, "STICK_DATABASE_URL="+u)
+	b.ok(t, "join", "--name", "crew")
+	out := b.ok(t, "doctor")
+	for _, want := range []string{"database", "PostgreSQL 1", fmt.Sprintf("schema %d", postgres.SchemaVersion), "stick process(es) connected", "1 open, 0 closed"} {
+		if !strings.Contains(out, want) {
+			t.Fatalf("doctor on PostgreSQL does not say %q:\n%s", want, out)
+		}
+	}
+	if strings.Contains(out, "no database yet") || strings.Contains(out, "integrity") {
+		t.Fatalf("doctor on PostgreSQL checks the SQLite database:\n%s", out)
+	}
+	b.env = append(b.env, "STICK_DATABASE_URL=postgres://ana:s3cret-pw@/none?host=/nonexistent-socket-dir&connect_timeout=2")
+	r := b.run(t, "doctor")
+	if r.code != 1 || !strings.Contains(r.stdout, "db_unavailable") || strings.Contains(r.stdout+r.stderr, "s3cret-pw") {
+		t.Fatalf("doctor on an unreachable server: exit %d\n%s%s", r.code, r.stdout, r.stderr)
 	}
 }

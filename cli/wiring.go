@@ -37,6 +37,9 @@ type Wiring struct {
 	// Options are given to every Service the commands make (tests set a
 	// clock through them).
 	Options []stick.Option
+	// Database is the URL of the PostgreSQL database the commands use,
+	// its password redacted, or "" for this host's SQLite database.
+	Database string
 }
 
 // A LaterStore is a store that opens in the background (see
@@ -107,7 +110,7 @@ func (w Wiring) onDatabase(dbURL string) Wiring {
 		defer cancel()
 		return storeOrNil(storeurl.Open(ctx, dbURL))
 	}
-	w.Open, w.OpenReader = open, open
+	w.Open, w.OpenReader, w.Database = open, open, storeurl.Redact(dbURL)
 	w.OpenIn = func(string) (stick.Store, error) {
 		return nil, stick.Errorf(stick.CodeInvalidArgument, "--data-dir and --database name two databases").
 			With("field", "data-dir").WithHint("give one of them")

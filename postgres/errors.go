@@ -50,6 +50,32 @@ func (s *Store) mapErr(err error) error {
 }
 
 func (s *Store) unavailable(err error) *stick.Error {
+	var ce *pgconn.ConnectError
+	if errors.As(err, &ce) {
+		return stick.Errorf(stick.CodeDBUnavailable, "cannot connect to the %s: %s", s.where, innermost(err)).Wrap(err).
+			WithHint("check that the server runs and is reachable at the URL's host and port; retry once it is")
+	}
 	return stick.Errorf(stick.CodeDBUnavailable, "lost the connection to the %s", s.where).Wrap(err).
 		WithHint("check that the server runs and is reachable; retry once it is")
+}
+
+// innermost returns the message of the deepest error err wraps, the cause
+// a person can act on ("connection refused", "i/o timeout"); of several
+// attempts (TLS, then without), the last one's.
+func innermost(err error) string {
+	for {
+		var next error
+		switch e := err.(type) {
+		case interface{ Unwrap() []error }:
+			if errs := e.Unwrap(); len(errs) > 0 {
+				next = errs[len(errs)-1]
+			}
+		default:
+			next = errors.Unwrap(err)
+		}
+		if next == nil {
+			return strings.Join(strings.Fields(err.Error()), " ")
+		}
+		err = next
+	}
 }
