@@ -4,3 +4,6 @@ package postgres
 // on: 1 after Open, one more after each reconnect, counted once the
 // reconnect woke the waiters.
 func (s *Store) ListenerListens() int64 { return s.listen.listens.Load() }
+
+// CheckServer is checkServer, for a server version no test can start.
+func CheckServer(num int) error { return (&Store{where: "PostgreSQL database \"t\" on h"}).checkServer(num) }

@@ -15,6 +15,13 @@ import (
 // application.
 func (s *Store) migrate(ctx context.Context) error {
 	return s.mapErr(pgx.BeginFunc(ctx, s.pool, func(ptx pgx.Tx) error {
+		var num int
+		if err := ptx.QueryRow(ctx, serverVersionNum).Scan(&num); err != nil {
+			return err
+		}
+		if err := s.checkServer(num); err != nil {
+			return err
+		}
 		if _, err := ptx.Exec(ctx, "SELECT pg_advisory_xact_lock($1)", int64(migrateLockKey)); err != nil {
 			return err
 		}
