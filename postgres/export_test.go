@@ -6,4 +6,6 @@ package postgres
 func (s *Store) ListenerListens() int64 { return s.listen.listens.Load() }
 
 // CheckServer is checkServer, for a server version no test can start.
-func CheckServer(num int) error { return (&Store{where: "PostgreSQL database \"t\" on h"}).checkServer(num) }
+func CheckServer(num int) error {
+	return (&Store{where: "PostgreSQL database \"t\" on h"}).checkServer(num)
+}
