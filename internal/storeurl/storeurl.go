@@ -45,6 +45,25 @@ func Open(ctx context.Context, u string) (*postgres.Store, error) {
 	return st, nil
 }
 
+// HasPassword reports whether u holds a password, in its user part or as
+// its password parameter.
+func HasPassword(u string) bool { return password(u) != "" }
+
+// password returns u's password, from its user part or its password
+// parameter, or "".
+func password(u string) string {
+	p, err := url.Parse(u)
+	if err != nil {
+		return ""
+	}
+	if p.User != nil {
+		if pw, ok := p.User.Password(); ok && pw != "" {
+			return pw
+		}
+	}
+	return p.Query().Get("password")
+}
+
 // Redact returns u with its password, if any, replaced by xxxxx.
 func Redact(u string) string {
 	p, err := url.Parse(u)
@@ -56,18 +75,19 @@ func Redact(u string) string {
 		}
 		return u
 	}
+	if p.Query().Get("password") != "" {
+		q := p.Query()
+		q.Set("password", "xxxxx")
+		p.RawQuery = q.Encode()
+	}
 	return p.Redacted()
 }
 
 // scrub removes u's password from a coded error's message and hint, the
 // text every frontend prints.
 func scrub(err error, u string) error {
-	p, perr := url.Parse(u)
-	if perr != nil || p.User == nil {
-		return err
-	}
-	pw, ok := p.User.Password()
-	if !ok || pw == "" {
+	pw := password(u)
+	if pw == "" {
 		return err
 	}
 	e := stick.AsError(err)

@@ -37,3 +37,22 @@ func TestOpenHidesThePassword(t *testing.T) {
 		t.Fatalf("Redact: %s", got)
 	}
 }
+
+// A password in the user part or in the password parameter is found, and
+// Redact hides either.
+func TestPasswords(t *testing.T) {
+	for u, has := range map[string]bool{
+		"postgres://ana:s3cret-pw@db/stick":                 true,
+		"postgres://ana@db/stick?password=s3cret-pw":        true,
+		"postgres://ana@db/stick?sslmode=require":           false,
+		"postgres://ana:@db/stick":                          false,
+		"postgres://db/stick?host=/run/postgresql&user=ana": false,
+	} {
+		if storeurl.HasPassword(u) != has {
+			t.Errorf("HasPassword(%s) = %v", u, !has)
+		}
+		if got := storeurl.Redact(u); strings.Contains(got, "s3cret-pw") {
+			t.Errorf("Redact(%s) = %s", u, got)
+		}
+	}
+}
