@@ -388,8 +388,15 @@ func admin(t *testing.T, dbURL, sql string, args ...any) []string {
 // application_name of each.
 func cutOff(t *testing.T, dbURL, role string) []string {
 	t.Helper()
-	return admin(t, dbURL, `SELECT application_name FROM pg_stat_activity
-		WHERE datname = current_database() AND pid <> pg_backend_pid() AND usename = $1 AND pg_terminate_backend(pid, 10000)`, role)
+	var names []string
+	for _, pa := range admin(t, dbURL, `SELECT pid || ' ' || application_name FROM pg_stat_activity
+		WHERE datname = current_database() AND pid <> pg_backend_pid() AND usename = $1`, role) {
+		pid, name, _ := strings.Cut(pa, " ")
+		if ok := admin(t, dbURL, "SELECT pg_terminate_backend($1::int, 10000)", pid); len(ok) == 1 && ok[0] == "true" {
+			names = append(names, name)
+		}
+	}
+	return names
 }
 
 // retried sends a request until it is answered otherwise than 503
