@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"strconv"
 	"strings"
+	"testing"
 )
 
 // The check file of the contenders is the critical-section witness of the
@@ -118,4 +119,31 @@ func (w *witness) takeovers() int {
 		}
 	}
 	return n
+}
+
+// The witness finds what it must: two holders at once, a turn entered
+// twice or skipped, a handoff the next holder did not receive, work
+// outside the section, someone still inside at the end, a torn last line;
+// and passes a sound file.
+func TestWitnessCatches(t *testing.T) {
+	sound := "enter 1 a 1 claim -\nwork 1 a 1 1\nexit 1 a 1 done\n" +
+		"enter 2 b 2 claim a.t1\nexit 2 b 2 done\n" +
+		"enter 3 a 1 takeover -\nexit 3 a 1 done\n"
+	if w := checkWitness([]byte(sound)); len(w.violations) != 0 || w.last != 3 || w.takeovers() != 1 {
+		t.Fatalf("a sound file: %v, last %d, %d takeovers", w.violations, w.last, w.takeovers())
+	}
+	for _, tc := range []struct{ name, file, want string }{
+		{"overlap", "enter 1 a 1 claim -\nenter 2 b 2 claim a.t1\n", "two holders at once"},
+		{"twice", "enter 1 a 1 claim -\nexit 1 a 1 done\nenter 1 b 2 claim -\nexit 1 b 2 done\n", "strictly increase"},
+		{"gap", "enter 1 a 1 claim -\nexit 1 a 1 done\nenter 3 b 2 claim a.t2\nexit 3 b 2 done\n", "never entered"},
+		{"lost handoff", "enter 1 a 1 claim -\nexit 1 a 1 done\nenter 2 b 2 claim -\nexit 2 b 2 done\n", "want the one a left"},
+		{"outside", "enter 1 a 1 claim -\nwork 1 b 2 1\nexit 1 a 1 done\n", "outside its critical section"},
+		{"inside at the end", "enter 1 a 1 claim -\n", "still inside"},
+		{"torn", "enter 1 a 1 claim -\nexit 1 a 1 do", "incomplete line"},
+	} {
+		w := checkWitness([]byte(tc.file))
+		if !strings.Contains(strings.Join(w.violations, "\n"), tc.want) {
+			t.Errorf("%s: violations %q; want one saying %q", tc.name, w.violations, tc.want)
+		}
+	}
 }
