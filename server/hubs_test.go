@@ -2,6 +2,7 @@ package server_test
 
 import (
 	"context"
+	"encoding/json"
 	"fmt"
 	"net/http"
 	"net/url"
@@ -39,6 +40,32 @@ const (
 func pgHub(t *testing.T, dbURL string) *hub {
 	t.Helper()
 	return startHub(t, "", nil, "--database", dbURL)
+}
+
+// pgToken makes a token named name with 'stick --database dbURL token
+// create NAME --json', as an operator on any host of the team would, and
+// returns its secret.
+func pgToken(t *testing.T, dbURL, name string) string {
+	t.Helper()
+	p := testproc.StartEnv(t, []string{"TALKING_STICK_DATA_DIR=" + t.TempDir()}, "stick", "--database", dbURL, "token", "create", name, "--json")
+	var out strings.Builder
+	for {
+		line, err := p.ReadLine(30 * time.Second)
+		if err != nil {
+			break
+		}
+		out.WriteString(line)
+	}
+	if code, err := p.Wait(); code != 0 || err != nil {
+		t.Fatalf("stick token create %s: exit %d %v\n%s", name, code, err, p.Stderr())
+	}
+	var tok struct {
+		Secret string `json:"secret"`
+	}
+	if err := json.Unmarshal([]byte(out.String()), &tok); err != nil || tok.Secret == "" {
+		t.Fatalf("stick token create %s --json printed %q: %v", name, out.String(), err)
+	}
+	return tok.Secret
 }
 
 // openDB opens a Store and a Service of the test's own on dbURL, as a
@@ -117,15 +144,20 @@ func checkGrants(t *testing.T, turns []int64) int64 {
 	return int64(len(turns))
 }
 
-// A room made through one hub is the same room through the other: joined,
+// Tokens made once on the database are known to every hub on it. A room
+// made through one hub is the same room through the other: joined,
 // written (a note, the document) and read through either. A member's long
 // poll on hub A answers within wakeBound when another member releases
 // through hub B, with the turn and the handoff of that release and its
 // giver; and the same the other way round.
 func TestHubsShareOneDatabase(t *testing.T) {
 	u := pgtest.URL(t)
+	anaToken, bobToken := pgToken(t, u, "ana-team"), pgToken(t, u, "bob-team")
 	a, b := pgHub(t, u), pgHub(t, u)
-	ana, bob := a.client("", "ana"), b.client("", "bob")
+	for _, h := range []*hub{a, b} {
+		h.client("", "nobody").fails(http.StatusUnauthorized, "unauthenticated", get, "/api/v1/rooms", nil)
+	}
+	ana, bob := a.client(anaToken, "ana"), b.client(bobToken, "bob")
 
 	jb := bob.ok(post, "/api/v1/rooms", map[string]any{"name": "shared"})
 	ja := ana.ok(post, "/api/v1/rooms", map[string]any{"name": "shared"})
@@ -339,11 +371,22 @@ func TestHubsContention(t *testing.T) {
 // hubRole makes a PostgreSQL role of its own for a hub, so that its
 // connections can be told from the others' in pg_stat_activity (the
 // store names every connection "stick" or "stick-listen"), and returns
-// dbURL with that user. The role is a superuser of the throwaway cluster;
-// it is dropped when t ends.
+// dbURL with that user. The role is a superuser, so the server's user
+// must be one (as in pgtest's throwaway cluster); it is dropped when t
+// ends.
 func hubRole(t *testing.T, dbURL, role string) string {
 	t.Helper()
-	admin(t, dbURL, `CREATE ROLE "`+role+`" LOGIN SUPERUSER`)
+	ctx := context.Background()
+	conn, err := pgx.Connect(ctx, dbURL)
+	if err != nil {
+		t.Fatal(err)
+	}
+	_, err = conn.Exec(ctx, `CREATE ROLE "`+role+`" LOGIN SUPERUSER`)
+	conn.Close(ctx)
+	if err != nil {
+		t.Fatalf("make a role of its own for a hub, to tell its connections from the others': %v; "+
+			"the test needs a superuser of its PostgreSQL server (pgtest's throwaway cluster, or %s naming one)", err, pgtest.URLEnv)
+	}
 	t.Cleanup(func() { admin(t, dbURL, `DROP ROLE IF EXISTS "`+role+`"`) })
 	p, err := url.Parse(dbURL)
 	if err != nil {
