@@ -2,6 +2,7 @@ package postgres_test
 
 import (
 	"context"
+	"fmt"
 	"testing"
 	"time"
 
@@ -165,5 +166,44 @@ func TestWriteCutOffChangesNothing(t *testing.T) {
 				t.Fatalf("the next write of the store: %v", err)
 			}
 		})
+	}
+}
+
+// Pooled connections the server dropped while idle (a restart,
+// pg_terminate_backend) fail no call: the next transaction skips them.
+func TestDroppedIdleConnectionsAreSkipped(t *testing.T) {
+	ctx := context.Background()
+	u := pgtest.URL(t)
+	a := openStore(t, u)
+	// Four transactions at once leave four idle connections in the pool.
+	held, release := make(chan struct{}, 4), make(chan struct{})
+	done := make(chan error, 4)
+	for range 4 {
+		go func() {
+			done <- a.View(ctx, func(stick.Tx) error { held <- struct{}{}; <-release; return nil })
+		}()
+	}
+	for range 4 {
+		<-held
+	}
+	close(release)
+	for range 4 {
+		if err := <-done; err != nil {
+			t.Fatal(err)
+		}
+	}
+	idle := backends(t, u, postgres.AppName, "idle")
+	if len(idle) < 4 {
+		t.Fatalf("idle pooled connections: %v; want 4", idle)
+	}
+	for _, pid := range idle {
+		terminate(t, u, pid)
+	}
+	for i := range 3 {
+		if err := a.Update(ctx, func(tx stick.Tx) error {
+			return tx.CreateRoom(stick.Room{ID: fmt.Sprint("r", i), Path: fmt.Sprint("/w/r", i), State: stick.StateIdle, CreatedAt: time.Now(), UpdatedAt: time.Now()})
+		}); err != nil {
+			t.Fatalf("write %d after the pool's connections were dropped: %v", i, err)
+		}
 	}
 }

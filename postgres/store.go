@@ -2,6 +2,7 @@ package postgres
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"net/url"
 	"strings"
@@ -9,6 +10,7 @@ import (
 	"time"
 
 	"github.com/jackc/pgx/v5"
+	"github.com/jackc/pgx/v5/pgconn"
 	"github.com/jackc/pgx/v5/pgxpool"
 	"github.com/stickhq/stick/stick"
 )
@@ -154,7 +156,7 @@ func (s *Store) View(ctx context.Context, fn func(stick.Tx) error) error {
 // run runs body in a transaction of opts, with t bound to it, and maps
 // the errors that are not fn's own.
 func (s *Store) run(ctx context.Context, opts pgx.TxOptions, t *tx, body func(pgx.Tx) error) (err error) {
-	ptx, err := s.pool.BeginTx(ctx, opts)
+	ptx, err := s.begin(ctx, opts)
 	if err != nil {
 		return s.mapErr(err)
 	}
@@ -168,6 +170,34 @@ func (s *Store) run(ctx context.Context, opts pgx.TxOptions, t *tx, body func(pg
 		return s.mapErr(err)
 	}
 	return s.mapErr(ptx.Commit(ctx))
+}
+
+// begin starts a transaction of opts. A pooled connection the server
+// dropped (a restart, pg_terminate_backend) fails at its BEGIN and is
+// discarded; nothing of the transaction ran, so begin tries the next one,
+// up to the pool's size and one new connection, instead of failing the
+// call for each dead connection in turn.
+func (s *Store) begin(ctx context.Context, opts pgx.TxOptions) (pgx.Tx, error) {
+	for try := int32(0); ; try++ {
+		ptx, err := s.pool.BeginTx(ctx, opts)
+		if err == nil || try >= s.pool.Config().MaxConns || ctx.Err() != nil || !lostConnection(err) {
+			return ptx, err
+		}
+	}
+}
+
+// lostConnection reports whether err is a connection's loss, not an
+// answer of the server.
+func lostConnection(err error) bool {
+	var pe *pgconn.PgError
+	if errors.As(err, &pe) {
+		return strings.HasPrefix(pe.Code, "57P") // the server ended the session
+	}
+	var ce *pgconn.ConnectError
+	if errors.As(err, &ce) {
+		return false // a new connection failed: the server is not there
+	}
+	return stick.ErrorCode((&Store{}).mapErr(err)) == stick.CodeDBUnavailable
 }
 
 // Changed implements stick.Store.Changed.
