@@ -315,12 +315,13 @@ func (w *watches) watch(id int32) (*markWatch, bool) {
 func (w *watches) run(ctx context.Context, id int32, mw *markWatch) {
 	defer w.wg.Done()
 	defer func() { <-w.slots }()
-	conn, err := w.s.judge.Acquire(ctx)
-	if err == nil {
-		_, err = conn.Exec(ctx, `SELECT set_config('lock_timeout', '0', true), set_config('statement_timeout', '0', true),
+	if conn, err := w.s.judge.Acquire(ctx); err == nil {
+		_, _ = conn.Exec(ctx, `SELECT set_config('lock_timeout', '0', true), set_config('statement_timeout', '0', true),
 			pg_advisory_xact_lock_shared($1, $2)`, markSpace, id)
 		if ctx.Err() != nil {
-			_ = conn.Conn().Close(context.Background())
+			cctx, cancel := context.WithTimeout(context.Background(), time.Second)
+			_ = conn.Conn().Close(cctx)
+			cancel()
 		}
 		conn.Release()
 	}
