@@ -243,6 +243,9 @@ func (l *listener) next(ctx context.Context, conn *pgx.Conn) (*pgconn.Notificati
 	go func() {
 		select {
 		case <-l.marks.kick:
+			if wctx.Err() != nil {
+				l.marks.poke() // it came after this wait: the next one's
+			}
 			cancel()
 		case <-again:
 			cancel()
