@@ -1,12 +1,19 @@
 package cli
 
 import (
+	"bufio"
+	"bytes"
 	"context"
 	"fmt"
+	"io"
 	"net/http"
+	"os"
+	"os/exec"
 	"strings"
 	"testing"
+	"time"
 
+	"github.com/jackc/pgx/v5"
 	"github.com/stickhq/stick/internal/pgtest"
 	"github.com/stickhq/stick/postgres"
 	"github.com/stickhq/stick/stick"
@@ -110,5 +117,83 @@ func TestBinaryDoctorOnPostgres(t *testing.T) {
 	r := b.run(t, "doctor")
 	if r.code != 1 || !strings.Contains(r.stdout, "db_unavailable") || strings.Contains(r.stdout+r.stderr, "s3cret-pw") {
 		t.Fatalf("doctor on an unreachable server: exit %d\n%s%s", r.code, r.stdout, r.stderr)
+	}
+}
+
+// heldMarksOf counts the marks of pid in the PostgreSQL database u, and
+// how many of them a listening connection of stick holds.
+func heldMarksOf(t *testing.T, u string, pid int) (rows, held int) {
+	t.Helper()
+	ctx := context.Background()
+	conn, err := pgx.Connect(ctx, u)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer conn.Close(ctx)
+	if err := conn.QueryRow(ctx, `SELECT count(*), count(*) FILTER (WHERE EXISTS (SELECT 1 FROM pg_locks l
+			JOIN pg_stat_activity a ON a.pid = l.pid
+			WHERE l.locktype = 'advisory' AND l.objsubid = 2 AND l.objid::bigint = m.mark_id AND l.granted
+			AND l.mode = 'ExclusiveLock' AND a.application_name = $2))
+		FROM process_marks m WHERE m.pid = $1`, pid, postgres.ListenerAppName).Scan(&rows, &held); err != nil {
+		t.Fatal(err)
+	}
+	return rows, held
+}
+
+// 'stick mcp' on a database server marks its harness (here the test,
+// its parent) while it runs, so that other hosts see the harness alive,
+// and releases the mark when it ends while its harness runs on; one-shot
+// commands mark nothing.
+func TestBinaryMCPMarksItsHarness(t *testing.T) {
+	u := pgtest.URL(t)
+	b := newBinRoom(t)
+	b.ok(t, "--database", u, "join", "--name", "crew")
+	if rows, _ := heldMarksOf(t, u, os.Getpid()); rows != 0 {
+		t.Fatalf("marks of the test after a one-shot command: %d; want none", rows)
+	}
+	cmd := exec.Command(stickBin, "mcp", "--database", u)
+	cmd.Dir = b.repo
+	cmd.Env = append(os.Environ(), b.env...)
+	var stderr bytes.Buffer
+	cmd.Stderr = &stderr
+	stdin, err := cmd.StdinPipe()
+	if err != nil {
+		t.Fatal(err)
+	}
+	stdout, err := cmd.StdoutPipe()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { _ = cmd.Process.Kill(); _ = cmd.Wait() })
+	lines := bufio.NewReader(stdout)
+	if _, err := io.WriteString(stdin, `{"jsonrpc":"2.0","id":1,"method":"initialize","params":{"protocolVersion":"2025-06-18","capabilities":{},"clientInfo":{"name":"t","version":"1"}}}`+"\n"); err != nil {
+		t.Fatal(err)
+	}
+	if line, err := lines.ReadString('\n'); err != nil || !strings.Contains(line, "protocolVersion") {
+		t.Fatalf("initialize: %q, %v\n%s", line, err, stderr.String())
+	}
+	if _, err := io.WriteString(stdin, `{"jsonrpc":"2.0","method":"notifications/initialized"}`+"\n"); err != nil {
+		t.Fatal(err)
+	}
+	deadline := time.Now().Add(30 * time.Second)
+	for {
+		rows, held := heldMarksOf(t, u, os.Getpid())
+		if rows == 1 && held == 1 {
+			break
+		}
+		if time.Now().After(deadline) {
+			t.Fatalf("marks of the harness while 'stick mcp' runs: %d, %d held; want one held\n%s", rows, held, stderr.String())
+		}
+		time.Sleep(20 * time.Millisecond)
+	}
+	stdin.Close()
+	if err := cmd.Wait(); err != nil {
+		t.Fatalf("stick mcp at the end of stdin: %v\n%s", err, stderr.String())
+	}
+	if rows, _ := heldMarksOf(t, u, os.Getpid()); rows != 0 {
+		t.Fatalf("marks of a harness that runs on after its 'stick mcp' ended: %d; want none (judged by its leases)", rows)
 	}
 }

@@ -81,6 +81,12 @@ it ('stick install --server URL' registers it).`,
 			if err != nil {
 				fmt.Fprintf(cmd.ErrOrStderr(), "stick mcp: %v; this server's own process stands for the harness\n", err)
 			}
+			// On a database server, this server's connection proves the
+			// harness alive to the other hosts while it runs, and gone
+			// the moment it dies (see storeurl.Later.Hold).
+			if h, ok := st.(processMarker); ok && !harness.IsZero() {
+				h.Hold(harness, func(err error) { fmt.Fprintf(cmd.ErrOrStderr(), "stick mcp: %v\n", err) })
+			}
 			// A data directory that cannot be resolved is the open's to
 			// report; identities are then claimed within this process.
 			dataDir, _ := store.DataDir()
@@ -100,6 +106,12 @@ it ('stick install --server URL' registers it).`,
 	f.StringVar(&token, "token", "", "refused: give the token in a file or $"+tokenEnv)
 	_ = f.MarkHidden("token")
 	return cmd
+}
+
+// processMarker is a LaterStore on a database server, which can mark the
+// process a long-lived command stands for (storeurl.Later).
+type processMarker interface {
+	Hold(p stick.Process, report func(error))
 }
 
 // tokenOnCommandLine is the refusal of a --token flag.

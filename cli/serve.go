@@ -94,8 +94,9 @@ func serve(cmd *cobra.Command, version string, cfg server.Config, addr, dataDir 
 	}
 	defer st.Close()
 	// Members behind proxies ('stick mcp --server') are judged by their
-	// proxies' liveness streams, every other process as on any host.
-	live := liveness.NewHub(nil)
+	// proxies' liveness streams, every other process as on any host: on a
+	// database server, by the marks of processes of other hosts too.
+	live := liveness.NewHub(nil, liveness.WithFallback(storeLiveness(st)))
 	svc, err := newService(st, stick.WithLiveness(live))
 	if err != nil {
 		return err

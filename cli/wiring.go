@@ -4,12 +4,11 @@ import (
 	"context"
 	"io"
 	"os"
-	"slices"
 	"sync/atomic"
 	"time"
 
 	"github.com/stickhq/stick/internal/storeurl"
-
+	"github.com/stickhq/stick/procid"
 	"github.com/stickhq/stick/stick"
 	"github.com/stickhq/stick/store"
 )
@@ -92,9 +91,25 @@ func wiring() Wiring {
 	return Wiring{}
 }
 
-// newService makes a Service over st with the wiring's options, then opts.
+// newService makes a Service over st with the liveness of its store (see
+// storeLiveness), then the wiring's options, then opts.
 func newService(st stick.Store, opts ...stick.Option) (*stick.Service, error) {
-	return stick.New(st, append(slices.Clone(wiring().Options), opts...)...)
+	var all []stick.Option
+	if live, ok := storeurl.Liveness(st, procid.Checker{}); ok {
+		all = append(all, stick.WithLiveness(live))
+	}
+	all = append(append(all, wiring().Options...), opts...)
+	return stick.New(st, all...)
+}
+
+// storeLiveness is how processes are judged on st, besides the sessions
+// a hub judges itself: by procid, and on a database server also by the
+// marks of processes of other hosts (see storeurl.Liveness).
+func storeLiveness(st stick.Store) stick.Liveness {
+	if live, ok := storeurl.Liveness(st, procid.Checker{}); ok {
+		return live
+	}
+	return procid.Checker{}
 }
 
 // openTimeout bounds the open of a database server's store: a server

@@ -13,7 +13,8 @@ import (
 // Hub is the liveness a hub judges its members by: a stick.GraceLiveness
 // (and stick.ExitWatcher) that answers for the processes it records for
 // members behind proxies (their host is identity.HubHost) from their
-// proxies' streams, and for every other process as procid.Checker does.
+// proxies' streams, and for every other process as its fallback does
+// (procid.Checker unless WithFallback).
 //
 // A member behind a proxy is Alive while a stream of its session is up,
 // Gone once its proxy said its harness exited (for good) or once it has
@@ -65,13 +66,33 @@ func (lk *link) touch() {
 	lk.changed = make(chan struct{})
 }
 
+// HubOption tunes a Hub (NewHub).
+type HubOption func(*Hub)
+
+// WithFallback makes l judge every process that is not behind a proxy of
+// this hub, instead of procid.Checker: a hub on a PostgreSQL database
+// judges the members that reach the database directly, from other hosts,
+// by their marks (postgres.Marks). A nil l keeps procid.Checker. The Hub
+// watches such a process with l's watch, when l has one.
+func WithFallback(l stick.Liveness) HubOption {
+	return func(h *Hub) {
+		if l != nil {
+			h.fallback = l
+		}
+	}
+}
+
 // NewHub returns the liveness of a hub starting now on clock (nil: the
 // system clock).
-func NewHub(clock stick.Clock) *Hub {
+func NewHub(clock stick.Clock, opts ...HubOption) *Hub {
 	if clock == nil {
 		clock = stick.SystemClock{}
 	}
-	return &Hub{host: identity.HubHost(), clock: clock, fallback: procid.Checker{}, started: clock.Now(), links: map[procKey]*link{}}
+	h := &Hub{host: identity.HubHost(), clock: clock, fallback: procid.Checker{}, started: clock.Now(), links: map[procKey]*link{}}
+	for _, o := range opts {
+		o(h)
+	}
+	return h
 }
 
 // Check implements stick.Liveness: CheckWithin with the default grace.
@@ -87,6 +108,9 @@ func (h *Hub) Watch(ctx context.Context, p stick.Process) (<-chan struct{}, bool
 // CheckWithin implements stick.GraceLiveness.
 func (h *Hub) CheckWithin(p stick.Process, grace time.Duration) procid.Status {
 	if p.HostID != h.host {
+		if g, ok := h.fallback.(stick.GraceLiveness); ok {
+			return g.CheckWithin(p, grace)
+		}
 		return h.fallback.Check(p)
 	}
 	st, _, _ := h.judge(p, grace)
@@ -98,8 +122,11 @@ func (h *Hub) CheckWithin(p stick.Process, grace time.Duration) procid.Status {
 // runs out.
 func (h *Hub) WatchWithin(ctx context.Context, p stick.Process, grace time.Duration) (<-chan struct{}, bool) {
 	if p.HostID != h.host {
-		if w, ok := h.fallback.(stick.ExitWatcher); ok {
-			return w.Watch(ctx, p)
+		switch f := h.fallback.(type) {
+		case stick.GraceLiveness:
+			return f.WatchWithin(ctx, p, grace)
+		case stick.ExitWatcher:
+			return f.Watch(ctx, p)
 		}
 		return nil, false
 	}

@@ -12,7 +12,8 @@ import (
 // migrate brings the database to SchemaVersion in one transaction, under
 // an advisory lock so that stores opening at once migrate one after the
 // other, or refuses a database of a newer version or of another
-// application.
+// application. It also makes the process_marks table when it is missing
+// (see marksSchema).
 func (s *Store) migrate(ctx context.Context) error {
 	return s.mapErr(pgx.BeginFunc(ctx, s.pool, func(ptx pgx.Tx) error {
 		var num int
@@ -56,7 +57,7 @@ func (s *Store) migrate(ctx context.Context) error {
 			return s.mismatch(fmt.Sprintf("it has schema version %d, older than any this stick migrates from (%d)", version, baseVersion))
 		}
 		if version == SchemaVersion {
-			return nil
+			return ensureMarks(ctx, ptx)
 		}
 		if version == 0 {
 			if _, err := ptx.Exec(ctx, "CREATE TABLE schema_version (version INTEGER NOT NULL)"); err != nil {
@@ -72,8 +73,10 @@ func (s *Store) migrate(ctx context.Context) error {
 				return fmt.Errorf("migration %d: %w", v+1, err)
 			}
 		}
-		_, err = ptx.Exec(ctx, "UPDATE schema_version SET version = $1", SchemaVersion)
-		return err
+		if _, err := ptx.Exec(ctx, "UPDATE schema_version SET version = $1", SchemaVersion); err != nil {
+			return err
+		}
+		return ensureMarks(ctx, ptx)
 	}))
 }
 
@@ -81,4 +84,16 @@ func (s *Store) mismatch(why string) *stick.Error {
 	return stick.Errorf(stick.CodeDBSchemaMismatch, "cannot use the %s: %s", s.where, why).
 		With("supported_schema_version", SchemaVersion).
 		WithHint("give the URL of another database, or an empty one")
+}
+
+// ensureMarks makes the process_marks table (marksSchema) unless it
+// exists; it is asked first, so that a user who may not create tables
+// opens a database that has it.
+func ensureMarks(ctx context.Context, ptx pgx.Tx) error {
+	var has bool
+	if err := ptx.QueryRow(ctx, "SELECT to_regclass('process_marks') IS NOT NULL").Scan(&has); err != nil || has {
+		return err
+	}
+	_, err := ptx.Exec(ctx, marksSchema)
+	return err
 }

@@ -5,11 +5,13 @@ import (
 	"crypto/rand"
 	"encoding/hex"
 	"encoding/json"
+	"errors"
 	"sync"
 	"sync/atomic"
 	"time"
 
 	"github.com/jackc/pgx/v5"
+	"github.com/jackc/pgx/v5/pgconn"
 )
 
 // notifyChannel is the channel of the NOTIFY every writing commit sends.
@@ -122,13 +124,16 @@ func (w *waiters) heard(payload string) {
 	w.ring(n.Bells)
 }
 
-// listener is a Store's one connection that LISTENs for commits. When
-// the connection is lost it connects again by itself, and wakes every
-// waiter once it listens again, since notifications sent meanwhile are
-// lost: a missed notification costs latency, never correctness.
+// listener is a Store's one connection that LISTENs for commits, and
+// holds the locks of the marks of the processes this one stands for (see
+// Store.Mark). When the connection is lost it connects again by itself,
+// takes every mark again, and wakes every waiter once it listens again,
+// since notifications sent meanwhile are lost: a missed notification
+// costs latency, never correctness.
 type listener struct {
 	cancel context.CancelFunc
 	done   chan struct{}
+	marks  *markSet
 	// listens counts the connections that listened, the first one
 	// included; it grows after a reconnect's waiters were woken.
 	listens atomic.Int64
@@ -136,22 +141,41 @@ type listener struct {
 
 // startListener connects and listens before it returns, so that every
 // commit after Open is heard.
-func startListener(ctx context.Context, cfg *pgx.ConnConfig, w *waiters) (*listener, error) {
+func startListener(ctx context.Context, cfg *pgx.ConnConfig, w *waiters, marks *markSet) (*listener, error) {
 	conn, err := listen(ctx, cfg)
 	if err != nil {
 		return nil, err
 	}
 	lctx, cancel := context.WithCancel(context.Background())
-	l := &listener{cancel: cancel, done: make(chan struct{})}
+	l := &listener{cancel: cancel, done: make(chan struct{}), marks: marks}
 	l.listens.Store(1)
 	go l.run(lctx, cfg, conn, w)
 	return l, nil
+}
+
+// The TCP keepalive the server keeps on a listening connection unless
+// the database URL sets these settings: a host that vanished without
+// closing its connections (power loss, a cut network) is noticed, and
+// its marks let go, within idle + interval * count (25 s).
+var serverKeepAlive = [][2]string{
+	{"tcp_keepalives_idle", "10"},
+	{"tcp_keepalives_interval", "5"},
+	{"tcp_keepalives_count", "3"},
 }
 
 func listen(ctx context.Context, cfg *pgx.ConnConfig) (*pgx.Conn, error) {
 	conn, err := pgx.ConnectConfig(ctx, cfg)
 	if err != nil {
 		return nil, err
+	}
+	for _, kv := range serverKeepAlive {
+		if _, set := cfg.RuntimeParams[kv[0]]; set {
+			continue
+		}
+		if _, err := conn.Exec(ctx, "SELECT set_config($1, $2, false)", kv[0], kv[1]); err != nil {
+			_ = conn.Close(context.Background())
+			return nil, err
+		}
 	}
 	if _, err := conn.Exec(ctx, "LISTEN "+notifyChannel); err != nil {
 		_ = conn.Close(context.Background())
@@ -160,6 +184,10 @@ func listen(ctx context.Context, cfg *pgx.ConnConfig) (*pgx.Conn, error) {
 	return conn, nil
 }
 
+// retakeEvery is how often the listener tries again to take a mark's
+// lock that the session it lost still held.
+const retakeEvery = 250 * time.Millisecond
+
 // run hears notifications until stop, reconnecting with a backoff of up
 // to 2 s after a loss.
 func (l *listener) run(ctx context.Context, cfg *pgx.ConnConfig, conn *pgx.Conn, w *waiters) {
@@ -167,15 +195,18 @@ func (l *listener) run(ctx context.Context, cfg *pgx.ConnConfig, conn *pgx.Conn,
 	backoff := 50 * time.Millisecond
 	for {
 		for conn != nil {
-			n, err := conn.WaitForNotification(ctx)
+			n, err := l.next(ctx, conn)
 			if err != nil {
 				_ = conn.Close(context.Background())
 				conn = nil
+				l.marks.lost()
 				w.wakeAll()
 				break
 			}
 			backoff = 50 * time.Millisecond
-			w.heard(n.Payload)
+			if n != nil {
+				w.heard(n.Payload)
+			}
 		}
 		select {
 		case <-ctx.Done():
@@ -190,6 +221,42 @@ func (l *listener) run(ctx context.Context, cfg *pgx.ConnConfig, conn *pgx.Conn,
 			l.listens.Add(1)
 		}
 	}
+}
+
+// next makes conn hold the marks wanted, then waits for a notification.
+// It returns none, and no error, when the marks wanted changed or a mark
+// is due to be taken again: the wait is cut short by its context, which
+// leaves the connection usable.
+func (l *listener) next(ctx context.Context, conn *pgx.Conn) (*pgconn.Notification, error) {
+	retry, err := l.marks.sync(ctx, conn)
+	if err != nil {
+		return nil, err
+	}
+	wctx, cancel := context.WithCancel(ctx)
+	defer cancel()
+	var again <-chan time.Time
+	if retry {
+		t := time.NewTimer(retakeEvery)
+		defer t.Stop()
+		again = t.C
+	}
+	go func() {
+		select {
+		case <-l.marks.kick:
+			if wctx.Err() != nil {
+				l.marks.poke() // it came after this wait: the next one's
+			}
+			cancel()
+		case <-again:
+			cancel()
+		case <-wctx.Done():
+		}
+	}()
+	n, err := conn.WaitForNotification(wctx)
+	if err != nil && errors.Is(err, context.Canceled) && ctx.Err() == nil && !conn.IsClosed() {
+		return nil, nil
+	}
+	return n, err
 }
 
 // stop ends the listener and closes its connection.

@@ -167,3 +167,24 @@ CREATE TABLE hub_settings (
 
 // SchemaVersion is the schema version this build writes.
 var SchemaVersion = baseVersion + len(migrations) - 1
+
+// marksSchema is the table of the marks processes hold (see Store.Mark).
+// It is made beside the numbered schema, not by a migration: the numbers
+// name one schema for both stores, and marks exist on PostgreSQL only. A
+// stick of the same schema version that predates it opens a database that
+// has it, and ignores it. Never change it: add a table beside it instead.
+//
+// A mark's id is the second key of its advisory lock (the first is
+// markSpace), so it is an INTEGER: two thousand million marks, one per
+// process start, before the identity runs out.
+const marksSchema = `
+CREATE TABLE process_marks (
+	mark_id    INTEGER GENERATED ALWAYS AS IDENTITY PRIMARY KEY,
+	host_id    TEXT NOT NULL,
+	boot_id    TEXT NOT NULL,
+	pid        INTEGER NOT NULL,
+	started_at BIGINT NOT NULL,
+	marked_at  BIGINT NOT NULL
+);
+CREATE INDEX process_marks_process_idx ON process_marks (host_id, pid, started_at);
+`

@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"net"
 	"net/url"
 	"strings"
 	"sync"
@@ -28,6 +29,7 @@ const (
 const (
 	AppName         = "stick"
 	ListenerAppName = "stick-listen"
+	LivenessAppName = "stick-liveness"
 )
 
 // DefaultBusyTimeout is Options.BusyTimeout's default.
@@ -40,9 +42,28 @@ type Options struct {
 	// DefaultBusyTimeout when zero.
 	BusyTimeout time.Duration
 	// MaxConns bounds the connections of the Store's pool (besides its
-	// listening one); pgxpool's default when zero.
+	// listening one and those of its Liveness); pgxpool's default when
+	// zero.
 	MaxConns int32
+	// MaxWatches bounds the marks a Liveness of the Store watches at once
+	// (see Marks.WatchWithin), each on a connection of its own;
+	// DefaultMaxWatches when zero. A waiter that finds them all taken
+	// re-checks the holder every liveness poll instead.
+	MaxWatches int
 }
+
+// DefaultMaxWatches is Options.MaxWatches's default.
+const DefaultMaxWatches = 8
+
+// The TCP keepalive of every connection this side: a database server that
+// vanished without closing the connection (power loss, a cut network) is
+// noticed within idle + interval * count (25 s), and the listening
+// connection replaced, so that this process's marks are taken again.
+const (
+	keepAliveIdle     = 10 * time.Second
+	keepAliveInterval = 5 * time.Second
+	keepAliveCount    = 3
+)
 
 // Store is a stick.Store on a PostgreSQL database.
 type Store struct {
@@ -51,6 +72,11 @@ type Store struct {
 	where  string // the database, for messages: host and name, never the password
 	wake   *waiters
 	listen *listener
+	marks  *markSet
+	// judge is the pool of the Liveness's checks and watches, apart from
+	// the pool transactions use, since a check runs inside a transaction.
+	judge   *pgxpool.Pool
+	watches *watches
 
 	closeOnce sync.Once
 	closeErr  error
@@ -73,7 +99,13 @@ func Open(ctx context.Context, dbURL string, opts Options) (*Store, error) {
 	if opts.MaxConns > 0 {
 		cfg.MaxConns = opts.MaxConns
 	}
-	s := &Store{opts: opts, where: describe(cfg.ConnConfig.Host, cfg.ConnConfig.Database), wake: newWaiters()}
+	if opts.MaxWatches <= 0 {
+		opts.MaxWatches = DefaultMaxWatches
+	}
+	s := &Store{opts: opts, where: describe(cfg.ConnConfig.Host, cfg.ConnConfig.Database), wake: newWaiters(), marks: newMarkSet()}
+	dialer := &net.Dialer{KeepAliveConfig: net.KeepAliveConfig{Enable: true, Idle: keepAliveIdle, Interval: keepAliveInterval, Count: keepAliveCount}}
+	cfg.ConnConfig.DialFunc = dialer.DialContext
+	jcfg := cfg.Copy()
 	cfg.ConnConfig.RuntimeParams["application_name"] = AppName
 	s.pool, err = pgxpool.NewWithConfig(ctx, cfg)
 	if err != nil {
@@ -83,10 +115,20 @@ func Open(ctx context.Context, dbURL string, opts Options) (*Store, error) {
 		s.pool.Close()
 		return nil, err
 	}
+	// The judging pool connects when a Liveness first asks: a command
+	// that judges nobody across hosts never opens one.
+	jcfg.ConnConfig.RuntimeParams["application_name"] = LivenessAppName
+	jcfg.MaxConns, jcfg.MinConns = int32(opts.MaxWatches)+judgeConns, 0
+	if s.judge, err = pgxpool.NewWithConfig(ctx, jcfg); err != nil {
+		s.pool.Close()
+		return nil, s.mapErr(err)
+	}
+	s.watches = newWatches(s, opts.MaxWatches)
 	lcfg := cfg.ConnConfig.Copy()
 	lcfg.RuntimeParams["application_name"] = ListenerAppName
-	s.listen, err = startListener(ctx, lcfg, s.wake)
+	s.listen, err = startListener(ctx, lcfg, s.wake, s.marks)
 	if err != nil {
+		s.judge.Close()
 		s.pool.Close()
 		return nil, s.mapErr(err)
 	}
@@ -207,13 +249,18 @@ func (s *Store) Changed() <-chan struct{} { return s.wake.changed() }
 // transaction, of any process, that rang agent's bell in room.
 func (s *Store) Rung(room, agent string) <-chan struct{} { return s.wake.rung(room, agent) }
 
-// Close stops listening and closes the connections, after the
-// transactions in flight. Closing again does nothing.
+// Close releases the marks of the processes that still run (see Mark),
+// stops listening, which lets the other marks go, stops watching and
+// closes the connections, after the transactions in flight. Closing
+// again does nothing.
 func (s *Store) Close() error {
 	s.closeOnce.Do(func() {
+		s.releaseRunning()
 		if s.listen != nil {
 			s.listen.stop()
 		}
+		s.watches.stop()
+		s.judge.Close()
 		s.pool.Close()
 		s.wake.wakeAll()
 	})

@@ -2,16 +2,16 @@ package postgres_test
 
 import (
 	"context"
-	"os"
 	"testing"
 
 	"github.com/stickhq/stick/internal/pgtest"
+	"github.com/stickhq/stick/internal/testproc"
 	"github.com/stickhq/stick/postgres"
 	"github.com/stickhq/stick/stick"
 	"github.com/stickhq/stick/stick/storetest"
 )
 
-func TestMain(m *testing.M) { os.Exit(pgtest.Main(m)) }
+func TestMain(m *testing.M) { testproc.Main(m, pgtest.Start()) }
 
 // TestConformance runs the conformance suite of stick.Store on a fresh
 // database per test; each further handle is another Store on it, as
