@@ -47,3 +47,31 @@ func TestHubsJudgeEachOthersProxies(t *testing.T) {
 		t.Fatalf("state on hub B: %v", st)
 	}
 }
+
+// The holder's proxy to hub A is SIGKILLed: hub A keeps its mark for the
+// grace (the default one, as hub A never judged the session with the
+// room's), in case the proxy comes back, then lets it go, and the waiter
+// through hub B sees owner_gone, not before the room's grace.
+func TestHubsProxyKilledAcross(t *testing.T) {
+	u := pgtest.URL(t)
+	token := pgToken(t, u, "team", "--role", "operator")
+	a, b := pgHub(t, u), pgHub(t, u)
+	env := []string{"STICK_TOKEN=" + token}
+	holder, peer := connect(t, a.url, "claude-code", env), connect(t, b.url, "codex", env)
+	room := str(holder.ok("join_path", map[string]any{"name": "across"}), "room_id")
+	peer.ok("join_path", map[string]any{"name": "across"})
+	grace := 500 * time.Millisecond
+	holder.ok("set_room_policy", map[string]any{"room_id": room, "proxy_grace_ms": grace.Milliseconds()})
+	if turn := holder.ok("wait_for_turn", map[string]any{"room_id": room, "max_wait_ms": 0}); str(turn, "status") != "your_turn" {
+		t.Fatalf("the holder through hub A: %v", turn)
+	}
+	waited := peer.wait(room, 60000)
+	killed := time.Now()
+	holder.killProxy()
+	w := within(t, waited, "owner_gone on hub B after the holder's proxy was killed")
+	took := time.Since(killed)
+	if str(w, "status") != "takeover_available" || str(w, "reason") != "owner_gone" || took < grace {
+		t.Fatalf("the waiter through hub B %v after the holder's proxy was killed: %v", took, w)
+	}
+	t.Logf("owner_gone seen on hub B %v after SIGKILL of the proxy to hub A", took)
+}
