@@ -251,11 +251,19 @@ func (h *Hub) judge(p stick.Process, grace time.Duration) (st procid.Status, gon
 		return procid.Alive, time.Time{}, changed, false
 	}
 	// While this hub stands for p (its mark is held, taken or let go)
-	// the marks would only echo it: the grace decides.
+	// the marks would only echo it: it waits for the end of its hold.
 	stands := lk.holding || lk.mark != nil || lk.marking || lk.ending
 	at := lk.down.Add(grace)
 	h.mu.Unlock()
-	if h.marker != nil && !stands {
+	if stands {
+		if !h.clock.Now().Before(at) {
+			// Past the grace asked with, the hold is ending: the marks
+			// decide once it has (its end is a change).
+			return procid.Unknown, time.Time{}, changed, false
+		}
+		return procid.Unknown, at, changed, false
+	}
+	if h.marker != nil {
 		switch h.fallbackWithin(p, grace) {
 		case procid.Alive:
 			return procid.Alive, time.Time{}, changed, true

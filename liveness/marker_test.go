@@ -203,3 +203,34 @@ func TestHubMarkLetGoAfterGrace(t *testing.T) {
 	lone := liveness.NewHub(clock, liveness.WithFallback(db))
 	want(t, lone, session(t, 3), grace, procid.Unknown, "a hub without a marker, a session it never saw, within the grace")
 }
+
+// A hub that holds its mark for a longer grace than the one it is asked
+// with (another room's) does not judge the session gone by the shorter
+// one while another hub has it: it waits for its hold to end, then
+// judges by the marks.
+func TestHubHoldOutlastsShorterGrace(t *testing.T) {
+	clock := testclock.New(epoch)
+	db := newMarkDB()
+	a := liveness.NewHub(clock, liveness.WithFallback(db), liveness.WithMarker(db))
+	b := liveness.NewHub(clock, liveness.WithFallback(db), liveness.WithMarker(db))
+	s := session(t, 4)
+	want(t, a, s, 2*time.Minute, procid.Unknown, "on A, asked with two minutes")
+	drop, err := a.Connect(s)
+	if err != nil {
+		t.Fatal(err)
+	}
+	marksAre(t, db, s, 1, 1, "A marks the session")
+	drop()
+	if _, err := b.Connect(s); err != nil {
+		t.Fatal(err)
+	}
+	marksAre(t, db, s, 2, 2, "B marks the session that came back to it")
+	watch, _ := a.WatchWithin(context.Background(), s, time.Minute)
+	clock.Advance(time.Minute)
+	want(t, a, s, time.Minute, procid.Unknown, "on A, past the one-minute grace, within its two-minute hold")
+	notClosed(t, watch, "A's hold is not over")
+	clock.Advance(time.Minute)
+	marksAre(t, db, s, 1, 2, "A lets its mark go at the end of its hold")
+	eventually(t, "A judges the session alive by B's mark", func() bool { return a.CheckWithin(s, time.Minute) == procid.Alive })
+	notClosed(t, watch, "the session is on B")
+}
