@@ -38,8 +38,43 @@ const markWait = 5 * time.Second
 // run, and keeps those of processes that exited, as proof. Calling
 // release again does nothing.
 func (s *Store) Mark(ctx context.Context, p stick.Process) (release func(), err error) {
+	id, err := s.mark(ctx, p, false)
+	if err != nil {
+		return nil, err
+	}
+	return sync.OnceFunc(func() { s.release(id) }), nil
+}
+
+// Vouch holds a mark for p as Mark does, for a process whose life this
+// process hears of rather than sees (a hub, for the members behind the
+// proxies whose liveness streams it holds): end(true) lets the lock go
+// and keeps the row, as proof that p is gone; end(false) releases the
+// mark as Mark's release does, so that p is judged by its other marks,
+// or its leases. Close releases the marks not ended, whatever procid
+// says of p: a hub that stops proves nothing of its members. Calling end
+// again does nothing.
+func (s *Store) Vouch(ctx context.Context, p stick.Process) (end func(gone bool), err error) {
+	id, err := s.mark(ctx, p, true)
+	if err != nil {
+		return nil, err
+	}
+	var once sync.Once
+	return func(gone bool) {
+		once.Do(func() {
+			if gone {
+				s.letGo(id)
+			} else {
+				s.release(id)
+			}
+		})
+	}, nil
+}
+
+// mark takes a mark for p and returns its id once its lock is held;
+// vouched marks are released at Close whatever procid says of p.
+func (s *Store) mark(ctx context.Context, p stick.Process, vouched bool) (int32, error) {
 	if p.IsZero() || p.HostID == "" {
-		return nil, stick.Errorf(stick.CodeInvalidArgument, "cannot mark %s: a mark needs the process's host, pid and start time", p).
+		return 0, stick.Errorf(stick.CodeInvalidArgument, "cannot mark %s: a mark needs the process's host, pid and start time", p).
 			With("field", "process").WithHint("mark a process whose identity procid read")
 	}
 	// Marks of processes that exited and that no member names any more
@@ -48,20 +83,28 @@ func (s *Store) Mark(ctx context.Context, p stick.Process) (release func(), err 
 		DELETE FROM process_marks m WHERE m.mark_id NOT IN (SELECT id FROM held)
 		AND NOT EXISTS (SELECT 1 FROM members b WHERE b.pid = m.pid AND b.process_started_at = m.started_at
 			AND coalesce(b.host_id, '') = m.host_id AND coalesce(b.boot_id, '') = m.boot_id)`, markSpace); err != nil {
-		return nil, s.mapErr(err)
+		return 0, s.mapErr(err)
 	}
 	var id int32
 	if err := s.pool.QueryRow(ctx, `INSERT INTO process_marks (host_id, boot_id, pid, started_at, marked_at)
 		VALUES ($1, $2, $3, $4, $5) RETURNING mark_id`, p.HostID, p.BootID, p.PID, p.StartedAt.UnixMilli(), time.Now().UnixMilli()).Scan(&id); err != nil {
-		return nil, s.mapErr(err)
+		return 0, s.mapErr(err)
 	}
-	s.marks.add(id, p)
-	release = sync.OnceFunc(func() { s.release(id) })
+	s.marks.add(id, p, vouched)
 	if err := s.marks.await(ctx, id, true, s.listen.done); err != nil {
-		release()
-		return nil, s.mapErr(err)
+		s.release(id)
+		return 0, s.mapErr(err)
 	}
-	return release, nil
+	return id, nil
+}
+
+// letGo lets the lock of mark id go and keeps its row: once every mark of
+// its process is let go, the process is gone by proof.
+func (s *Store) letGo(id int32) {
+	ctx, cancel := context.WithTimeout(context.Background(), markWait)
+	defer cancel()
+	s.marks.remove(id)
+	_ = s.marks.await(ctx, id, false, s.listen.done)
 }
 
 // release deletes the row of mark id, then lets its lock go: a judge
@@ -81,7 +124,7 @@ func (s *Store) release(id int32) {
 // that the process is gone.
 func (s *Store) releaseRunning() {
 	for id, p := range s.marks.held() {
-		if procid.Check(p) == procid.Alive {
+		if s.marks.vouched(id) || procid.Check(p) == procid.Alive {
 			s.release(id)
 		}
 	}
@@ -101,6 +144,8 @@ type markSet struct {
 	mu   sync.Mutex
 	want map[int32]stick.Process
 	has  map[int32]bool
+	// vouch holds the marks taken by Vouch.
+	vouch map[int32]bool
 	// kick tells the listener that want changed.
 	kick chan struct{}
 	// changed is closed and replaced whenever has changes.
@@ -108,12 +153,15 @@ type markSet struct {
 }
 
 func newMarkSet() *markSet {
-	return &markSet{want: map[int32]stick.Process{}, has: map[int32]bool{}, kick: make(chan struct{}, 1), changed: make(chan struct{})}
+	return &markSet{want: map[int32]stick.Process{}, has: map[int32]bool{}, vouch: map[int32]bool{}, kick: make(chan struct{}, 1), changed: make(chan struct{})}
 }
 
-func (m *markSet) add(id int32, p stick.Process) {
+func (m *markSet) add(id int32, p stick.Process, vouched bool) {
 	m.mu.Lock()
 	m.want[id] = p
+	if vouched {
+		m.vouch[id] = true
+	}
 	m.mu.Unlock()
 	m.poke()
 }
@@ -121,6 +169,7 @@ func (m *markSet) add(id int32, p stick.Process) {
 func (m *markSet) remove(id int32) {
 	m.mu.Lock()
 	delete(m.want, id)
+	delete(m.vouch, id)
 	m.mu.Unlock()
 	m.poke()
 }
@@ -130,6 +179,13 @@ func (m *markSet) poke() {
 	case m.kick <- struct{}{}:
 	default:
 	}
+}
+
+// vouched reports whether mark id was taken by Vouch.
+func (m *markSet) vouched(id int32) bool {
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	return m.vouch[id]
 }
 
 // held returns the marks wanted.

@@ -44,10 +44,11 @@ func pgHub(t *testing.T, dbURL string) *hub {
 
 // pgToken makes a token named name with 'stick --database dbURL token
 // create NAME --json', as an operator on any host of the team would, and
-// returns its secret.
-func pgToken(t *testing.T, dbURL, name string) string {
+// returns its secret; flags are more flags of it ("--role", "operator").
+func pgToken(t *testing.T, dbURL, name string, flags ...string) string {
 	t.Helper()
-	p := testproc.StartEnv(t, []string{"TALKING_STICK_DATA_DIR=" + t.TempDir()}, "stick", "--database", dbURL, "token", "create", name, "--json")
+	args := append([]string{"--database", dbURL, "token", "create", name, "--json"}, flags...)
+	p := testproc.StartEnv(t, []string{"TALKING_STICK_DATA_DIR=" + t.TempDir()}, "stick", args...)
 	var out strings.Builder
 	for {
 		line, err := p.ReadLine(30 * time.Second)

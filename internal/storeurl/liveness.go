@@ -106,3 +106,51 @@ func (l *Later) Hold(p stick.Process, report func(error)) {
 		}
 	}()
 }
+
+// Marker returns what a hub on st marks the sessions of its liveness
+// streams with (liveness.WithMarker): on a PostgreSQL store (or a Later
+// opening one), postgres.Store.Vouch, so that the hubs on one database
+// know each other's streams; ok is false for any other store, whose hub
+// judges its sessions alone.
+func Marker(st stick.Store) (m *Vouchers, ok bool) {
+	switch st := st.(type) {
+	case *postgres.Store:
+		return &Vouchers{get: func(context.Context) (*postgres.Store, error) { return st, nil }}, true
+	case *Later:
+		return &Vouchers{get: st.postgres}, true
+	}
+	return nil, false
+}
+
+// Vouchers marks the sessions a hub stands for in its database.
+type Vouchers struct {
+	get func(context.Context) (*postgres.Store, error)
+}
+
+// Mark implements liveness.Marker: postgres.Store.Vouch, once the store
+// is open (without starting the open). It fails when ctx ends first,
+// when the open failed, and on a store that is not PostgreSQL's.
+func (v *Vouchers) Mark(ctx context.Context, p stick.Process) (end func(gone bool), err error) {
+	st, err := v.get(ctx)
+	if err != nil {
+		return nil, err
+	}
+	return st.Vouch(ctx, p)
+}
+
+// postgres returns the store once it is open, when it is PostgreSQL's.
+func (l *Later) postgres(ctx context.Context) (*postgres.Store, error) {
+	select {
+	case <-l.done:
+	case <-ctx.Done():
+		return nil, ctx.Err()
+	}
+	if l.err != nil {
+		return nil, l.err
+	}
+	st, ok := l.st.(*postgres.Store)
+	if !ok {
+		return nil, stick.Errorf(stick.CodeInvalidArgument, "the store is not a database server's: it holds no marks")
+	}
+	return st, nil
+}
