@@ -23,7 +23,7 @@ func searchEvents(ctx context.Context, e *env) ([]Result, error) {
 	if e.o.Quick {
 		events, rooms = 10_000, 20
 	}
-	a, err := joinAs(ctx, e.data, e.repo, "bench")
+	a, err := joinAs(ctx, e.db, e.repo, "bench")
 	if err != nil {
 		return nil, err
 	}
@@ -72,7 +72,7 @@ func searchEvents(ctx context.Context, e *env) ([]Result, error) {
 	}
 	// Bulk transactions leave the search index to catch up in the
 	// background; have it complete before timing.
-	if err := a.st.Index(ctx); err != nil {
+	if err := index(ctx, a.st); err != nil {
 		return nil, err
 	}
 	// Queries skip the 20 commonest words: word draws any other word
