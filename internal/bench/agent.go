@@ -17,6 +17,7 @@ import (
 // agent is one process's use of the library: the shared database, this
 // process as the member's liveness, the room of the workspace joined.
 type agent struct {
+	db   rundb.DB
 	st   stick.Store
 	svc  *stick.Service
 	me   stick.Caller
@@ -33,7 +34,7 @@ func joinAs(ctx context.Context, db rundb.DB, repo, id string) (*agent, error) {
 	if err != nil {
 		return nil, err
 	}
-	a := &agent{st: st, svc: svc, me: stick.Caller{AgentID: id, Kind: stick.KindProcess, Process: self}}
+	a := &agent{db: db, st: st, svc: svc, me: stick.Caller{AgentID: id, Kind: stick.KindProcess, Process: self}}
 	j, err := svc.JoinPath(ctx, a.me, stick.JoinRequest{Path: repo})
 	if err != nil {
 		a.close()
@@ -149,12 +150,15 @@ func parseDurations(s string) ([]time.Duration, error) {
 	return out, nil
 }
 
-// index has a store that indexes for search in the background (SQLite's)
-// complete its index, so that timings see a steady state; a store that
-// indexes in the writing transaction (PostgreSQL's) has nothing to do.
-func index(ctx context.Context, st stick.Store) error {
-	if ix, ok := st.(interface{ Index(context.Context) error }); ok {
-		return ix.Index(ctx)
+// settle brings a's store to a steady state after a fill in bulk, so
+// that timings see one: SQLite's search index, which bulk transactions
+// leave to catch up in the background, complete; PostgreSQL's tables
+// vacuumed and analysed (see rundb.DB.Settle).
+func (a *agent) settle(ctx context.Context) error {
+	if ix, ok := a.st.(interface{ Index(context.Context) error }); ok {
+		if err := ix.Index(ctx); err != nil {
+			return err
+		}
 	}
-	return nil
+	return a.db.Settle(ctx)
 }

@@ -98,3 +98,26 @@ func (d DB) LocalBackends(ctx context.Context) ([]int, error) {
 	}
 	return local, nil
 }
+
+// Settle brings a PostgreSQL database that was just filled in bulk to
+// the steady state of one in use for a while: its tables vacuumed and
+// analysed, which autovacuum would otherwise do in the next minutes,
+// while the run measures, and a checkpoint written where the user may.
+// It does nothing on SQLite.
+func (d DB) Settle(ctx context.Context) error {
+	if !d.Postgres() {
+		return nil
+	}
+	conn, err := pgx.Connect(ctx, d.URL)
+	if err != nil {
+		return fmt.Errorf("connect to %s: %s", d, scrub(err.Error(), d.URL))
+	}
+	defer conn.Close(context.Background())
+	if _, err := conn.Exec(ctx, "VACUUM (ANALYZE)"); err != nil {
+		return fmt.Errorf("%s: %s", d, scrub(err.Error(), d.URL))
+	}
+	// CHECKPOINT needs a superuser (or pg_checkpoint): without one, the
+	// server's own checkpoints come when they come.
+	_, _ = conn.Exec(ctx, "CHECKPOINT")
+	return nil
+}
