@@ -63,3 +63,22 @@ func TestPostgresPlanAndTargets(t *testing.T) {
 		}
 	}
 }
+
+// A scenario that does not apply to the run's store is not run: RunOne
+// says why (Run skips it with that line).
+func TestScenarioForOneStoreOnly(t *testing.T) {
+	ran := false
+	sc := Scenario{Name: "pg-only", Target: "anything", run: func(context.Context, *env) ([]Result, error) {
+		ran = true
+		return nil, nil
+	}, skip: func(pg bool) string {
+		if !pg {
+			return "it measures what only PostgreSQL has"
+		}
+		return ""
+	}}
+	_, err := RunOne(context.Background(), sc, Options{})
+	if err == nil || !strings.Contains(err.Error(), "pg-only: it measures what only PostgreSQL has") || ran {
+		t.Fatalf("ran %v, err %v", ran, err)
+	}
+}
