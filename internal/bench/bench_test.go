@@ -8,11 +8,16 @@ import (
 	"time"
 
 	"github.com/stickhq/stick/internal/reexec"
+
+	"github.com/stickhq/stick/internal/pgtest"
 )
 
 func TestMain(m *testing.M) {
 	reexec.Main()
-	os.Exit(m.Run())
+	stop := pgtest.Start()
+	code := m.Run()
+	stop()
+	os.Exit(code)
 }
 
 // TestScenariosQuick runs every scenario at its quick size: each must

@@ -22,7 +22,7 @@ func webIdle(ctx context.Context, e *env) ([]Result, error) {
 	if e.o.Quick {
 		pages = 20
 	}
-	a, err := joinAs(ctx, e.data, e.repo, "bench")
+	a, err := joinAs(ctx, e.db, e.repo, "bench")
 	if err != nil {
 		return nil, err
 	}

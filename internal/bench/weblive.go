@@ -20,7 +20,7 @@ import (
 // wake-ups, reads the event and sends it.
 func webLive(ctx context.Context, e *env) ([]Result, error) {
 	r := Result{Scenario: "web-live", Unit: "events"}
-	writer, err := joinAs(ctx, e.data, e.repo, "writer")
+	writer, err := joinAs(ctx, e.db, e.repo, "writer")
 	if err != nil {
 		return nil, err
 	}

@@ -129,7 +129,7 @@ func busyRoom(ctx context.Context, a *agent, repo string, n int) ([]string, erro
 	if err != nil {
 		return nil, err
 	}
-	return members, a.st.Index(ctx)
+	return members, a.settle(ctx)
 }
 
 // busyHandoff is a handoff in full, as a careful holder writes one.
