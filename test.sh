@@ -6,7 +6,8 @@
 # this script starts, or the server STICK_TEST_DATABASE_URL names), the
 # chaos soak (60 s, 12 processes, a fixed seed; CHAOS_* to change them),
 # the chaos soak over a hub (45 s, 8 processes behind their own proxies, a
-# fixed seed; CHAOS_HUB_* to change them), and a short pass of every fuzz
+# fixed seed; CHAOS_HUB_* to change them), both soaks once more on
+# PostgreSQL (30 s each; CHAOS_PG_* to change them), and a short pass of every fuzz
 # target over its committed corpus plus fresh inputs.
 # It says how long each stage took and the total, lists every skipped test
 # with its reason, and warns loudly about what it cannot test on this machine.
@@ -21,6 +22,8 @@ CHAOS_SEED=${CHAOS_SEED:-1}
 CHAOS_HUB_DURATION=${CHAOS_HUB_DURATION:-45s}
 CHAOS_HUB_PROCS=${CHAOS_HUB_PROCS:-8}
 CHAOS_HUB_SEED=${CHAOS_HUB_SEED:-1}
+CHAOS_PG_DURATION=${CHAOS_PG_DURATION:-30s}
+CHAOS_PG_PROCS=${CHAOS_PG_PROCS:-8}
 
 started=$(date +%s)
 stage_name=""
@@ -193,6 +196,17 @@ go run ./cmd/stickbench chaos --duration "$CHAOS_DURATION" --procs "$CHAOS_PROCS
 
 stage "chaos soak over a hub ($CHAOS_HUB_DURATION, $CHAOS_HUB_PROCS processes, seed $CHAOS_HUB_SEED)"
 go run ./cmd/stickbench chaos --hub --duration "$CHAOS_HUB_DURATION" --procs "$CHAOS_HUB_PROCS" --seed "$CHAOS_HUB_SEED"
+
+# The same soaks on PostgreSQL, each on an empty database of its own on the
+# server the tests used; without one (STICK_REQUIRE_POSTGRES=0 and none
+# found) they are not run, as warned above.
+if [ -n "${STICK_TEST_DATABASE_URL:-}" ]; then
+	stage "chaos soak on PostgreSQL ($CHAOS_PG_DURATION, $CHAOS_PG_PROCS processes, seed $CHAOS_SEED)"
+	go run ./cmd/stickbench chaos --database "$STICK_TEST_DATABASE_URL" --duration "$CHAOS_PG_DURATION" --procs "$CHAOS_PG_PROCS" --seed "$CHAOS_SEED"
+
+	stage "chaos soak over a hub on PostgreSQL ($CHAOS_PG_DURATION, $CHAOS_HUB_PROCS processes, seed $CHAOS_HUB_SEED)"
+	go run ./cmd/stickbench chaos --hub --database "$STICK_TEST_DATABASE_URL" --duration "$CHAOS_PG_DURATION" --procs "$CHAOS_HUB_PROCS" --seed "$CHAOS_HUB_SEED"
+fi
 
 stage "fuzz ($FUZZTIME each)"
 # Minimizing a new input that widened coverage is bounded (the default is

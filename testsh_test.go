@@ -102,7 +102,8 @@ func TestTestShTimesStagesAndWarnsOfMissingShells(t *testing.T) {
 	if !ok {
 		t.Fatalf("no time summary:\n%s", out)
 	}
-	for _, stage := range []string{"gofmt", "go vet", "staticcheck v0.8.2", "go test -race", "chaos soak (60s, 12 processes, seed 1)", "chaos soak over a hub (45s, 8 processes, seed 1)", "fuzz (10s each)", "total"} {
+	for _, stage := range []string{"gofmt", "go vet", "staticcheck v0.8.2", "go test -race", "chaos soak (60s, 12 processes, seed 1)", "chaos soak over a hub (45s, 8 processes, seed 1)",
+		"chaos soak on PostgreSQL (30s, 8 processes, seed 1)", "chaos soak over a hub on PostgreSQL (30s, 8 processes, seed 1)", "fuzz (10s each)", "total"} {
 		if !regexp.MustCompile(`(?m)^  ` + regexp.QuoteMeta(stage) + ` +\d+s$`).MatchString(times) {
 			t.Errorf("no time for %q in:\n%s", stage, times)
 		}
