@@ -28,6 +28,9 @@ func TestMain(m *testing.M) {
 func TestScenariosQuick(t *testing.T) {
 	for _, sc := range Scenarios() {
 		t.Run(sc.Name, func(t *testing.T) {
+			if why := sc.skipFor(false); why != "" {
+				t.Skipf("not on SQLite: %s", why)
+			}
 			rs, err := RunOne(context.Background(), sc, Options{Quick: true})
 			if err != nil {
 				t.Fatal(err)

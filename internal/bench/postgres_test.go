@@ -2,6 +2,8 @@ package bench
 
 import (
 	"context"
+	"fmt"
+	"slices"
 	"strings"
 	"testing"
 	"time"
@@ -80,5 +82,50 @@ func TestScenarioForOneStoreOnly(t *testing.T) {
 	_, err := RunOne(context.Background(), sc, Options{})
 	if err == nil || !strings.Contains(err.Error(), "pg-only: it measures what only PostgreSQL has") || ran {
 		t.Fatalf("ran %v, err %v", ran, err)
+	}
+}
+
+// A holder standing for a process of another host, marked in the
+// database, is SIGKILLed while a process judging by the marks waits: the
+// wait sees owner_gone each time, and the scenario is judged by its
+// target for PostgreSQL.
+func TestCrossHostCrashOnPostgres(t *testing.T) {
+	server := pgtest.URL(t)
+	sc := Scenarios()[indexOf(Scenarios(), "cross-host-crash")]
+	rs, err := RunOne(context.Background(), sc, Options{Quick: true, Database: server})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(rs) != 1 || rs[0].Count != 5 || len(rs[0].Problems) > 0 {
+		t.Fatalf("results: %+v", rs)
+	}
+	r := rs[0]
+	t.Logf("p50 %v, p99 %v, max %v", r.P50, r.P99, r.Max)
+	if r.P50 <= 0 || r.Max < r.P50 {
+		t.Errorf("p50 %v, max %v: nothing was measured", r.P50, r.Max)
+	}
+	if r.Target != "p50 <= 200 ms" || sc.PostgresTarget != r.Target {
+		t.Errorf("target %q; want PostgreSQL's %q", r.Target, sc.PostgresTarget)
+	}
+	if want := r.P50 <= 200*time.Millisecond; r.Met != want {
+		t.Errorf("met %v with p50 %v", r.Met, r.P50)
+	}
+}
+
+// On SQLite the crash on another host is skipped, with its reason: only
+// PostgreSQL's marks tell it.
+func TestCrossHostCrashSkippedOnSQLite(t *testing.T) {
+	var logged []string
+	o := Options{Quick: true, Log: func(format string, args ...any) { logged = append(logged, fmt.Sprintf(format, args...)) }}
+	rep, err := Run(context.Background(), []string{"cross-host-crash"}, o)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(rep.Scenarios) != 0 || len(rep.Skipped) != 1 || rep.Skipped[0].Scenario != "cross-host-crash" ||
+		!strings.Contains(rep.Skipped[0].Why, "only a PostgreSQL store's marks tell") {
+		t.Fatalf("on SQLite: scenarios %+v, skipped %+v", rep.Scenarios, rep.Skipped)
+	}
+	if want := "cross-host-crash: skipped: " + rep.Skipped[0].Why; !slices.Contains(logged, want) {
+		t.Errorf("logged %q; want the line %q", logged, want)
 	}
 }

@@ -75,6 +75,9 @@ func Scenarios() []Scenario {
 		{Name: "contention", What: "8 processes taking every turn they can in one room for 10 s, racing for it when idle; no fencing violation, no db_busy", Target: ">= 1,000 grants/s", run: contention},
 		{Name: "idle-waiters", What: "32 'stick mcp' processes blocked in wait_for_turn for 30 s", Target: "< 2% of one core in total", run: idleWaiters},
 		{Name: "crash-detection", What: "holder SIGKILLed until a waiting process sees owner_gone", Target: "p50 <= 100 ms", run: crashDetection},
+		// A holder of another host, whose death only the database's
+		// sessions tell: PostgreSQL only.
+		{Name: "cross-host-crash", What: "a holder standing for a process of another host, marked in the database, SIGKILLed until a process judging by the marks, waiting, sees owner_gone", Target: "none on SQLite (PostgreSQL only)", run: crossHostCrash, skip: onPostgresOnly},
 		{Name: "start-up", What: "spawn 'stick mcp' until its initialize response; resident memory after join_path", Target: "p50 <= 20 ms, RSS <= 25 MB", run: startUp},
 		{Name: "big-database", What: "10,000 rooms, 1,000,000 events: join, state, events (limit 100)", Target: "each p99 <= 2 ms", run: bigDatabase},
 		{Name: "sync-backlog", What: "a member catches up on 10,000 pending events through Sync, 50 per page", Target: "p99 <= 5 ms per page", run: syncBacklog},
