@@ -25,16 +25,30 @@ const maxQueued = 256
 type stmt struct {
 	sql  string
 	args []any
-	// exec checks a write's command tag; row scans a one-row answer.
-	// Either may be nil.
+	// exec checks a write's command tag; row scans a one-row answer,
+	// rows a read's rows. At most one is set; none for a write that
+	// needs no check.
 	exec func(pgconn.CommandTag) error
 	row  func(pgx.Row) error
+	rows func(pgx.Rows) error
 }
 
 // read reads st's result from br.
 func (st stmt) read(br pgx.BatchResults) error {
-	if st.row != nil {
+	switch {
+	case st.row != nil:
 		return st.row(br.QueryRow())
+	case st.rows != nil:
+		rows, err := br.Query()
+		if err != nil {
+			return err
+		}
+		err = st.rows(rows)
+		rows.Close()
+		if err != nil {
+			return err
+		}
+		return rows.Err()
 	}
 	tag, err := br.Exec()
 	if err == nil && st.exec != nil {

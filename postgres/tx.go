@@ -27,6 +27,7 @@ type tx struct {
 	rings []string // bells to ring at the commit (bellKey)
 
 	queue   []stmt // statements not yet sent (see pipeline.go)
+	read    ahead  // what was read ahead with a room (see ahead.go)
 	opening int    // how many of them begin the transaction
 	begun   bool   // the server ran the BEGIN
 	seq     int64  // the last event's seq, read under the write lock
@@ -54,6 +55,7 @@ const roomCols = `room_id, canonical_path, topic, state, sequence_index, owner, 
 
 // Room implements stick.Tx.Room.
 func (t *tx) Room(id string) (stick.Room, bool, error) {
+	t.readAhead(id)
 	rooms, err := t.rooms("SELECT "+roomCols+" FROM rooms WHERE room_id = $1", id)
 	if err != nil || len(rooms) == 0 {
 		return stick.Room{}, false, err
@@ -220,10 +222,20 @@ const memberCols = `room_id, agent_id, ordinal, joined_at, last_seen_at, session
 
 // Members implements stick.Tx.Members.
 func (t *tx) Members(roomID string) ([]stick.Member, error) {
-	rows, err := t.query("SELECT "+memberCols+" FROM members WHERE room_id = $1", roomID)
+	if ms, ok := t.read.members[roomID]; ok {
+		return slices.Clone(ms), nil
+	}
+	rows, err := t.query(membersQuery, roomID)
 	if err != nil {
 		return nil, err
 	}
+	return scanMembers(rows)
+}
+
+const membersQuery = "SELECT " + memberCols + " FROM members WHERE room_id = $1"
+
+// scanMembers reads the rows of membersQuery in sequence order.
+func scanMembers(rows pgx.Rows) ([]stick.Member, error) {
 	var out []stick.Member
 	for rows.Next() {
 		var (
@@ -258,6 +270,7 @@ func (t *tx) SaveMember(m stick.Member) error {
 	if err := t.mustWrite(); err != nil {
 		return err
 	}
+	delete(t.read.members, m.RoomID)
 	p := m.Process
 	var pid any
 	if p.PID != 0 {
@@ -277,6 +290,7 @@ func (t *tx) DeleteMember(roomID, agentID string) error {
 	if err := t.mustWrite(); err != nil {
 		return err
 	}
+	delete(t.read.members, roomID)
 	return t.later(nil, "DELETE FROM members WHERE room_id = $1 AND agent_id = $2", roomID, agentID)
 }
 
@@ -311,6 +325,7 @@ func (t *tx) AppendEvent(e stick.Event) (stick.Event, error) {
 	}
 	t.seq++
 	e.Seq = t.seq
+	t.read.lastSeq(e.RoomID, e.Seq)
 	if err := t.later(nil, "INSERT INTO events ("+eventCols+") VALUES ("+placeholders(1, 15)+")",
 		e.Seq, e.ID, e.RoomID, e.TurnID, string(e.Type), nullText(e.From), nullText(e.To), handoff,
 		nullText(e.Reason), nullText(e.Text), nullInt(e.Ref), data, ms(e.CreatedAt),
@@ -326,6 +341,9 @@ func (t *tx) AppendEvent(e stick.Event) (stick.Event, error) {
 
 // Event implements stick.Tx.Event.
 func (t *tx) Event(roomID string, seq int64) (stick.Event, bool, error) {
+	if e, ok := t.read.event(roomID, seq); ok {
+		return e, true, nil
+	}
 	evs, err := t.events("SELECT "+eventCols+" FROM events WHERE room_id = $1 AND event_seq = $2", roomID, seq)
 	if err != nil || len(evs) == 0 {
 		return stick.Event{}, false, err
@@ -402,8 +420,11 @@ func (t *tx) SentEvent(roomID, from, clientMessageID string) (stick.Event, bool,
 
 // LastSeq implements stick.Tx.LastSeq.
 func (t *tx) LastSeq(roomID string) (int64, error) {
+	if seq, ok := t.read.last[roomID]; ok {
+		return seq, nil
+	}
 	var seq int64
-	err := t.queryRow("SELECT coalesce(max(event_seq), 0) FROM events WHERE room_id = $1", roomID).Scan(&seq)
+	err := t.queryRow(lastSeqQuery, roomID).Scan(&seq)
 	return seq, err
 }
 
@@ -412,6 +433,11 @@ func (t *tx) events(q string, args ...any) ([]stick.Event, error) {
 	if err != nil {
 		return nil, err
 	}
+	return scanEvents(rows)
+}
+
+// scanEvents reads rows of eventCols.
+func scanEvents(rows pgx.Rows) ([]stick.Event, error) {
 	defer rows.Close()
 	var out []stick.Event
 	for rows.Next() {
