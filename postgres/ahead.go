@@ -21,11 +21,15 @@ type ahead struct {
 }
 
 const (
-	lastSeqQuery = "SELECT coalesce(max(event_seq), 0) FROM events WHERE room_id = $1"
+	// lastSeqQuery reads one entry of the index of a room's events, as
+	// the planner would not for max() before it has the table's
+	// statistics.
+	lastSeqQuery = "SELECT coalesce((SELECT event_seq FROM events WHERE room_id = $1 ORDER BY event_seq DESC LIMIT 1), 0)"
 	// pointedQuery returns the events a room's grant and pending handoff
-	// point at.
-	pointedQuery = "SELECT " + eventCols + " FROM events WHERE room_id = $1 AND event_seq = ANY(ARRAY[" +
-		"(SELECT grant_event_seq FROM rooms WHERE room_id = $1), (SELECT pending_handoff_event_seq FROM rooms WHERE room_id = $1)])"
+	// point at, each found by its key.
+	pointedQuery = "SELECT " + eventCols + " FROM events WHERE room_id = $1 AND event_seq = " +
+		"(SELECT grant_event_seq FROM rooms WHERE room_id = $1) UNION ALL SELECT " + eventCols +
+		" FROM events WHERE room_id = $1 AND event_seq = (SELECT pending_handoff_event_seq FROM rooms WHERE room_id = $1)"
 )
 
 // readAhead queues, once per room and transaction, the reads that go

@@ -168,7 +168,7 @@ func (s *Store) Update(ctx context.Context, fn func(stick.Tx) error) error {
 		{sql: "SELECT set_config('lock_timeout', $1, true), pg_advisory_xact_lock($2)",
 			args: []any{fmt.Sprintf("%dms", s.opts.BusyTimeout.Milliseconds()), int64(writeLockKey)}},
 	}}
-	t.queue = append(t.queue, stmt{sql: "SELECT coalesce(max(event_seq), 0) FROM events",
+	t.queue = append(t.queue, stmt{sql: "SELECT coalesce((SELECT event_seq FROM events ORDER BY event_seq DESC LIMIT 1), 0)",
 		row: func(r pgx.Row) error { return r.Scan(&t.seq) }})
 	t.opening = len(t.queue)
 	err := s.run(ctx, t, func() error {
