@@ -9,13 +9,15 @@ import (
 )
 
 // A transaction talks to the server in as few round trips as its reads
-// allow, the write lock being held across them: its BEGIN (and, in an
-// Update, the write lock and the last event's seq) goes with its first
-// read, and its writes, whose results the domain does not read, wait in a
-// queue and go with its next read or with the COMMIT. The statements of
-// one round trip are one pipeline, run in order, so a read sees every
-// write queued before it; the first statement to fail makes the server
-// skip the rest, the COMMIT too, and its error is the transaction's.
+// allow, since an Update holds the write lock across them all. An
+// Update's BEGIN, write lock and read of the last event's seq are one
+// round trip before fn runs (fn runs holding the lock, whatever it does);
+// a View's BEGIN goes with its first read. Writes, whose results the
+// domain does not read, wait in a queue and go with the next read or
+// with the COMMIT. The statements of one round trip are one pipeline, run
+// in order, so a read sees every write queued before it; the first
+// statement to fail makes the server skip the rest, the COMMIT too, and
+// its error is the transaction's, mapped as any other.
 
 // maxQueued bounds the statements a transaction queues: a bulk write
 // sends them once this many wait.
