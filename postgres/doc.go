@@ -7,9 +7,12 @@
 // every commit made before the lock was granted. A read transaction (View)
 // is a READ ONLY REPEATABLE READ snapshot, which never waits for a writer.
 // Event sequence numbers are the last one plus one, taken under the lock,
-// so they have no gaps. Search uses PostgreSQL's full-text search. Commits
-// wake waiters of other processes with NOTIFY, delivered at commit, to one
-// listening connection per Store.
+// so they have no gaps. A transaction sends its statements in as few
+// round trips as its reads allow (see pipeline.go): writes wait for the
+// next read or the commit, and reading a room reads what goes with it.
+// Search uses PostgreSQL's full-text search. Commits wake waiters of
+// other processes with NOTIFY, delivered at commit, to one listening
+// connection per Store.
 //
 // Crash detection across hosts: a long-lived process that stands for
 // another ('stick mcp' for its harness) marks it (Store.Mark): a row in

@@ -22,7 +22,7 @@ func (t *tx) Doc(roomID string, version int64) (stick.Document, bool, error) {
 	var d stick.Document
 	var op string
 	var created int64
-	err := t.tx.QueryRow(t.ctx, q, args...).Scan(&d.RoomID, &d.Version, &d.Author, &op, &d.Size, &d.EventSeq, &created, &d.Content)
+	err := t.queryRow(q, args...).Scan(&d.RoomID, &d.Version, &d.Author, &op, &d.Size, &d.EventSeq, &created, &d.Content)
 	if err == pgx.ErrNoRows {
 		return stick.Document{}, false, nil
 	}
@@ -41,18 +41,18 @@ func (t *tx) SaveDoc(d stick.Document) error {
 	if err := t.mustWrite(); err != nil {
 		return err
 	}
-	if _, err := t.exec("INSERT INTO doc_versions ("+docVersionCols+", content) VALUES ($1, $2, $3, $4, $5, $6, $7, $8)",
+	if err := t.later(nil, "INSERT INTO doc_versions ("+docVersionCols+", content) VALUES ($1, $2, $3, $4, $5, $6, $7, $8)",
 		d.RoomID, d.Version, d.Author, string(d.Op), len(d.Content), d.EventSeq, ms(d.CreatedAt), d.Content); err != nil {
 		return err
 	}
-	if _, err := t.exec(`INSERT INTO docs (room_id, version, content, updated_by, updated_at) VALUES ($1, $2, $3, $4, $5)
+	if err := t.later(nil, `INSERT INTO docs (room_id, version, content, updated_by, updated_at) VALUES ($1, $2, $3, $4, $5)
 		ON CONFLICT (room_id) DO UPDATE SET version = excluded.version, content = excluded.content,
 			updated_by = excluded.updated_by, updated_at = excluded.updated_at`,
 		d.RoomID, d.Version, d.Content, d.Author, ms(d.CreatedAt)); err != nil {
 		return err
 	}
 	stored := map[string][]int64{}
-	rows, err := t.tx.Query(t.ctx, "SELECT chunk_id, hash FROM doc_chunks WHERE room_id = $1", d.RoomID)
+	rows, err := t.query("SELECT chunk_id, hash FROM doc_chunks WHERE room_id = $1", d.RoomID)
 	if err != nil {
 		return err
 	}
@@ -76,7 +76,7 @@ func (t *tx) SaveDoc(d stick.Document) error {
 			continue
 		}
 		var id int64
-		if err := t.tx.QueryRow(t.ctx, "INSERT INTO doc_chunks (room_id, hash, section, content, author) VALUES ($1, $2, $3, $4, $5) RETURNING chunk_id",
+		if err := t.queryRow("INSERT INTO doc_chunks (room_id, hash, section, content, author) VALUES ($1, $2, $3, $4, $5) RETURNING chunk_id",
 			d.RoomID, hash, p.Section, p.Text, d.Author).Scan(&id); err != nil {
 			return err
 		}
@@ -86,10 +86,10 @@ func (t *tx) SaveDoc(d stick.Document) error {
 	}
 	for _, ids := range stored {
 		for _, id := range ids {
-			if _, err := t.exec("DELETE FROM doc_chunks WHERE chunk_id = $1", id); err != nil {
+			if err := t.later(nil, "DELETE FROM doc_chunks WHERE chunk_id = $1", id); err != nil {
 				return err
 			}
-			if _, err := t.exec("DELETE FROM search_entries WHERE entry_id = $1", -id); err != nil {
+			if err := t.later(nil, "DELETE FROM search_entries WHERE entry_id = $1", -id); err != nil {
 				return err
 			}
 		}
@@ -99,7 +99,7 @@ func (t *tx) SaveDoc(d stick.Document) error {
 
 // DocHistory implements stick.Tx.DocHistory.
 func (t *tx) DocHistory(roomID string) ([]stick.DocVersion, error) {
-	rows, err := t.tx.Query(t.ctx, "SELECT "+docVersionCols+" FROM doc_versions WHERE room_id = $1 ORDER BY version", roomID)
+	rows, err := t.query("SELECT "+docVersionCols+" FROM doc_versions WHERE room_id = $1 ORDER BY version", roomID)
 	if err != nil {
 		return nil, err
 	}

@@ -13,7 +13,7 @@ import (
 // case and diacritics folded and no stop words dropped, as the SQLite
 // store indexes: a phrase such as "test again" keeps its every word.
 func (t *tx) index(id int64, room, typ, from, body string) error {
-	_, err := t.exec(`INSERT INTO search_entries (entry_id, room_id, type, from_agent_id, body, stemmed, written)
+	err := t.later(nil, `INSERT INTO search_entries (entry_id, room_id, type, from_agent_id, body, stemmed, written)
 		VALUES ($1, $2, $3, $4, $5, to_tsvector('stick_stem', $5), to_tsvector('stick_words', $5))`,
 		id, room, typ, nullText(from), body)
 	return err
@@ -97,7 +97,7 @@ func (t *tx) Search(m stick.SearchMatch, q stick.SearchQuery) ([]stick.SearchHit
 		LEFT JOIN doc_chunks c ON s.entry_id < 0 AND c.chunk_id = -s.entry_id
 		LEFT JOIN docs d ON s.entry_id < 0 AND d.room_id = s.room_id
 		WHERE ` + where + ` ORDER BY score DESC, s.entry_id DESC LIMIT ` + arg(q.Limit)
-	rows, err := t.tx.Query(t.ctx, sql, args...)
+	rows, err := t.query(sql, args...)
 	if err != nil {
 		return nil, err
 	}
@@ -125,7 +125,7 @@ func (t *tx) Search(m stick.SearchMatch, q stick.SearchQuery) ([]stick.SearchHit
 // written vector splits them (compound words of a hyphen by their parts),
 // adjacent, the last one a prefix. A term with no word matches nothing.
 func (t *tx) prefixQuery(words string) (string, error) {
-	rows, err := t.tx.Query(t.ctx, `SELECT lexemes[1] FROM ts_debug('stick_words', $1)
+	rows, err := t.query(`SELECT lexemes[1] FROM ts_debug('stick_words', $1)
 		WHERE alias NOT IN ('asciihword', 'hword', 'numhword') AND lexemes IS NOT NULL AND cardinality(lexemes) > 0`, words)
 	if err != nil {
 		return "", err

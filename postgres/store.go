@@ -155,24 +155,31 @@ func redact(msg, dbURL string) string {
 // Update implements stick.Store.Update: fn runs in a READ COMMITTED
 // transaction that first takes the store's write lock, an advisory lock
 // held until the transaction ends, so that write transactions of every
-// process and host run one at a time. The commit notifies the other
-// processes' listeners.
+// process and host run one at a time. The BEGIN, the lock and the read of
+// the last event's seq go to the server in one round trip before fn runs,
+// in that order, so the seq is read once the lock is granted. The commit
+// notifies the other processes' listeners.
 func (s *Store) Update(ctx context.Context, fn func(stick.Tx) error) error {
 	if err := ctx.Err(); err != nil {
 		return err
 	}
-	t := &tx{ctx: ctx, write: true}
-	err := s.run(ctx, pgx.TxOptions{IsoLevel: pgx.ReadCommitted}, t, func(ptx pgx.Tx) error {
-		if _, err := ptx.Exec(ctx, "SELECT set_config('lock_timeout', $1, true), pg_advisory_xact_lock($2)",
-			fmt.Sprintf("%dms", s.opts.BusyTimeout.Milliseconds()), int64(writeLockKey)); err != nil {
+	t := &tx{ctx: ctx, s: s, write: true, queue: []stmt{
+		{sql: "BEGIN ISOLATION LEVEL READ COMMITTED"},
+		{sql: "SELECT set_config('lock_timeout', $1, true), pg_advisory_xact_lock($2)",
+			args: []any{fmt.Sprintf("%dms", s.opts.BusyTimeout.Milliseconds()), int64(writeLockKey)}},
+	}}
+	t.queue = append(t.queue, stmt{sql: "SELECT coalesce((SELECT event_seq FROM events ORDER BY event_seq DESC LIMIT 1), 0)",
+		row: func(r pgx.Row) error { return r.Scan(&t.seq) }})
+	t.opening = len(t.queue)
+	err := s.run(ctx, t, func() error {
+		if _, err := t.roundTrip("", nil); err != nil {
 			return err
 		}
 		if err := fn(t); err != nil {
 			return err
 		}
 		if t.wrote || len(t.rings) > 0 {
-			_, err := ptx.Exec(ctx, "SELECT pg_notify($1, $2)", notifyChannel, s.wake.payload(t.rings))
-			return err
+			return t.later(nil, "SELECT pg_notify($1, $2)", notifyChannel, s.wake.payload(t.rings))
 		}
 		return nil
 	})
@@ -184,48 +191,34 @@ func (s *Store) Update(ctx context.Context, fn func(stick.Tx) error) error {
 
 // View implements stick.Store.View: fn runs in a READ ONLY REPEATABLE
 // READ transaction, a snapshot taken at its first statement that no
-// writer waits for.
+// writer waits for. The BEGIN goes to the server with fn's first read.
 func (s *Store) View(ctx context.Context, fn func(stick.Tx) error) error {
 	if err := ctx.Err(); err != nil {
 		return err
 	}
-	t := &tx{ctx: ctx}
-	return s.run(ctx, pgx.TxOptions{IsoLevel: pgx.RepeatableRead, AccessMode: pgx.ReadOnly}, t, func(pgx.Tx) error {
-		return fn(t)
-	})
+	t := &tx{ctx: ctx, s: s, queue: []stmt{{sql: "BEGIN ISOLATION LEVEL REPEATABLE READ READ ONLY"}}, opening: 1}
+	return s.run(ctx, t, func() error { return fn(t) })
 }
 
-// run runs body in a transaction of opts, with t bound to it, and maps
-// the errors that are not fn's own.
-func (s *Store) run(ctx context.Context, opts pgx.TxOptions, t *tx, body func(pgx.Tx) error) (err error) {
-	ptx, err := s.begin(ctx, opts)
-	if err != nil {
+// run runs body in t, on a connection of the pool, commits, and maps the
+// errors that are not fn's own. A transaction that fails is rolled back.
+func (s *Store) run(ctx context.Context, t *tx, body func() error) (err error) {
+	if t.conn, err = s.pool.Acquire(ctx); err != nil {
 		return s.mapErr(err)
 	}
-	t.tx = ptx
 	defer func() {
-		if err != nil {
-			_ = ptx.Rollback(context.Background())
+		if t.conn == nil {
+			return
 		}
+		if pc := t.conn.Conn().PgConn(); err != nil && !pc.IsClosed() && pc.TxStatus() != 'I' {
+			_, _ = t.conn.Exec(context.Background(), "ROLLBACK")
+		}
+		t.conn.Release()
 	}()
-	if err := body(ptx); err != nil {
+	if err := body(); err != nil {
 		return s.mapErr(err)
 	}
-	return s.mapErr(ptx.Commit(ctx))
-}
-
-// begin starts a transaction of opts. A pooled connection the server
-// dropped (a restart, pg_terminate_backend) fails at its BEGIN and is
-// discarded; nothing of the transaction ran, so begin tries the next one,
-// up to the pool's size and one new connection, instead of failing the
-// call for each dead connection in turn.
-func (s *Store) begin(ctx context.Context, opts pgx.TxOptions) (pgx.Tx, error) {
-	for try := int32(0); ; try++ {
-		ptx, err := s.pool.BeginTx(ctx, opts)
-		if err == nil || try >= s.pool.Config().MaxConns || ctx.Err() != nil || !lostConnection(err) {
-			return ptx, err
-		}
-	}
+	return s.mapErr(t.commit())
 }
 
 // lostConnection reports whether err is a connection's loss, not an

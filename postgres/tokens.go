@@ -6,6 +6,7 @@ import (
 	"time"
 
 	"github.com/jackc/pgx/v5"
+	"github.com/jackc/pgx/v5/pgconn"
 	"github.com/stickhq/stick/stick"
 )
 
@@ -20,7 +21,7 @@ func (t *tx) CreateToken(tok stick.Token, hash stick.TokenHash) error {
 	if err != nil {
 		return err
 	}
-	_, err = t.exec("INSERT INTO tokens ("+tokenCols+", secret_hash) VALUES ("+placeholders(1, 9)+")",
+	err = t.later(nil, "INSERT INTO tokens ("+tokenCols+", secret_hash) VALUES ("+placeholders(1, 9)+")",
 		tok.ID, tok.Name, string(tok.Role), string(rooms), ms(tok.CreatedAt),
 		nullTime(tok.ExpiresAt), nullTime(tok.RevokedAt), nullTime(tok.LastUsedAt), hash[:])
 	return err
@@ -45,16 +46,17 @@ func (t *tx) SaveToken(tok stick.Token) error {
 	if err := t.mustWrite(); err != nil {
 		return err
 	}
-	n, err := t.exec("UPDATE tokens SET revoked_at = $1, last_used_at = $2 WHERE token_id = $3",
+	return t.later(func(tag pgconn.CommandTag) error {
+		if tag.RowsAffected() != 1 {
+			return fmt.Errorf("save token %s: no such token", tok.ID)
+		}
+		return nil
+	}, "UPDATE tokens SET revoked_at = $1, last_used_at = $2 WHERE token_id = $3",
 		nullTime(tok.RevokedAt), nullTime(tok.LastUsedAt), tok.ID)
-	if err == nil && n != 1 {
-		return fmt.Errorf("save token %s: no such token", tok.ID)
-	}
-	return err
 }
 
 func (t *tx) tokens(q string, args ...any) ([]stick.Token, error) {
-	rows, err := t.tx.Query(t.ctx, q, args...)
+	rows, err := t.query(q, args...)
 	if err != nil {
 		return nil, err
 	}
@@ -81,7 +83,7 @@ func (t *tx) tokens(q string, args ...any) ([]stick.Token, error) {
 func (t *tx) Replay(key string) (stick.Replay, bool, error) {
 	r := stick.Replay{Key: key}
 	var at int64
-	err := t.tx.QueryRow(t.ctx, "SELECT request, answer, kept_at FROM replays WHERE replay_key = $1", key).Scan(&r.Request, &r.Answer, &at)
+	err := t.queryRow("SELECT request, answer, kept_at FROM replays WHERE replay_key = $1", key).Scan(&r.Request, &r.Answer, &at)
 	if err == pgx.ErrNoRows {
 		return stick.Replay{}, false, nil
 	}
@@ -97,14 +99,14 @@ func (t *tx) KeepReplay(r stick.Replay, expireBefore time.Time) error {
 	if err := t.mustWrite(); err != nil {
 		return err
 	}
-	if _, err := t.exec("DELETE FROM replays WHERE kept_at < $1", ms(expireBefore)); err != nil {
+	if err := t.later(nil, "DELETE FROM replays WHERE kept_at < $1", ms(expireBefore)); err != nil {
 		return err
 	}
 	answer := r.Answer
 	if answer == nil {
 		answer = []byte{}
 	}
-	_, err := t.exec(`INSERT INTO replays (replay_key, request, answer, kept_at) VALUES ($1, $2, $3, $4)
+	err := t.later(nil, `INSERT INTO replays (replay_key, request, answer, kept_at) VALUES ($1, $2, $3, $4)
 		ON CONFLICT (replay_key) DO UPDATE SET request = excluded.request, answer = excluded.answer, kept_at = excluded.kept_at`,
 		r.Key, r.Request, answer, ms(r.At))
 	return err
@@ -118,7 +120,7 @@ const settingPublicURL = "public_url"
 func (t *tx) HubSettings() (stick.HubSettings, error) {
 	var out stick.HubSettings
 	var v string
-	err := t.tx.QueryRow(t.ctx, "SELECT value FROM hub_settings WHERE key = $1", settingPublicURL).Scan(&v)
+	err := t.queryRow("SELECT value FROM hub_settings WHERE key = $1", settingPublicURL).Scan(&v)
 	if err == pgx.ErrNoRows {
 		return out, nil
 	}
@@ -135,9 +137,9 @@ func (t *tx) SaveHubSettings(s stick.HubSettings) error {
 	for key, value := range map[string]string{settingPublicURL: s.PublicURL} {
 		var err error
 		if value == "" {
-			_, err = t.exec("DELETE FROM hub_settings WHERE key = $1", key)
+			err = t.later(nil, "DELETE FROM hub_settings WHERE key = $1", key)
 		} else {
-			_, err = t.exec("INSERT INTO hub_settings (key, value) VALUES ($1, $2) ON CONFLICT (key) DO UPDATE SET value = excluded.value", key, value)
+			err = t.later(nil, "INSERT INTO hub_settings (key, value) VALUES ($1, $2) ON CONFLICT (key) DO UPDATE SET value = excluded.value", key, value)
 		}
 		if err != nil {
 			return err

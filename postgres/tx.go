@@ -12,16 +12,25 @@ import (
 	"time"
 
 	"github.com/jackc/pgx/v5"
+	"github.com/jackc/pgx/v5/pgconn"
+	"github.com/jackc/pgx/v5/pgxpool"
 	"github.com/stickhq/stick/stick"
 )
 
 // tx implements stick.Tx on one transaction.
 type tx struct {
 	ctx   context.Context
-	tx    pgx.Tx
+	s     *Store
+	conn  *pgxpool.Conn
 	write bool
 	wrote bool     // a write method ran
 	rings []string // bells to ring at the commit (bellKey)
+
+	queue   []stmt // statements not yet sent (see pipeline.go)
+	read    ahead  // what was read ahead with a room (see ahead.go)
+	opening int    // how many of them begin the transaction
+	begun   bool   // the server ran the BEGIN
+	seq     int64  // the last event's seq, read under the write lock
 }
 
 // Ring implements stick.Tx.Ring.
@@ -39,11 +48,6 @@ func (t *tx) mustWrite() error {
 	return nil
 }
 
-func (t *tx) exec(q string, args ...any) (int64, error) {
-	tag, err := t.tx.Exec(t.ctx, q, args...)
-	return tag.RowsAffected(), err
-}
-
 const roomCols = `room_id, canonical_path, topic, state, sequence_index, owner, reserved_for,
 	pending_handoff_event_seq, grant_event_seq, turn_id, lease_id, lease_expires_at, claim_expires_at,
 	owner_lease_ttl_ms, claim_ttl_ms, heartbeat_interval_ms, presence_ttl_ms, wait_max_wait_ms,
@@ -51,6 +55,7 @@ const roomCols = `room_id, canonical_path, topic, state, sequence_index, owner, 
 
 // Room implements stick.Tx.Room.
 func (t *tx) Room(id string) (stick.Room, bool, error) {
+	t.readAhead(id)
 	rooms, err := t.rooms("SELECT "+roomCols+" FROM rooms WHERE room_id = $1", id)
 	if err != nil || len(rooms) == 0 {
 		return stick.Room{}, false, err
@@ -119,7 +124,7 @@ func (t *tx) RoomsNamed(name string, includeClosed bool) ([]stick.Room, error) {
 }
 
 func (t *tx) rooms(q string, args ...any) ([]stick.Room, error) {
-	rows, err := t.tx.Query(t.ctx, q, args...)
+	rows, err := t.query(q, args...)
 	if err != nil {
 		return nil, err
 	}
@@ -182,8 +187,7 @@ func (t *tx) CreateRoom(r stick.Room) error {
 	if err := t.mustWrite(); err != nil {
 		return err
 	}
-	_, err := t.exec("INSERT INTO rooms ("+roomCols+") VALUES ("+placeholders(1, 25)+")", roomArgs(r)...)
-	return err
+	return t.later(nil, "INSERT INTO rooms ("+roomCols+") VALUES ("+placeholders(1, 25)+")", roomArgs(r)...)
 }
 
 // SaveRoom implements stick.Tx.SaveRoom: a room's id, path, topic, key,
@@ -205,11 +209,12 @@ func (t *tx) SaveRoom(r stick.Room) error {
 		args = append(args, a[20])
 	}
 	q += " WHERE room_id = $1"
-	n, err := t.exec(q, args...)
-	if err == nil && n != 1 {
-		return fmt.Errorf("save room %s: no such room", r.ID)
-	}
-	return err
+	return t.later(func(tag pgconn.CommandTag) error {
+		if tag.RowsAffected() != 1 {
+			return fmt.Errorf("save room %s: no such room", r.ID)
+		}
+		return nil
+	}, q, args...)
 }
 
 const memberCols = `room_id, agent_id, ordinal, joined_at, last_seen_at, session_kind, display_name,
@@ -217,10 +222,20 @@ const memberCols = `room_id, agent_id, ordinal, joined_at, last_seen_at, session
 
 // Members implements stick.Tx.Members.
 func (t *tx) Members(roomID string) ([]stick.Member, error) {
-	rows, err := t.tx.Query(t.ctx, "SELECT "+memberCols+" FROM members WHERE room_id = $1", roomID)
+	if ms, ok := t.read.members[roomID]; ok {
+		return slices.Clone(ms), nil
+	}
+	rows, err := t.query(membersQuery, roomID)
 	if err != nil {
 		return nil, err
 	}
+	return scanMembers(rows)
+}
+
+const membersQuery = "SELECT " + memberCols + " FROM members WHERE room_id = $1"
+
+// scanMembers reads the rows of membersQuery in sequence order.
+func scanMembers(rows pgx.Rows) ([]stick.Member, error) {
 	var out []stick.Member
 	for rows.Next() {
 		var (
@@ -255,19 +270,19 @@ func (t *tx) SaveMember(m stick.Member) error {
 	if err := t.mustWrite(); err != nil {
 		return err
 	}
+	delete(t.read.members, m.RoomID)
 	p := m.Process
 	var pid any
 	if p.PID != 0 {
 		pid = p.PID
 	}
-	_, err := t.exec("INSERT INTO members ("+memberCols+") VALUES ("+placeholders(1, 13)+")"+
+	return t.later(nil, "INSERT INTO members ("+memberCols+") VALUES ("+placeholders(1, 13)+")"+
 		" ON CONFLICT (room_id, agent_id) DO UPDATE SET ordinal = excluded.ordinal, joined_at = excluded.joined_at,"+
 		" last_seen_at = excluded.last_seen_at, session_kind = excluded.session_kind, display_name = excluded.display_name,"+
 		" host_id = excluded.host_id, boot_id = excluded.boot_id, pid = excluded.pid, process_started_at = excluded.process_started_at,"+
 		" sync_cursor = excluded.sync_cursor, reclaim_token = excluded.reclaim_token",
 		m.RoomID, m.AgentID, m.Ordinal, ms(m.JoinedAt), ms(m.LastSeenAt), string(m.Kind), nullText(m.DisplayName),
 		nullText(p.HostID), nullText(p.BootID), pid, nullTime(p.StartedAt), m.SyncCursor, nullText(m.ReclaimToken))
-	return err
 }
 
 // DeleteMember implements stick.Tx.DeleteMember.
@@ -275,8 +290,8 @@ func (t *tx) DeleteMember(roomID, agentID string) error {
 	if err := t.mustWrite(); err != nil {
 		return err
 	}
-	_, err := t.exec("DELETE FROM members WHERE room_id = $1 AND agent_id = $2", roomID, agentID)
-	return err
+	delete(t.read.members, roomID)
+	return t.later(nil, "DELETE FROM members WHERE room_id = $1 AND agent_id = $2", roomID, agentID)
 }
 
 const eventCols = `event_seq, event_id, room_id, turn_id, event_type, from_agent_id, to_agent_id,
@@ -284,7 +299,8 @@ const eventCols = `event_seq, event_id, room_id, turn_id, event_type, from_agent
 
 // AppendEvent implements stick.Tx.AppendEvent. The event's Seq is the
 // last one plus one: the write lock is held, so no other transaction
-// appends meanwhile, and sequence numbers have no gaps. An event with
+// appends meanwhile, and sequence numbers have no gaps; the last one was
+// read once the lock was granted and is counted on here. An event with
 // searchable text is indexed in the same transaction.
 func (t *tx) AppendEvent(e stick.Event) (stick.Event, error) {
 	if err := t.mustWrite(); err != nil {
@@ -307,14 +323,16 @@ func (t *tx) AppendEvent(e stick.Event) (stick.Event, error) {
 	if len(e.Data) > 0 {
 		data = string(e.Data)
 	}
-	err := t.tx.QueryRow(t.ctx, "INSERT INTO events ("+eventCols+") SELECT coalesce(max(event_seq), 0) + 1, "+
-		placeholders(1, 14)+" FROM events RETURNING event_seq",
-		e.ID, e.RoomID, e.TurnID, string(e.Type), nullText(e.From), nullText(e.To), handoff,
+	t.seq++
+	e.Seq = t.seq
+	t.read.lastSeq(e.RoomID, e.Seq)
+	if err := t.later(nil, "INSERT INTO events ("+eventCols+") VALUES ("+placeholders(1, 15)+")",
+		e.Seq, e.ID, e.RoomID, e.TurnID, string(e.Type), nullText(e.From), nullText(e.To), handoff,
 		nullText(e.Reason), nullText(e.Text), nullInt(e.Ref), data, ms(e.CreatedAt),
-		nullText(string(e.MessageType)), nullText(e.ClientMessageID)).Scan(&e.Seq)
-	if err != nil {
+		nullText(string(e.MessageType)), nullText(e.ClientMessageID)); err != nil {
 		return e, err
 	}
+	var err error
 	if text, ok := stick.SearchText(e); ok {
 		err = t.index(e.Seq, e.RoomID, stick.HitType(e), e.From, text)
 	}
@@ -323,6 +341,9 @@ func (t *tx) AppendEvent(e stick.Event) (stick.Event, error) {
 
 // Event implements stick.Tx.Event.
 func (t *tx) Event(roomID string, seq int64) (stick.Event, bool, error) {
+	if e, ok := t.read.event(roomID, seq); ok {
+		return e, true, nil
+	}
 	evs, err := t.events("SELECT "+eventCols+" FROM events WHERE room_id = $1 AND event_seq = $2", roomID, seq)
 	if err != nil || len(evs) == 0 {
 		return stick.Event{}, false, err
@@ -360,7 +381,7 @@ func (t *tx) EventsBefore(roomID string, before int64, limit int) ([]stick.Event
 // LastEventAt implements stick.Tx.LastEventAt.
 func (t *tx) LastEventAt(roomID string) (time.Time, error) {
 	var at *int64
-	err := t.tx.QueryRow(t.ctx, "SELECT created_at FROM events WHERE room_id = $1 ORDER BY event_seq DESC LIMIT 1", roomID).Scan(&at)
+	err := t.queryRow("SELECT created_at FROM events WHERE room_id = $1 ORDER BY event_seq DESC LIMIT 1", roomID).Scan(&at)
 	if err == pgx.ErrNoRows {
 		return time.Time{}, nil
 	}
@@ -399,16 +420,24 @@ func (t *tx) SentEvent(roomID, from, clientMessageID string) (stick.Event, bool,
 
 // LastSeq implements stick.Tx.LastSeq.
 func (t *tx) LastSeq(roomID string) (int64, error) {
+	if seq, ok := t.read.last[roomID]; ok {
+		return seq, nil
+	}
 	var seq int64
-	err := t.tx.QueryRow(t.ctx, "SELECT coalesce(max(event_seq), 0) FROM events WHERE room_id = $1", roomID).Scan(&seq)
+	err := t.queryRow(lastSeqQuery, roomID).Scan(&seq)
 	return seq, err
 }
 
 func (t *tx) events(q string, args ...any) ([]stick.Event, error) {
-	rows, err := t.tx.Query(t.ctx, q, args...)
+	rows, err := t.query(q, args...)
 	if err != nil {
 		return nil, err
 	}
+	return scanEvents(rows)
+}
+
+// scanEvents reads rows of eventCols.
+func scanEvents(rows pgx.Rows) ([]stick.Event, error) {
 	defer rows.Close()
 	var out []stick.Event
 	for rows.Next() {
