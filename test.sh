@@ -2,9 +2,12 @@
 # The project's test command: formatting, vet, staticcheck (pinned, fetched
 # through the Go module proxy), the race-enabled test suite (the page's
 # tests among them, in a real headless Chromium, which must be installed),
-# the chaos soak (60 s, 12 processes, a fixed seed; CHAOS_* to change them),
+# the domain's behaviour tests once more on PostgreSQL (a throwaway cluster
+# this script starts, or the server STICK_TEST_DATABASE_URL names), the
+# chaos soak (60 s, 12 processes, a fixed seed; CHAOS_* to change them),
 # the chaos soak over a hub (45 s, 8 processes behind their own proxies, a
-# fixed seed; CHAOS_HUB_* to change them), and a short pass of every fuzz
+# fixed seed; CHAOS_HUB_* to change them), both soaks once more on
+# PostgreSQL (30 s each; CHAOS_PG_* to change them), and a short pass of every fuzz
 # target over its committed corpus plus fresh inputs.
 # It says how long each stage took and the total, lists every skipped test
 # with its reason, and warns loudly about what it cannot test on this machine.
@@ -19,6 +22,8 @@ CHAOS_SEED=${CHAOS_SEED:-1}
 CHAOS_HUB_DURATION=${CHAOS_HUB_DURATION:-45s}
 CHAOS_HUB_PROCS=${CHAOS_HUB_PROCS:-8}
 CHAOS_HUB_SEED=${CHAOS_HUB_SEED:-1}
+CHAOS_PG_DURATION=${CHAOS_PG_DURATION:-30s}
+CHAOS_PG_PROCS=${CHAOS_PG_PROCS:-8}
 
 started=$(date +%s)
 stage_name=""
@@ -61,6 +66,7 @@ summary() {
 	for w in ${warnings[@]+"${warnings[@]}"}; do
 		echo "WARNING: $w"
 	done
+	if declare -F pg_stop >/dev/null; then pg_stop; fi
 }
 trap summary EXIT
 
@@ -98,6 +104,72 @@ if [ -z "$browser" ]; then
 	esac
 fi
 
+# The PostgreSQL store's tests, and the behaviour tests run once more on
+# PostgreSQL, need a server: the one STICK_TEST_DATABASE_URL names (its user
+# may create databases), else a throwaway cluster started here (initdb into
+# a temporary directory, a Unix socket only, as the unprivileged user
+# postgres when run as root) and stopped at the end. Without PostgreSQL
+# those tests fail (STICK_REQUIRE_POSTGRES=0 makes them skip instead), said
+# before the tests and again at the end.
+STICK_REQUIRE_POSTGRES=${STICK_REQUIRE_POSTGRES:-1}
+pg_dir=""
+pg_as=()
+pg_bin=""
+pg_find() {
+	local d
+	if [ -n "${STICK_PG_BIN:-}" ]; then
+		[ -x "$STICK_PG_BIN/initdb" ] && pg_bin=$STICK_PG_BIN
+		return 0
+	fi
+	if command -v initdb >/dev/null 2>&1 && command -v pg_ctl >/dev/null 2>&1; then
+		pg_bin=$(dirname "$(readlink -f "$(command -v initdb)" 2>/dev/null || command -v initdb)")
+		return 0
+	fi
+	for d in $(ls -d /usr/lib/postgresql/*/bin 2>/dev/null | sort -t/ -k4 -n -r); do
+		if [ -x "$d/initdb" ]; then
+			pg_bin=$d
+			return 0
+		fi
+	done
+}
+pg_stop() {
+	if [ -n "$pg_dir" ]; then
+		"${pg_as[@]}" "$pg_bin/pg_ctl" stop -D "$pg_dir/data" -m immediate -w >/dev/null 2>&1 || true
+		rm -rf "$pg_dir"
+		pg_dir=""
+	fi
+}
+pg_start() {
+	pg_dir=$(mktemp -d "${TMPDIR:-/tmp}/stick-test-pg.XXXXXX")
+	mkdir "$pg_dir/sock"
+	if [ "$(id -u)" = 0 ]; then
+		chown postgres: "$pg_dir" "$pg_dir/sock" && pg_as=(runuser -u postgres --) || return 1
+	fi
+	"${pg_as[@]}" "$pg_bin/initdb" -D "$pg_dir/data" -U postgres -A trust -E UTF8 --locale=C --no-sync >"$pg_dir/initdb.log" 2>&1 || {
+		cat "$pg_dir/initdb.log"
+		return 1
+	}
+	"${pg_as[@]}" "$pg_bin/pg_ctl" start -w -t 60 -D "$pg_dir/data" -l "$pg_dir/log" \
+		-o "-c listen_addresses='' -k $pg_dir/sock -c fsync=off -c synchronous_commit=off -c full_page_writes=off -c max_connections=400" >/dev/null || {
+		cat "$pg_dir/log"
+		return 1
+	}
+	export STICK_TEST_DATABASE_URL="postgres://postgres@/postgres?host=$pg_dir/sock&sslmode=disable"
+}
+if [ -z "${STICK_TEST_DATABASE_URL:-}" ]; then
+	pg_find
+	if [ -z "$pg_bin" ]; then
+		case "$STICK_REQUIRE_POSTGRES" in
+		"" | 0 | false | no) warn "PostgreSQL not found; the PostgreSQL store's tests SKIP. Install it (apt-get install postgresql), set STICK_TEST_DATABASE_URL, or run .ci/run, which does." ;;
+		*) warn "PostgreSQL not found, so the PostgreSQL store's tests will fail. Install it (apt-get install postgresql), set STICK_TEST_DATABASE_URL to a server whose user may create databases, set STICK_REQUIRE_POSTGRES=0 to skip them, or run .ci/run, which does." ;;
+		esac
+	else
+		echo "== a throwaway PostgreSQL cluster ($pg_bin)"
+		pg_start || { echo "test.sh: could not start PostgreSQL from $pg_bin"; exit 1; }
+	fi
+fi
+export STICK_REQUIRE_POSTGRES
+
 stage "gofmt"
 unformatted=$(gofmt -l .)
 if [ -n "$unformatted" ]; then
@@ -115,11 +187,26 @@ stage "go test -race"
 # every skipped test with its reason at the end: no test skips quietly.
 STICK_REQUIRE_BROWSER=$STICK_REQUIRE_BROWSER go test -race -count=1 -json ./... | go run ./internal/testreport
 
+stage "go test -race on PostgreSQL (./stick)"
+# The domain's behaviour tests once more, on the PostgreSQL store.
+STICK_TEST_STORE=postgres go test -race -count=1 -json ./stick | go run ./internal/testreport
+
 stage "chaos soak ($CHAOS_DURATION, $CHAOS_PROCS processes, seed $CHAOS_SEED)"
 go run ./cmd/stickbench chaos --duration "$CHAOS_DURATION" --procs "$CHAOS_PROCS" --seed "$CHAOS_SEED"
 
 stage "chaos soak over a hub ($CHAOS_HUB_DURATION, $CHAOS_HUB_PROCS processes, seed $CHAOS_HUB_SEED)"
 go run ./cmd/stickbench chaos --hub --duration "$CHAOS_HUB_DURATION" --procs "$CHAOS_HUB_PROCS" --seed "$CHAOS_HUB_SEED"
+
+# The same soaks on PostgreSQL, each on an empty database of its own on the
+# server the tests used; without one (STICK_REQUIRE_POSTGRES=0 and none
+# found) they are not run, as warned above.
+if [ -n "${STICK_TEST_DATABASE_URL:-}" ]; then
+	stage "chaos soak on PostgreSQL ($CHAOS_PG_DURATION, $CHAOS_PG_PROCS processes, seed $CHAOS_SEED)"
+	go run ./cmd/stickbench chaos --database "$STICK_TEST_DATABASE_URL" --duration "$CHAOS_PG_DURATION" --procs "$CHAOS_PG_PROCS" --seed "$CHAOS_SEED"
+
+	stage "chaos soak over a hub on PostgreSQL ($CHAOS_PG_DURATION, $CHAOS_HUB_PROCS processes, seed $CHAOS_HUB_SEED)"
+	go run ./cmd/stickbench chaos --hub --database "$STICK_TEST_DATABASE_URL" --duration "$CHAOS_PG_DURATION" --procs "$CHAOS_HUB_PROCS" --seed "$CHAOS_HUB_SEED"
+fi
 
 stage "fuzz ($FUZZTIME each)"
 # Minimizing a new input that widened coverage is bounded (the default is

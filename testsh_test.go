@@ -38,10 +38,20 @@ func runTestShLog(t *testing.T, shells []string, env ...string) (string, int, st
 			t.Fatal(err)
 		}
 	}
+	// What starting a throwaway PostgreSQL cluster takes, where there is one.
+	for _, tool := range []string{"mktemp", "mkdir", "id", "chown", "runuser", "rm", "ls", "cat"} {
+		if p, err := exec.LookPath(tool); err == nil {
+			if err := os.Symlink(p, filepath.Join(bin, tool)); err != nil {
+				t.Fatal(err)
+			}
+		}
+	}
 	fakes := map[string]string{
 		// One write per call: test.sh pipes 'go test' into 'go run', so
 		// two calls may log at once, and a call's lines must stay together.
-		"go": "#!/bin/sh\nif [ \"$1\" = test ]; then line=\"go $*\n  with STICK_REQUIRE_BROWSER=$STICK_REQUIRE_BROWSER\"; else line=\"go $*\"; fi\n" +
+		"go": "#!/bin/sh\nif [ \"$1\" = test ]; then line=\"go $*\n  with STICK_REQUIRE_BROWSER=$STICK_REQUIRE_BROWSER\n" +
+			"  with STICK_REQUIRE_POSTGRES=$STICK_REQUIRE_POSTGRES STICK_TEST_STORE=$STICK_TEST_STORE STICK_TEST_DATABASE_URL=$STICK_TEST_DATABASE_URL\"; else line=\"go $*\"; fi\n" +
+			"if [ \"$1\" = test ] && [ -n \"$FAKE_GO_PG_ISREADY\" ]; then h=${STICK_TEST_DATABASE_URL#*host=}; h=${h%%&*}; \"$FAKE_GO_PG_ISREADY\" -q -h \"$h\" || line=\"$line\n  server not ready\"; fi\n" +
 			"printf '%s\\n' \"$line\" >>\"$FAKE_GO_LOG\"\n" +
 			"[ \"$FAKE_GO_FAIL\" = \"$1 $2\" ] && { echo \"go $1 $2: failed\"; exit 1; }\nexit 0\n",
 		"gofmt": "#!/bin/sh\nexit 0\n",
@@ -55,7 +65,10 @@ func runTestShLog(t *testing.T, shells []string, env ...string) (string, int, st
 		}
 	}
 	cmd := exec.Command(bash, "./test.sh")
-	cmd.Env = append([]string{"PATH=" + bin, "HOME=" + t.TempDir(), "FAKE_GO_LOG=" + filepath.Join(bin, "go.log")}, env...)
+	// A server named by the environment keeps test.sh from starting one,
+	// unless the test asks for something else.
+	cmd.Env = append([]string{"PATH=" + bin, "HOME=" + t.TempDir(), "FAKE_GO_LOG=" + filepath.Join(bin, "go.log"),
+		"STICK_TEST_DATABASE_URL=postgres://fake@/fake?host=/nonexistent"}, env...)
 	out, err := cmd.CombinedOutput()
 	code := 0
 	if ee, ok := err.(*exec.ExitError); ok {
@@ -89,7 +102,8 @@ func TestTestShTimesStagesAndWarnsOfMissingShells(t *testing.T) {
 	if !ok {
 		t.Fatalf("no time summary:\n%s", out)
 	}
-	for _, stage := range []string{"gofmt", "go vet", "staticcheck v0.8.2", "go test -race", "chaos soak (60s, 12 processes, seed 1)", "chaos soak over a hub (45s, 8 processes, seed 1)", "fuzz (10s each)", "total"} {
+	for _, stage := range []string{"gofmt", "go vet", "staticcheck v0.8.2", "go test -race", "chaos soak (60s, 12 processes, seed 1)", "chaos soak over a hub (45s, 8 processes, seed 1)",
+		"chaos soak on PostgreSQL (30s, 8 processes, seed 1)", "chaos soak over a hub on PostgreSQL (30s, 8 processes, seed 1)", "fuzz (10s each)", "total"} {
 		if !regexp.MustCompile(`(?m)^  ` + regexp.QuoteMeta(stage) + ` +\d+s$`).MatchString(times) {
 			t.Errorf("no time for %q in:\n%s", stage, times)
 		}
@@ -140,4 +154,62 @@ func TestTestShRequiresBrowser(t *testing.T) {
 			t.Fatalf("with %s naming a browser: exit %d\n%s", v, code, out)
 		}
 	}
+}
+
+// ./test.sh gives the tests a throwaway PostgreSQL cluster (a Unix socket
+// in a temporary directory, ready while the tests run, gone at the end),
+// runs the behaviour tests once more on it, and without PostgreSQL says
+// loudly, before and after the tests, that its tests fail
+// (STICK_REQUIRE_POSTGRES=1, the default) or skip (=0).
+func TestTestShPostgres(t *testing.T) {
+	empty := t.TempDir()
+	fails := "WARNING: PostgreSQL not found, so the PostgreSQL store's tests will fail."
+	out, code, calls := runTestShLog(t, []string{"zsh", "fish", "chromium"}, "STICK_TEST_DATABASE_URL=", "STICK_PG_BIN="+empty)
+	if code != 0 || strings.Count(out, fails) != 2 || !strings.Contains(calls, "STICK_REQUIRE_POSTGRES=1 STICK_TEST_STORE= STICK_TEST_DATABASE_URL=\n") {
+		t.Fatalf("without PostgreSQL: exit %d\n%s\ngo calls:\n%s", code, out, calls)
+	}
+	skips := "WARNING: PostgreSQL not found; the PostgreSQL store's tests SKIP."
+	out, code, calls = runTestShLog(t, []string{"zsh", "fish", "chromium"}, "STICK_TEST_DATABASE_URL=", "STICK_PG_BIN="+empty, "STICK_REQUIRE_POSTGRES=0")
+	if code != 0 || strings.Count(out, skips) != 2 || strings.Contains(out, fails) || !strings.Contains(calls, "STICK_REQUIRE_POSTGRES=0 ") {
+		t.Fatalf("without PostgreSQL, STICK_REQUIRE_POSTGRES=0: exit %d\n%s\ngo calls:\n%s", code, out, calls)
+	}
+	out, code, calls = runTestShLog(t, []string{"zsh", "fish", "chromium"})
+	if code != 0 || strings.Contains(out, "WARNING") ||
+		!strings.Contains(calls, "go test -race -count=1 -json ./stick\n  with STICK_REQUIRE_BROWSER=\n  with STICK_REQUIRE_POSTGRES=1 STICK_TEST_STORE=postgres STICK_TEST_DATABASE_URL=postgres://fake@/fake?host=/nonexistent\n") {
+		t.Fatalf("with a server named: exit %d\n%s\ngo calls:\n%s", code, out, calls)
+	}
+
+	bin := pgBin(t)
+	out, code, calls = runTestShLog(t, []string{"zsh", "fish", "chromium"}, "STICK_TEST_DATABASE_URL=", "STICK_PG_BIN="+bin,
+		"FAKE_GO_PG_ISREADY="+filepath.Join(bin, "pg_isready"))
+	m := regexp.MustCompile(`STICK_TEST_DATABASE_URL=postgres://postgres@/postgres\?host=(/[^&\n]+/sock)&sslmode=disable\n`).FindStringSubmatch(calls)
+	if code != 0 || strings.Contains(out, "WARNING") || m == nil || strings.Contains(calls, "server not ready") {
+		t.Fatalf("with PostgreSQL installed: exit %d\n%s\ngo calls:\n%s", code, out, calls)
+	}
+	if _, err := os.Stat(filepath.Dir(m[1])); !os.IsNotExist(err) {
+		t.Fatalf("the cluster's directory %s is still there after test.sh: %v", filepath.Dir(m[1]), err)
+	}
+}
+
+// pgBin returns the directory of PostgreSQL's initdb, failing the test
+// where there is none and STICK_REQUIRE_POSTGRES=1 or CI is set, else
+// skipping it.
+func pgBin(t *testing.T) string {
+	t.Helper()
+	if p, err := exec.LookPath("initdb"); err == nil {
+		if real, err := filepath.EvalSymlinks(p); err == nil {
+			p = real
+		}
+		return filepath.Dir(p)
+	}
+	dirs, _ := filepath.Glob("/usr/lib/postgresql/*/bin/initdb")
+	if len(dirs) > 0 {
+		return filepath.Dir(dirs[len(dirs)-1])
+	}
+	msg := "PostgreSQL's initdb is not installed (apt-get install postgresql)"
+	if os.Getenv("STICK_REQUIRE_POSTGRES") == "1" || os.Getenv("CI") != "" {
+		t.Fatal(msg)
+	}
+	t.Skip(msg)
+	return ""
 }

@@ -6,5 +6,7 @@
 // command lives in package holder, and how a room's text reads in package
 // render. No command opens a store itself: the program that runs Execute
 // gives it a Wiring (cmd/stick gives LocalWiring, the SQLite database of
-// the data directory), through which every command opens the store.
+// the data directory), through which every command opens the store; the
+// global --database flag (or $STICK_DATABASE_URL) turns that wiring to a
+// PostgreSQL database for every command at once.
 package cli

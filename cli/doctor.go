@@ -53,7 +53,9 @@ func newDoctor() *cobra.Command {
 		Short: "Check the data directory, the database, the harness registrations and the holders",
 		Long: `Check everything stick depends on and say, line by line, whether it is fine or
 what to run to fix it: the data directory and its filesystem, the database's
-schema and integrity, rooms whose holder failed, the holder processes of this
+schema and integrity (with --database or $STICK_DATABASE_URL: the PostgreSQL
+server, its schema, the stick processes connected and a write holding the
+lock too long), rooms whose holder failed, the holder processes of this
 machine, stick on PATH, and which harnesses have stick registered (and its
 skill installed). It changes nothing, except that it drops the records of
 holder processes that are gone.
@@ -130,8 +132,12 @@ func diagnose(ctx context.Context) []check {
 			add("data dir", checkOK, dir+" (local filesystem, writable)", "")
 		}
 	}
-	out = append(out, databaseChecks(ctx, dir)...)
-	out = append(out, watchCheck(store.CheckWatch()))
+	if db := wiring().Database; db != "" {
+		out = append(out, postgresChecks(ctx, db)...)
+	} else {
+		out = append(out, databaseChecks(ctx, dir)...)
+		out = append(out, watchCheck(store.CheckWatch()))
+	}
 	out = append(out, holderChecks()...)
 	out = append(out, harnessChecks(ctx)...)
 	return out
@@ -204,7 +210,14 @@ func databaseChecks(ctx context.Context, dir string) []check {
 		out = append(out, check{"database", checkFail, fmt.Sprintf("processes %v still write to a deleted %s, -wal or -shm: what they write is lost to every new process", pids, r.Path()),
 			"stop those stick processes (agents' 'stick mcp' servers, holders) and start them again; do not delete the -wal and -shm files of a database in use"})
 	}
-	svc, err := newService(r)
+	return append(out, roomChecks(ctx, r)...)
+}
+
+// roomChecks checks the rooms of st: those whose holder failed (an open
+// takeover) and those abandoned.
+func roomChecks(ctx context.Context, st stick.Store) []check {
+	var out []check
+	svc, err := newService(st)
 	if err != nil {
 		return append(out, failedCheck("rooms", err))
 	}

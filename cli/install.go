@@ -13,6 +13,7 @@ import (
 	"github.com/spf13/cobra"
 	skill "github.com/stickhq/stick"
 	"github.com/stickhq/stick/cli/harness"
+	"github.com/stickhq/stick/internal/storeurl"
 	"github.com/stickhq/stick/mcpserver"
 	"github.com/stickhq/stick/stick"
 )
@@ -56,10 +57,16 @@ directory exists); for any other nothing is created.
 hub's rooms. The proxy reads the hub's token from --token-file PATH (registered
 as --token-file=PATH; keep the file yours alone), else from $STICK_TOKEN in the
 harness's environment. 'stick uninstall' removes it as it removes the local
-server.`,
+server.
+
+With --database URL (or $STICK_DATABASE_URL) it registers
+'STICK mcp --database=URL': the server on that PostgreSQL database. The URL
+must not hold a password (it would sit in the harness's configuration): keep
+the password in ~/.pgpass or $PGPASSWORD.`,
 		example: "  stick install --all\n  stick install claude-code codex --dry-run\n" +
 			"  stick install opencode --command /usr/local/bin/stick --json\n  stick install codex --tools core\n" +
-			"  stick install --all --server https://stick.example.com --token-file ~/.config/stick/token",
+			"  stick install --all --server https://stick.example.com --token-file ~/.config/stick/token\n" +
+			"  stick install --all --database postgres://stick@db.example.com/stick",
 		needsCommand: true,
 		do: func(ctx context.Context, h *harness.Harness, opts harness.Options) harness.Result {
 			return h.Install(ctx, opts)
@@ -150,6 +157,9 @@ func harnessCommand(op harnessOp) *cobra.Command {
 				if opts.Server, opts.TokenFile, err = proxyFlags(hub, tokenFile); err != nil {
 					return err
 				}
+				if opts.Database, err = installDatabase(cmd, opts.Server); err != nil {
+					return err
+				}
 				c, err := stickCommand(command)
 				if err != nil {
 					return err
@@ -198,6 +208,36 @@ func harnessCommand(op harnessOp) *cobra.Command {
 		_ = cmd.Flags().MarkHidden("token")
 	}
 	return cmd
+}
+
+// installDatabase returns the PostgreSQL database an install registers
+// the server on: the global --database, else $STICK_DATABASE_URL, else
+// "" (the host's SQLite database). A proxy (--server) uses its hub's
+// database, so one given with it is refused; so is a URL with a
+// password, which the harness's configuration would keep in plain text.
+func installDatabase(cmd *cobra.Command, server string) (string, error) {
+	db := ""
+	if f := cmd.Flags().Lookup("database"); f != nil {
+		db = f.Value.String()
+	}
+	if db == "" {
+		db = os.Getenv(storeurl.Env)
+	}
+	switch _, perr := url.Parse(db); {
+	case db == "":
+		return "", nil
+	case perr != nil || !storeurl.IsPostgres(db):
+		return "", stick.Errorf(stick.CodeInvalidArgument, "the database URL %s is not a valid PostgreSQL URL", stick.Quote(storeurl.Redact(db))).
+			With("field", "database").WithHint("give a URL such as postgres://user@host:5432/stick")
+	case server != "":
+		return "", stick.Errorf(stick.CodeInvalidArgument, "--server and a database (--database or $%s) name two stores: a proxy uses its hub's database", storeurl.Env).
+			With("field", "database").WithHint("give --server for agents that go through a hub, or the database for agents that use it directly, not both")
+	case storeurl.HasPassword(db):
+		return "", stick.Errorf(stick.CodeInvalidArgument, "the database URL %s holds a password, which the harness's configuration would keep in plain text", storeurl.Redact(db)).
+			With("field", "database").
+			WithHint("put the password in ~/.pgpass (host:port:database:user:password, chmod 600) or $PGPASSWORD of the harness, and install with the URL without it")
+	}
+	return db, nil
 }
 
 // proxyFlags checks the --server and --token-file of an install: an http

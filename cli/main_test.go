@@ -8,6 +8,7 @@ import (
 	"path/filepath"
 	"testing"
 
+	"github.com/stickhq/stick/internal/pgtest"
 	"github.com/stickhq/stick/internal/testproc"
 )
 
@@ -32,7 +33,8 @@ func TestMain(m *testing.M) {
 		cleanup = func() { os.RemoveAll(dir) }
 	}
 	stickBin = os.Getenv("STICK_BIN")
-	testproc.Main(m, cleanup)
+	stopPG := pgtest.Start()
+	testproc.Main(m, cleanup, stopPG)
 }
 
 // binResult is what one run of the built binary printed and returned.

@@ -81,6 +81,12 @@ it ('stick install --server URL' registers it).`,
 			if err != nil {
 				fmt.Fprintf(cmd.ErrOrStderr(), "stick mcp: %v; this server's own process stands for the harness\n", err)
 			}
+			// On a database server, this server's connection proves the
+			// harness alive to the other hosts while it runs, and gone
+			// the moment it dies (see storeurl.Later.Hold).
+			if h, ok := st.(processMarker); ok && !harness.IsZero() {
+				h.Hold(harness, func(err error) { fmt.Fprintf(cmd.ErrOrStderr(), "stick mcp: %v\n", err) })
+			}
 			// A data directory that cannot be resolved is the open's to
 			// report; identities are then claimed within this process.
 			dataDir, _ := store.DataDir()
@@ -102,6 +108,12 @@ it ('stick install --server URL' registers it).`,
 	return cmd
 }
 
+// processMarker is a LaterStore on a database server, which can mark the
+// process a long-lived command stands for (storeurl.Later).
+type processMarker interface {
+	Hold(p stick.Process, report func(error))
+}
+
 // tokenOnCommandLine is the refusal of a --token flag.
 func tokenOnCommandLine() error {
 	return stick.Errorf(stick.CodeInvalidArgument, "stick mcp takes no --token: a token on the command line is seen by every user of this host ('ps'), and kept in the harness's settings").
@@ -115,6 +127,12 @@ func tokenOnCommandLine() error {
 // session restarted.
 func openReporting(w io.Writer) (*store.Store, error) {
 	st, err := store.OpenDefault()
+	return reported(w, st, err)
+}
+
+// reported passes a store's open on, telling the harness's log on w why
+// it failed, as openReporting does.
+func reported[S any](w io.Writer, st S, err error) (S, error) {
 	if err != nil {
 		printError(w, stick.AsError(err))
 		fmt.Fprintln(w, "stick mcp: every tool call fails with this error until it is fixed; then restart the harness's session")

@@ -152,3 +152,40 @@ func TestMCPTokenFlags(t *testing.T) {
 		}
 	}
 }
+
+// 'stick install --database URL' (or with $STICK_DATABASE_URL) registers
+// the server on that PostgreSQL database; a URL with a password, or one
+// given with --server, is refused before anything is looked up, the
+// password never shown.
+func TestInstallDatabase(t *testing.T) {
+	m := newMachine(t, "claude", "stick")
+	s := filepath.Join(m.bin, "stick")
+	db := "postgres://stick@db.example.com/stick?sslmode=verify-full"
+	code, out, errOut := run(t, "install", "claude-code", "--database", db)
+	// Shown as a shell would take it: the URL's '?' quoted.
+	if want := lines("claude-code: installed (claude mcp add --scope user stick -- " + s + " mcp '--database=" + db + "')"); code != 0 || out != want {
+		t.Fatalf("install --database: %d %q\n got %q\nwant %q", code, errOut, out, want)
+	}
+	m.wantCalls(t, "claude [mcp] [get] [stick]", "claude [mcp] [add] [--scope] [user] [stick] [--] ["+s+"] [mcp] [--database="+db+"]")
+	t.Setenv("STICK_DATABASE_URL", db)
+	if code, out, _ = run(t, "install", "claude-code"); code != 0 || !strings.Contains(out, "already installed ("+s+" mcp '--database="+db+"')") {
+		t.Fatalf("install with $STICK_DATABASE_URL: %d %q", code, out)
+	}
+	m.calls(t)
+	t.Setenv("STICK_DATABASE_URL", "")
+	for _, tc := range []struct {
+		args []string
+		want string
+	}{
+		{[]string{"--database", "postgres://stick:s3cret-pw@db/stick"}, "~/.pgpass"},
+		{[]string{"--database", "postgres://stick@db/stick?password=s3cret-pw"}, "holds a password"},
+		{[]string{"--database", db, "--server", "https://hub"}, "a proxy uses its hub's database"},
+		{[]string{"--database", "postgres://db/%zz"}, "not a valid PostgreSQL URL"},
+	} {
+		code, _, errOut := run(t, append([]string{"install", "claude-code"}, tc.args...)...)
+		if code == 0 || !strings.Contains(errOut, tc.want) || !strings.Contains(errOut, "invalid_argument") || strings.Contains(errOut, "s3cret-pw") {
+			t.Errorf("install %v: %d %q", tc.args, code, errOut)
+		}
+	}
+	m.wantCalls(t)
+}

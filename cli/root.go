@@ -15,6 +15,7 @@ import (
 
 	"github.com/spf13/cobra"
 	"github.com/stickhq/stick/identity"
+	"github.com/stickhq/stick/internal/storeurl"
 	"github.com/stickhq/stick/render"
 	"github.com/stickhq/stick/stick"
 	"github.com/stickhq/stick/store"
@@ -228,6 +229,8 @@ Agents use it through the MCP server, 'stick mcp', which their harness starts
 	root.SetVersionTemplate("stick {{.Version}}\n")
 	root.SetFlagErrorFunc(func(_ *cobra.Command, err error) error { return usageError{err} })
 	agent := root.PersistentFlags().String("agent", "", "act as this agent id (default: see 'stick whoami --explain')")
+	database := root.PersistentFlags().String("database", "", "the PostgreSQL database to use, postgres://USER@HOST:PORT/NAME (or $"+storeurl.Env+"; default: this host's SQLite database, see 'stick where')")
+	root.PersistentPreRunE = func(*cobra.Command, []string) error { return useDatabase(*database) }
 	root.AddCommand(
 		newWait(agent), newTry(agent), newHold(agent), newRelease(agent), newPass(agent), newTakeover(agent), newHeartbeat(agent),
 		newWhoami(agent), newStatus(agent), newList(agent), newJoin(agent), newState(agent), newEvents(agent), newSync(agent),

@@ -10,6 +10,7 @@ import (
 	"path/filepath"
 
 	"github.com/spf13/cobra"
+	"github.com/stickhq/stick/internal/storeurl"
 	"github.com/stickhq/stick/liveness"
 	"github.com/stickhq/stick/mcpserver"
 	"github.com/stickhq/stick/server"
@@ -94,8 +95,15 @@ func serve(cmd *cobra.Command, version string, cfg server.Config, addr, dataDir 
 	}
 	defer st.Close()
 	// Members behind proxies ('stick mcp --server') are judged by their
-	// proxies' liveness streams, every other process as on any host.
-	live := liveness.NewHub(nil)
+	// proxies' liveness streams, every other process as on any host: on a
+	// database server, by the marks of processes of other hosts too.
+	// Hubs on one database server mark the sessions whose streams they
+	// hold, so that each judges the others' by those marks.
+	hubOpts := []liveness.HubOption{liveness.WithFallback(storeLiveness(st))}
+	if m, ok := storeurl.Marker(st); ok {
+		hubOpts = append(hubOpts, liveness.WithMarker(m))
+	}
+	live := liveness.NewHub(nil, hubOpts...)
 	svc, err := newService(st, stick.WithLiveness(live))
 	if err != nil {
 		return err

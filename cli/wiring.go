@@ -3,9 +3,12 @@ package cli
 import (
 	"context"
 	"io"
-	"slices"
+	"os"
 	"sync/atomic"
+	"time"
 
+	"github.com/stickhq/stick/internal/storeurl"
+	"github.com/stickhq/stick/procid"
 	"github.com/stickhq/stick/stick"
 	"github.com/stickhq/stick/store"
 )
@@ -33,6 +36,9 @@ type Wiring struct {
 	// Options are given to every Service the commands make (tests set a
 	// clock through them).
 	Options []stick.Option
+	// Database is the URL of the PostgreSQL database the commands use,
+	// its password redacted, or "" for this host's SQLite database.
+	Database string
 }
 
 // A LaterStore is a store that opens in the background (see
@@ -85,7 +91,68 @@ func wiring() Wiring {
 	return Wiring{}
 }
 
-// newService makes a Service over st with the wiring's options, then opts.
+// newService makes a Service over st with the liveness of its store (see
+// storeLiveness), then the wiring's options, then opts.
 func newService(st stick.Store, opts ...stick.Option) (*stick.Service, error) {
-	return stick.New(st, append(slices.Clone(wiring().Options), opts...)...)
+	var all []stick.Option
+	if live, ok := storeurl.Liveness(st, procid.Checker{}); ok {
+		all = append(all, stick.WithLiveness(live))
+	}
+	all = append(append(all, wiring().Options...), opts...)
+	return stick.New(st, all...)
+}
+
+// storeLiveness is how processes are judged on st, besides the sessions
+// a hub judges itself: by procid, and on a database server also by the
+// marks of processes of other hosts (see storeurl.Liveness).
+func storeLiveness(st stick.Store) stick.Liveness {
+	if live, ok := storeurl.Liveness(st, procid.Checker{}); ok {
+		return live
+	}
+	return procid.Checker{}
+}
+
+// openTimeout bounds the open of a database server's store: a server
+// that does not answer is db_unavailable, not a hang.
+const openTimeout = 30 * time.Second
+
+// onDatabase returns w with every store opened from the database of dbURL
+// (a postgres:// URL, see package storeurl) instead of this host's data
+// directory; w's options are kept.
+func (w Wiring) onDatabase(dbURL string) Wiring {
+	open := func() (stick.Store, error) {
+		ctx, cancel := context.WithTimeout(context.Background(), openTimeout)
+		defer cancel()
+		return storeOrNil(storeurl.Open(ctx, dbURL))
+	}
+	w.Open, w.OpenReader, w.Database = open, open, storeurl.Redact(dbURL)
+	w.OpenIn = func(string) (stick.Store, error) {
+		return nil, stick.Errorf(stick.CodeInvalidArgument, "--data-dir and --database name two databases").
+			With("field", "data-dir").WithHint("give one of them")
+	}
+	w.OpenLater = func(out io.Writer) LaterStore {
+		return storeurl.OpenLater(func() (stick.Store, error) {
+			st, err := open()
+			return reported(out, st, err)
+		})
+	}
+	return w
+}
+
+// useDatabase makes the running Execute's commands open the database
+// dbURL names (--database, else $STICK_DATABASE_URL); with none they
+// keep the wiring they were given.
+func useDatabase(dbURL string) error {
+	if dbURL == "" {
+		dbURL = os.Getenv(storeurl.Env)
+	}
+	if dbURL == "" {
+		return nil
+	}
+	if err := storeurl.Check(dbURL); err != nil {
+		return err
+	}
+	w := wiring().onDatabase(dbURL)
+	wired.Store(&w)
+	return nil
 }

@@ -16,5 +16,6 @@
 // and the hub's side of the judging: Hub, a stick.GraceLiveness that
 // answers for the processes a hub records for members behind proxies
 // (identity.SessionProcess) from their streams, and for every other
-// process as procid does.
+// process as procid does. Hubs on one database server share what their
+// streams tell through marks in it (Hub's WithMarker).
 package liveness

@@ -137,6 +137,46 @@ func TestHubFallsBackToProcid(t *testing.T) {
 	}
 }
 
+// byMarks stands for a database's marks: it proves every process of host
+// "b" gone, and watches them with the grace it is asked with.
+type byMarks struct{ graces []time.Duration }
+
+func (m *byMarks) Check(p stick.Process) procid.Status { return m.CheckWithin(p, 0) }
+
+func (m *byMarks) CheckWithin(p stick.Process, grace time.Duration) procid.Status {
+	m.graces = append(m.graces, grace)
+	if p.HostID == "b" {
+		return procid.Gone
+	}
+	return procid.Unknown
+}
+
+func (m *byMarks) WatchWithin(context.Context, stick.Process, time.Duration) (<-chan struct{}, bool) {
+	ch := make(chan struct{})
+	close(ch)
+	return ch, true
+}
+
+// A hub given a fallback judges and watches every process that is not a
+// session's by it, with the room's grace; the sessions stay its own.
+func TestHubWithFallback(t *testing.T) {
+	m := &byMarks{}
+	h := liveness.NewHub(testclock.New(epoch), liveness.WithFallback(m))
+	b := stick.Process{HostID: "b", PID: 7, StartedAt: epoch}
+	if st := h.CheckWithin(b, time.Minute); st != procid.Gone || len(m.graces) != 1 || m.graces[0] != time.Minute {
+		t.Fatalf("a process of host b: %v (graces asked %v); want the fallback's gone, asked with a minute", st, m.graces)
+	}
+	if ch, ok := h.WatchWithin(context.Background(), b, time.Minute); !ok {
+		t.Fatal("no watch of a process the fallback watches")
+	} else {
+		waitClosed(t, ch, "the fallback's watch")
+	}
+	s := identity.SessionProcess(stick.Principal{TokenID: "t"}, identity.Session{PID: 9, StartedAt: epoch, Key: "0123456789abcdef"})
+	if st := h.CheckWithin(s, time.Minute); st != procid.Unknown || len(m.graces) != 1 {
+		t.Fatalf("a session of this hub: %v; want judged by the hub (unknown within the grace), not by the fallback", st)
+	}
+}
+
 func waitClosed(t *testing.T, ch <-chan struct{}, what string) {
 	t.Helper()
 	select {

@@ -17,7 +17,7 @@ type healthOut struct {
 
 // health answers whether the store is reachable, by a cheap read (a room
 // that no id names), within five seconds: 200 and "ok", or the store's
-// coded error (503 db_busy, 500 for a store that fails). It needs no
+// coded error (503 db_busy or db_unavailable, 500 for a store that fails). It needs no
 // token: it says nothing of any room.
 func (s *Server) health(w http.ResponseWriter, r *http.Request) {
 	ctx, cancel := context.WithTimeout(r.Context(), 5*time.Second)

@@ -29,7 +29,7 @@ func TestStatusTable(t *testing.T) {
 		CodeTooLarge: 413, CodeIdempotencyKeyReused: 422, CodeRateLimited: 429,
 		stick.CodeInternal: 500, stick.CodeDBSchemaMismatch: 500, stick.CodeUnsupportedFilesystem: 500,
 		stick.CodeDataDir: 500, stick.CodeDBCorrupt: 500, stick.CodeHarness: 500,
-		stick.CodeDBBusy: 503, stick.CodeSearchUnavailable: 503, stick.CodeCanceled: 503, CodeShuttingDown: 503,
+		stick.CodeDBBusy: 503, stick.CodeDBUnavailable: 503, stick.CodeSearchUnavailable: 503, stick.CodeCanceled: 503, CodeShuttingDown: 503,
 	}
 	for code, st := range want {
 		if got := statusOf(code); got != st {
@@ -56,6 +56,7 @@ func TestWriteError(t *testing.T) {
 		value  string
 	}{
 		{stick.Errorf(stick.CodeDBBusy, "busy"), 503, "Retry-After", "1"},
+		{stick.Errorf(stick.CodeDBUnavailable, "lost the connection"), 503, "Retry-After", "1"},
 		{stick.Errorf(CodeRateLimited, "slow down").With("retry_after_s", 7), 429, "Retry-After", "7"},
 		{stick.Errorf(stick.CodeUnauthenticated, "who"), 401, "WWW-Authenticate", `Bearer resource_metadata="https://hub.example/.well-known/oauth-protected-resource"`},
 		{stick.Errorf(stick.CodeStaleLease, "lost").With("current_turn_id", 3), 409, "", ""},

@@ -8,6 +8,7 @@ import (
 	"testing"
 
 	"github.com/stickhq/stick/cli"
+	"github.com/stickhq/stick/internal/pgtest"
 	"github.com/stickhq/stick/internal/testproc"
 	"github.com/stickhq/stick/stick"
 	"github.com/stickhq/stick/store"
@@ -15,14 +16,18 @@ import (
 
 // The hubs of these tests are real 'stick serve' processes: the test
 // binary run again as the stick command (cli.Execute), stopped by
-// SIGINT and SIGTERM as cmd/stick is.
+// SIGINT and SIGTERM as cmd/stick is. The members that contend for one
+// room from processes of their own run it again as "contend" (see
+// contend_test.go). Hubs on PostgreSQL ('stick serve --database') use a
+// throwaway cluster started at the first database a test asks for.
 func TestMain(m *testing.M) {
 	testproc.Register("stick", func(args []string) int {
 		ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
 		defer stop()
 		return cli.Execute(ctx, cli.LocalWiring(), args, os.Stdin, os.Stdout, os.Stderr, "test")
 	})
-	testproc.Main(m)
+	testproc.Register("contend", contend)
+	testproc.Main(m, pgtest.Start())
 }
 
 // tokenSpec is a token a test makes: its name and role.

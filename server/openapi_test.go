@@ -182,7 +182,7 @@ func (b *docBuilder) extras() error {
 		return map[string]any{"get": op}
 	}
 	b.paths["/healthz"] = get("healthz", "Whether the hub and its store answer, and the hub's version; needs no token",
-		"application/json", ref("HealthResponse"), false, stick.CodeDBBusy, stick.CodeInternal, stick.CodeForbidden)
+		"application/json", ref("HealthResponse"), false, stick.CodeDBBusy, stick.CodeDBUnavailable, stick.CodeInternal, stick.CodeForbidden)
 	b.paths["/metrics"] = get("metrics", "The hub's metrics, in the Prometheus text format", "text/plain",
 		map[string]any{"type": "string"}, true, stick.CodeUnauthenticated, stick.CodeForbidden, CodeRateLimited)
 	b.paths[apiPrefix+"/openapi.json"] = get("openapi", "This document", "application/json",

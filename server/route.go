@@ -34,7 +34,7 @@ type route struct {
 
 // commonCodes are the codes any endpoint may answer.
 var commonCodes = []stick.Code{stick.CodeInvalidArgument, stick.CodeUnauthenticated, stick.CodeForbidden,
-	CodeRateLimited, stick.CodeDBBusy, stick.CodeInternal}
+	CodeRateLimited, stick.CodeDBBusy, stick.CodeDBUnavailable, stick.CodeInternal}
 
 // write reports whether the endpoint changes something: an
 // Idempotency-Key applies to it.

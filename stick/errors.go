@@ -44,6 +44,12 @@ const (
 	CodeSearchUnavailable Code = "search_unavailable"
 	// CodeDBBusy: the store stayed locked by other processes (its write lock, usually) for longer than its busy timeout.
 	CodeDBBusy Code = "db_busy"
+	// CodeDBUnavailable: a database server the store uses cannot be
+	// reached, refused the credentials, or dropped the connection; the
+	// hint says what to check. Nothing was committed by the failed call
+	// unless it says so; retrying once the server is back is safe for an
+	// operation that is safe to retry.
+	CodeDBUnavailable Code = "db_unavailable"
 	// CodeDBSchemaMismatch: the database was written by a newer or unknown version of stick.
 	CodeDBSchemaMismatch Code = "db_schema_mismatch"
 	// CodeUnsupportedFilesystem: the data directory is on a network filesystem where the store's locking is unsafe.

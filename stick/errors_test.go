@@ -49,3 +49,11 @@ func TestListAllRooms(t *testing.T) {
 		t.Fatalf("a path lists only its workspace: %+v", mine)
 	}
 }
+
+// A database server out of reach has a code of its own, kept by AsError.
+func TestDBUnavailableCode(t *testing.T) {
+	err := fmt.Errorf("update: %w", stick.Errorf(stick.CodeDBUnavailable, "lost the connection"))
+	if stick.ErrorCode(err) != "db_unavailable" {
+		t.Fatalf("code %q; want db_unavailable", stick.ErrorCode(err))
+	}
+}

@@ -11,9 +11,11 @@ import (
 	"testing"
 	"time"
 
+	"github.com/stickhq/stick/internal/pgtest"
 	"github.com/stickhq/stick/internal/testclock"
 	"github.com/stickhq/stick/internal/testkit"
 	"github.com/stickhq/stick/internal/testproc"
+	"github.com/stickhq/stick/postgres"
 	"github.com/stickhq/stick/procid"
 	"github.com/stickhq/stick/stick"
 	"github.com/stickhq/stick/store"
@@ -29,7 +31,7 @@ func TestMain(m *testing.M) {
 		return 0
 	})
 	registerWorkers()
-	testproc.Main(m)
+	testproc.Main(m, pgtest.Start())
 }
 
 var epoch = time.Date(2026, 11, 1, 9, 0, 0, 0, time.UTC)
@@ -43,6 +45,9 @@ const storeEnv = "STICK_TEST_STORE"
 // adding a store to them is one line here.
 var testStores = map[string]func(t *testing.T) (stick.Store, error){
 	"sqlite": func(t *testing.T) (stick.Store, error) { return store.OpenDir(t.TempDir(), store.Options{}) },
+	"postgres": func(t *testing.T) (stick.Store, error) {
+		return postgres.Open(context.Background(), pgtest.URL(t), postgres.Options{})
+	},
 }
 
 // testStore returns the opener of the store storeEnv names, or an error

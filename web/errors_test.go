@@ -61,7 +61,7 @@ func TestInternalErrorWithoutReport(t *testing.T) {
 func TestPageStatusesAreTheAPIs(t *testing.T) {
 	for code, want := range map[stick.Code]int{
 		stick.CodeRoomClosed: 409, stick.CodeStickHeld: 409, stick.CodeVersionConflict: 409, stick.CodeUnknownMember: 409,
-		stick.CodeSearchUnavailable: 503, stick.CodeDBBusy: 503, "shutting_down": 503, "rate_limited": 429,
+		stick.CodeSearchUnavailable: 503, stick.CodeDBBusy: 503, stick.CodeDBUnavailable: 503, "shutting_down": 503, "rate_limited": 429,
 		stick.CodeInvalidHandoff: 400, stick.CodeRoomNotFound: 404, stick.CodeDBCorrupt: 500,
 	} {
 		e := newEnv(t, true, func(c *web.Config) {

@@ -86,8 +86,8 @@ func (fs *feeds) drop(key string, f *feed) {
 	}
 }
 
-// The backoff of a feed whose read failed for a while (db_busy, a read
-// the store canceled): the first retry after feedRetry, each next one
+// The backoff of a feed whose read failed for a while (db_busy, a
+// database server out of reach, a read the store canceled): the first retry after feedRetry, each next one
 // twice as late, up to feedRetryMax.
 const (
 	feedRetry    = 100 * time.Millisecond
@@ -95,11 +95,11 @@ const (
 )
 
 // retryable reports whether a failed read may succeed if tried again:
-// the store was busy, or it canceled the read (a busy timeout) though
-// the feed goes on.
+// the store was busy or its database server out of reach, or it canceled
+// the read (a busy timeout) though the feed goes on.
 func retryable(err error) bool {
 	switch stick.ErrorCode(err) {
-	case stick.CodeDBBusy, stick.CodeCanceled:
+	case stick.CodeDBBusy, stick.CodeDBUnavailable, stick.CodeCanceled:
 		return true
 	}
 	return false

@@ -334,7 +334,7 @@ func (h *Handler) refuse(w http.ResponseWriter, r *http.Request, a actor, form *
 	switch e.Code {
 	case stick.CodeInvalidArgument, stick.CodeInvalidHandoff:
 		status = http.StatusUnprocessableEntity
-	case stick.CodeDBBusy, stick.CodeCanceled:
+	case stick.CodeDBBusy, stick.CodeDBUnavailable, stick.CodeCanceled:
 		// Worth sending again as it is: the form keeps it.
 		status = http.StatusServiceUnavailable
 	}

@@ -3,9 +3,11 @@ package demo
 import (
 	"encoding/json"
 	"fmt"
+	"os"
 	"path/filepath"
 	"time"
 
+	"github.com/stickhq/stick/internal/storeurl"
 	"github.com/stickhq/stick/stick"
 	"github.com/stickhq/stick/store"
 )
@@ -116,7 +118,13 @@ func (d *driver) printSummary(s Summary) error {
 	}
 	fmt.Fprintf(w, "%d turns in %.2f s; %s\n", s.Turns, s.DurationMS/1000, verdict)
 	if s.KeptDir != "" {
-		fmt.Fprintf(w, "to read the room's log: %s=%s stick events %s\n", store.DataDirEnv,
+		// The demo ran on its own SQLite database, whatever database the
+		// environment names for other commands.
+		unset := ""
+		if os.Getenv(storeurl.Env) != "" {
+			unset = storeurl.Env + "= "
+		}
+		fmt.Fprintf(w, "to read the room's log: %s%s=%s stick events %s\n", unset, store.DataDirEnv,
 			filepath.Join(s.KeptDir, "data"), filepath.Join(s.KeptDir, "workspace"))
 	}
 	return nil

@@ -62,15 +62,21 @@ type Options struct {
 	// "--token-file=<TokenFile>" (without it the proxy reads
 	// $STICK_TOKEN from the harness's environment).
 	Server, TokenFile string
+	// Database, when set, registers the server on that PostgreSQL
+	// database, "--database=<Database>", instead of the host's SQLite one.
+	// It never holds a password (the harness's configuration is no place
+	// for one).
+	Database string
 	// DryRun reports what would change and changes nothing.
 	DryRun bool
 }
 
 // flags are the flags of the registered "mcp" command: the tool set when
-// one is chosen, and the hub's URL and token file for a proxy.
+// one is chosen, the hub's URL and token file for a proxy, and the
+// PostgreSQL database of a server on one.
 func (o Options) flags() []string {
 	var flags []string
-	for _, f := range []struct{ name, value string }{{"tools", o.Tools}, {"server", o.Server}, {"token-file", o.TokenFile}} {
+	for _, f := range []struct{ name, value string }{{"tools", o.Tools}, {"server", o.Server}, {"token-file", o.TokenFile}, {"database", o.Database}} {
 		if f.value != "" {
 			flags = append(flags, "--"+f.name+"="+f.value)
 		}

@@ -1,7 +1,8 @@
 // Command stick is the talking-stick coordinator for coding agents and people
 // sharing a workspace. It only wires: it chooses the store (the SQLite
-// database of this host's data directory, cli.LocalWiring) and hands it to
-// the commands, which are in package cli.
+// database of this host's data directory, cli.LocalWiring, which the global
+// --database flag or $STICK_DATABASE_URL turns to a PostgreSQL database)
+// and hands it to the commands, which are in package cli.
 package main
 
 import (

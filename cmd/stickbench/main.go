@@ -20,6 +20,7 @@ import (
 	"github.com/stickhq/stick/internal/bench"
 	"github.com/stickhq/stick/internal/chaos"
 	"github.com/stickhq/stick/internal/reexec"
+	"github.com/stickhq/stick/internal/storeurl"
 )
 
 func main() {
@@ -88,7 +89,18 @@ name may also be a floor's). handoff-mcp's ratio is built on
 handoff-library's p50, so naming handoff-mcp runs handoff-library too. A
 scenario that finds a problem (a turn granted twice, a fencing violation,
 db_busy, an error no caller should see) says so under the table and
-misses its target, however fast it was.`,
+misses its target, however fast it was.
+
+With --database (or $STICK_DATABASE_URL) every scenario runs on
+PostgreSQL instead: on the server that URL names, each scenario on an
+empty database of its own that it creates and drops (the URL's user needs
+the CREATEDB privilege), its processes ('stick mcp', 'stick serve' and
+stickbench's own) given the database's URL in their environment, never on
+their command line. Each scenario is judged by its target for PostgreSQL
+(see --list), or measured for information when it has none; SQLite's ratio
+targets do not apply, so the floors are measured only when named. A
+scenario that does not apply to the store is skipped with a line saying
+why.`,
 		Example: `  stickbench                       # every floor and scenario, full size
   stickbench handoff-library cycle # only these, after their floors
   stickbench handoff-rest handoff-http remote-crash hub-idle hub-notes serve-start-up   # the hub's
@@ -99,12 +111,13 @@ misses its target, however fast it was.`,
   stickbench --json > bench.json   # {"machine": ..., "floors": [...], "scenarios": [...]}
   stickbench --list                # what each floor and scenario measures, and the targets
   stickbench --check cycle         # exit 1 when a target is missed
+  stickbench --database postgres://bench@db.internal/postgres handoff-library contention
   stickbench chaos --duration 60s --procs 12 --seed 1`,
 		Args:          cobra.ArbitraryArgs, // scenario and floor names; bench.Run says which exist
 		ValidArgs:     scenarioNames(),
 		SilenceUsage:  true,
 		SilenceErrors: true,
-		RunE: func(cmd *cobra.Command, names []string) error {
+		RunE: func(cmd *cobra.Command, names []string) (err error) {
 			if list {
 				fmt.Fprintln(stdout, "floors (measured first, with nothing of stick's logic):")
 				for _, f := range bench.Floors() {
@@ -119,6 +132,9 @@ misses its target, however fast it was.`,
 					if sc.Ratio != "" {
 						fmt.Fprintf(stdout, "  %-16s ratio target (decides): %s\n", "", sc.Ratio)
 					}
+					if sc.PostgresTarget != "" {
+						fmt.Fprintf(stdout, "  %-16s target on PostgreSQL: %s\n", "", sc.PostgresTarget)
+					}
 				}
 				return nil
 			}
@@ -130,6 +146,9 @@ misses its target, however fast it was.`,
 			}
 			if !asJSON {
 				o.Log = func(format string, args ...any) { fmt.Fprintf(stderr, "# "+format+"\n", args...) }
+			}
+			if o.Database, err = database(o.Database); err != nil {
+				return err
 			}
 			rep, err := bench.Run(cmd.Context(), names, o)
 			if err != nil {
@@ -165,8 +184,24 @@ misses its target, however fast it was.`,
 	f.StringVar(&o.Stick, "stick", "", "the stick binary whose 'stick mcp' and 'stick serve' to measure (default: this program's copy of it)")
 	f.BoolVar(&check, "check", false, "exit 1 when a scenario misses its target (its ratio target where it has one)")
 	f.BoolVar(&list, "list", false, "list the floors, the scenarios and their targets")
+	f.StringVar(&o.Database, "database", "", databaseUsage)
 	root.AddCommand(newChaos(stdout, stderr))
 	return root
+}
+
+// databaseUsage describes --database, the same for both commands.
+const databaseUsage = "run on PostgreSQL: the URL of a server, postgres://USER@HOST:PORT/NAME, whose user may create databases; each scenario (or soak) runs on an empty database of its own, created and dropped (or $" + storeurl.Env + "; default: SQLite in a temporary directory)"
+
+// database is the PostgreSQL server's URL the run uses: flag, else
+// $STICK_DATABASE_URL, as for stick's own commands; "" for SQLite.
+func database(flag string) (string, error) {
+	if flag == "" {
+		flag = os.Getenv(storeurl.Env)
+	}
+	if flag == "" {
+		return "", nil
+	}
+	return flag, storeurl.Check(flag)
 }
 
 // scenarioNames are the names the command line takes: the scenarios',
@@ -204,16 +239,26 @@ proxy process with a token made for the run, and the driver also SIGKILLs
 proxies and the hub itself, which it starts again on the same address and
 database (the proxies connect again by themselves). The same checks
 apply, across every restart of the hub; besides, a proxy whose agent was
-killed must exit by itself, and the hub must stop cleanly at the end.`,
+killed must exit by itself, and the hub must stop cleanly at the end.
+
+With --database (or $STICK_DATABASE_URL) the soak runs on PostgreSQL: on
+an empty database it creates on that server and drops at the end (kept,
+and named, when the soak fails), which the agents (or, with --hub, every
+start of the hub) open through the URL in their environment. SQLite's
+integrity_check has no counterpart there and is not run.`,
 		Example: `  stickbench chaos                                  # 60 s, 12 processes, seed 1
   stickbench chaos --duration 10m --procs 24 --seed 7
-  stickbench chaos --hub --duration 45s --procs 8 --seed 1`,
+  stickbench chaos --hub --duration 45s --procs 8 --seed 1
+  stickbench chaos --hub --database postgres://bench@db.internal/postgres`,
 		Args:          cobra.NoArgs,
 		SilenceUsage:  true,
 		SilenceErrors: true,
-		RunE: func(cmd *cobra.Command, _ []string) error {
+		RunE: func(cmd *cobra.Command, _ []string) (err error) {
 			if !quiet {
 				o.Log = stderr
+			}
+			if o.Database, err = database(o.Database); err != nil {
+				return err
 			}
 			rep, err := chaos.Run(cmd.Context(), o)
 			if err != nil {
@@ -230,5 +275,6 @@ killed must exit by itself, and the hub must stop cleanly at the end.`,
 	f.StringVar(&o.Dir, "dir", "", "keep the database and logs in this directory (default: a temporary one, kept only on failure)")
 	f.BoolVar(&quiet, "quiet", false, "print only the result")
 	f.BoolVar(&o.Hub, "hub", false, "run the soak over a hub: 'stick serve', one 'stick mcp --server' proxy per agent, and kills of proxies and the hub too")
+	f.StringVar(&o.Database, "database", "", databaseUsage)
 	return cmd
 }

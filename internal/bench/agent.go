@@ -9,31 +9,32 @@ import (
 	"strings"
 	"time"
 
+	"github.com/stickhq/stick/internal/rundb"
 	"github.com/stickhq/stick/procid"
 	"github.com/stickhq/stick/stick"
-	"github.com/stickhq/stick/store"
 )
 
 // agent is one process's use of the library: the shared database, this
 // process as the member's liveness, the room of the workspace joined.
 type agent struct {
-	st   *store.Store
+	db   rundb.DB
+	st   stick.Store
 	svc  *stick.Service
 	me   stick.Caller
 	room string
 }
 
-// joinAs opens the database in data and joins the room of repo as id.
-func joinAs(ctx context.Context, data, repo, id string) (*agent, error) {
+// joinAs opens the store of db and joins the room of repo as id.
+func joinAs(ctx context.Context, db rundb.DB, repo, id string) (*agent, error) {
 	self, err := procid.Self()
 	if err != nil {
 		return nil, err
 	}
-	st, svc, err := openService(data)
+	st, svc, err := openService(ctx, db)
 	if err != nil {
 		return nil, err
 	}
-	a := &agent{st: st, svc: svc, me: stick.Caller{AgentID: id, Kind: stick.KindProcess, Process: self}}
+	a := &agent{db: db, st: st, svc: svc, me: stick.Caller{AgentID: id, Kind: stick.KindProcess, Process: self}}
 	j, err := svc.JoinPath(ctx, a.me, stick.JoinRequest{Path: repo})
 	if err != nil {
 		a.close()
@@ -43,10 +44,10 @@ func joinAs(ctx context.Context, data, repo, id string) (*agent, error) {
 	return a, nil
 }
 
-// openService opens the database in data, making it when there is none,
-// and a Service over it; shut both down with closeService.
-func openService(data string) (*store.Store, *stick.Service, error) {
-	st, err := store.OpenDir(data, store.Options{})
+// openService opens the store of db, making it when there is none, and a
+// Service over it; shut both down with closeService.
+func openService(ctx context.Context, db rundb.DB) (stick.Store, *stick.Service, error) {
+	st, err := db.Open(ctx)
 	if err != nil {
 		return nil, nil, err
 	}
@@ -58,7 +59,7 @@ func openService(data string) (*store.Store, *stick.Service, error) {
 	return st, svc, nil
 }
 
-func closeService(st *store.Store, svc *stick.Service) {
+func closeService(st stick.Store, svc *stick.Service) {
 	svc.Shutdown()
 	st.Close()
 }
@@ -66,8 +67,8 @@ func closeService(st *store.Store, svc *stick.Service) {
 // joinReady is the start of a role that takes part in a measured run: it
 // joins, says "ready", and returns once the parent says "go", with the
 // rest of its input.
-func joinReady(ctx context.Context, data, repo, id string) (*agent, *bufio.Scanner, error) {
-	a, err := joinAs(ctx, data, repo, id)
+func joinReady(ctx context.Context, db rundb.DB, repo, id string) (*agent, *bufio.Scanner, error) {
+	a, err := joinAs(ctx, db, repo, id)
 	if err != nil {
 		return nil, nil, err
 	}
@@ -147,4 +148,17 @@ func parseDurations(s string) ([]time.Duration, error) {
 		out = append(out, time.Duration(n))
 	}
 	return out, nil
+}
+
+// settle brings a's store to a steady state after a fill in bulk, so
+// that timings see one: SQLite's search index, which bulk transactions
+// leave to catch up in the background, complete; PostgreSQL's tables
+// vacuumed and analysed (see rundb.DB.Settle).
+func (a *agent) settle(ctx context.Context) error {
+	if ix, ok := a.st.(interface{ Index(context.Context) error }); ok {
+		if err := ix.Index(ctx); err != nil {
+			return err
+		}
+	}
+	return a.db.Settle(ctx)
 }

@@ -8,11 +8,16 @@ import (
 	"time"
 
 	"github.com/stickhq/stick/internal/reexec"
+
+	"github.com/stickhq/stick/internal/pgtest"
 )
 
 func TestMain(m *testing.M) {
 	reexec.Main()
-	os.Exit(m.Run())
+	stop := pgtest.Start()
+	code := m.Run()
+	stop()
+	os.Exit(code)
 }
 
 // TestScenariosQuick runs every scenario at its quick size: each must
@@ -23,6 +28,9 @@ func TestMain(m *testing.M) {
 func TestScenariosQuick(t *testing.T) {
 	for _, sc := range Scenarios() {
 		t.Run(sc.Name, func(t *testing.T) {
+			if why := sc.skipFor(false); why != "" {
+				t.Skipf("not on SQLite: %s", why)
+			}
 			rs, err := RunOne(context.Background(), sc, Options{Quick: true})
 			if err != nil {
 				t.Fatal(err)

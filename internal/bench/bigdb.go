@@ -19,7 +19,7 @@ func bigDatabase(ctx context.Context, e *env) ([]Result, error) {
 	if e.o.Quick {
 		rooms, events = 500, 20_000
 	}
-	a, err := joinAs(ctx, e.data, e.repo, "bench")
+	a, err := joinAs(ctx, e.db, e.repo, "bench")
 	if err != nil {
 		return nil, err
 	}
@@ -122,7 +122,6 @@ func fillEvents(ctx context.Context, a *agent, ids []string, n int) (int64, erro
 			return 0, err
 		}
 	}
-	// Bulk transactions leave the search index to catch up in the
-	// background; have it complete, so the timings see a steady state.
-	return last, a.st.Index(ctx)
+	// Timings see the steady state of a store after a bulk fill.
+	return last, a.settle(ctx)
 }

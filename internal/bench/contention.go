@@ -13,6 +13,7 @@ import (
 
 	"github.com/stickhq/stick/internal/filelock"
 	"github.com/stickhq/stick/internal/reexec"
+	"github.com/stickhq/stick/internal/rundb"
 	"github.com/stickhq/stick/stick"
 )
 
@@ -41,7 +42,7 @@ func contend(args []string) error {
 	}
 	defer check.Close()
 	ctx := context.Background()
-	a, in, err := joinReady(ctx, args[0], args[1], args[2])
+	a, in, err := joinReady(ctx, rundb.Inherited(args[0]), args[1], args[2])
 	if err != nil {
 		return err
 	}
@@ -118,7 +119,7 @@ func contention(ctx context.Context, e *env) ([]Result, error) {
 	kids := make([]*child, 0, procs)
 	defer func() { killAll(kids) }()
 	for i := range procs {
-		c, err := start(ctx, nil, "bench-contend", e.data, e.repo, fmt.Sprintf("c%d", i),
+		c, err := e.start(ctx, nil, "bench-contend", e.data, e.repo, fmt.Sprintf("c%d", i),
 			strconv.FormatFloat(span.Seconds(), 'f', 3, 64), check)
 		if err != nil {
 			return nil, err
@@ -161,7 +162,7 @@ func contention(ctx context.Context, e *env) ([]Result, error) {
 		}
 	}
 	r.Count = grants
-	problems, err := checkRotation(ctx, e.data, int64(grants))
+	problems, err := checkRotation(ctx, e.db, int64(grants))
 	if err != nil {
 		return nil, err
 	}

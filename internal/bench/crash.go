@@ -9,6 +9,7 @@ import (
 	"time"
 
 	"github.com/stickhq/stick/internal/reexec"
+	"github.com/stickhq/stick/internal/rundb"
 	"github.com/stickhq/stick/stick"
 )
 
@@ -24,7 +25,7 @@ func hold(args []string) error {
 		return fmt.Errorf("want data repo id, got %q", args)
 	}
 	ctx := context.Background()
-	a, err := joinAs(ctx, args[0], args[1], args[2])
+	a, err := joinAs(ctx, rundb.Inherited(args[0]), args[1], args[2])
 	if err != nil {
 		return err
 	}
@@ -56,7 +57,7 @@ func hold(args []string) error {
 func crashDetection(ctx context.Context, e *env) ([]Result, error) {
 	r := Result{Scenario: "crash-detection", Unit: "kills"}
 	n := e.size(30, 5)
-	me, err := joinAs(ctx, e.data, e.repo, "watcher")
+	me, err := joinAs(ctx, e.db, e.repo, "watcher")
 	if err != nil {
 		return nil, err
 	}
@@ -67,7 +68,7 @@ func crashDetection(ctx context.Context, e *env) ([]Result, error) {
 	defer func() { killAll(kids) }()
 	m := startMeter()
 	for i := range n {
-		c, err := start(ctx, nil, "bench-hold", e.data, e.repo, fmt.Sprintf("h%03d", i))
+		c, err := e.start(ctx, nil, "bench-hold", e.data, e.repo, fmt.Sprintf("h%03d", i))
 		if err != nil {
 			return nil, err
 		}

@@ -10,7 +10,7 @@ import (
 // cycle: one process claims and releases as fast as it can.
 func cycle(ctx context.Context, e *env) ([]Result, error) {
 	r := Result{Scenario: "cycle", Unit: "cycles"}
-	a, err := joinAs(ctx, e.data, e.repo, "cycler")
+	a, err := joinAs(ctx, e.db, e.repo, "cycler")
 	if err != nil {
 		return nil, err
 	}

@@ -13,6 +13,12 @@
 // tables or JSON; the package's testing.B benchmarks run the same
 // scenarios for benchstat.
 //
+// A run is on SQLite, or, with Options.Database, on PostgreSQL: every
+// scenario then runs on an empty database of its own on that server
+// (package rundb opens the run's store, in the parent and in every child
+// process) and is judged by its target for PostgreSQL where it has one
+// (Scenario.PostgresTarget), else measured for information.
+//
 // Child processes are this program started again in a role (see package
 // reexec), so a program that runs scenarios must call reexec.Main first;
 // package childproc supervises them.

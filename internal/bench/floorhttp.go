@@ -55,7 +55,7 @@ func httpEcho([]string) error {
 // on the loopback interface, with net/http at both ends: the floor of a
 // request to the hub.
 func httpLoopback(ctx context.Context, e *env) ([]FloorResult, error) {
-	c, err := start(ctx, nil, "bench-http-echo")
+	c, err := e.start(ctx, nil, "bench-http-echo")
 	if err != nil {
 		return nil, err
 	}

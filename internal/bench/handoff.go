@@ -7,6 +7,7 @@ import (
 	"time"
 
 	"github.com/stickhq/stick/internal/reexec"
+	"github.com/stickhq/stick/internal/rundb"
 	"github.com/stickhq/stick/stick"
 )
 
@@ -26,7 +27,7 @@ func turns(args []string) error {
 		return err
 	}
 	ctx := context.Background()
-	a, in, err := joinReady(ctx, args[0], args[1], args[2])
+	a, in, err := joinReady(ctx, rundb.Inherited(args[0]), args[1], args[2])
 	if err != nil {
 		return err
 	}
@@ -101,7 +102,7 @@ func handoffCrowd(ctx context.Context, e *env) ([]Result, error) {
 // libraryTurns starts a process that takes turns through the library as
 // member id (the bench-turns role).
 func (e *env) libraryTurns(ctx context.Context, id string, last int) (*child, error) {
-	return start(ctx, nil, "bench-turns", e.data, e.repo, id, strconv.Itoa(last))
+	return e.start(ctx, nil, "bench-turns", e.data, e.repo, id, strconv.Itoa(last))
 }
 
 // rotation is a round robin of processes taking turns in one room.
@@ -129,7 +130,7 @@ func roundRobin(ctx context.Context, e *env, ro rotation) (Result, error) {
 		return r, err
 	}
 	r.latencies(samples)
-	problems, err := checkRotation(ctx, e.data, int64(ro.last+ro.procs))
+	problems, err := checkRotation(ctx, e.db, int64(ro.last+ro.procs))
 	if err != nil {
 		return r, err
 	}
@@ -191,8 +192,8 @@ func together(ctx context.Context, r *Result, procs int, launch func(i int) (*ch
 // checkRotation reads the only room's log and returns what is wrong with
 // it: turns 1..turns each claimed once and in order, each claim by the
 // member the previous release reserved the stick for.
-func checkRotation(ctx context.Context, data string, turns int64) ([]string, error) {
-	evs, err := roomLog(ctx, data)
+func checkRotation(ctx context.Context, db rundb.DB, turns int64) ([]string, error) {
+	evs, err := roomLog(ctx, db)
 	if err != nil {
 		return nil, err
 	}
@@ -223,9 +224,9 @@ func checkRotation(ctx context.Context, data string, turns int64) ([]string, err
 	return problems, nil
 }
 
-// roomLog returns every event of the only open room in data.
-func roomLog(ctx context.Context, data string) ([]stick.Event, error) {
-	st, svc, err := openService(data)
+// roomLog returns every event of the only open room in db.
+func roomLog(ctx context.Context, db rundb.DB) ([]stick.Event, error) {
+	st, svc, err := openService(ctx, db)
 	if err != nil {
 		return nil, err
 	}
@@ -235,7 +236,7 @@ func roomLog(ctx context.Context, data string) ([]stick.Event, error) {
 		return nil, err
 	}
 	if len(rooms) != 1 {
-		return nil, fmt.Errorf("%d rooms in %s, want 1", len(rooms), data)
+		return nil, fmt.Errorf("%d rooms in the %s, want 1", len(rooms), db)
 	}
 	var out []stick.Event
 	for after := int64(0); ; {

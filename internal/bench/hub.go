@@ -15,6 +15,8 @@ import (
 	"time"
 
 	"github.com/stickhq/stick/stick"
+
+	"github.com/stickhq/stick/internal/rundb"
 )
 
 // The hub's scenarios run a real 'stick serve' in a child process on a
@@ -72,7 +74,7 @@ func (e *env) startHub(ctx context.Context) (*hub, error) {
 // startHubWithTokens makes an agent token of each name, then starts a
 // hub; it returns the hub and the tokens' secrets, in order.
 func (e *env) startHubWithTokens(ctx context.Context, names ...string) (*hub, []string, error) {
-	secrets, err := makeTokens(ctx, e.data, names...)
+	secrets, err := makeTokens(ctx, e.db, names...)
 	if err != nil {
 		return nil, nil, err
 	}
@@ -98,10 +100,10 @@ func (h *hub) stop() error {
 	}
 }
 
-// makeTokens makes an agent token of each name in the database of data
-// and returns their secrets, in order.
-func makeTokens(ctx context.Context, data string, names ...string) ([]string, error) {
-	st, svc, err := openService(data)
+// makeTokens makes an agent token of each name in the store of db and
+// returns their secrets, in order.
+func makeTokens(ctx context.Context, db rundb.DB, names ...string) ([]string, error) {
+	st, svc, err := openService(ctx, db)
 	if err != nil {
 		return nil, err
 	}

@@ -21,7 +21,7 @@ func handoffREST(ctx context.Context, e *env) ([]Result, error) {
 	n := 0
 	r, err := roundRobin(ctx, e, rotation{name: "handoff-rest", procs: 2, last: e.size(2000, 200), also: []int{h.PID()},
 		launch: func(ctx context.Context, id string, last int) (*child, error) {
-			c, err := start(ctx, []string{tokenEnv + "=" + secrets[n%len(secrets)]}, "bench-rest-turns", h.url, hubRoom, id, strconv.Itoa(last))
+			c, err := e.start(ctx, []string{tokenEnv + "=" + secrets[n%len(secrets)]}, "bench-rest-turns", h.url, hubRoom, id, strconv.Itoa(last))
 			n++
 			return c, err
 		}})

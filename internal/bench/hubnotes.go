@@ -30,7 +30,7 @@ func hubNotes(ctx context.Context, e *env) ([]Result, error) {
 	defer func() { _ = h.Close() }()
 	hubCPU := cpuOf([]int{h.PID()})
 	samples, err := together(ctx, &r, clients, func(i int) (*child, error) {
-		return start(ctx, []string{tokenEnv + "=" + secrets[i]}, "bench-rest-notes", h.url, hubRoom, fmt.Sprintf("c%02d", i), strconv.Itoa(per))
+		return e.start(ctx, []string{tokenEnv + "=" + secrets[i]}, "bench-rest-notes", h.url, hubRoom, fmt.Sprintf("c%02d", i), strconv.Itoa(per))
 	}, h.PID())
 	if err != nil {
 		return nil, err
@@ -41,7 +41,7 @@ func hubNotes(ctx context.Context, e *env) ([]Result, error) {
 	}
 	r.latencies(samples)
 	r.Met = r.Throughput >= 3000
-	evs, err := roomLog(ctx, e.data)
+	evs, err := roomLog(ctx, e.db)
 	if err != nil {
 		return nil, err
 	}

@@ -14,8 +14,9 @@ import (
 	"github.com/stickhq/stick/internal/reexec"
 )
 
-// stickCommand returns a command that runs 'stick args...' with the
-// scenario's data directory: the binary from Options.Stick, or this
+// stickCommand returns a command that runs 'stick args...' on the
+// scenario's store (its data directory, and its database URL on
+// PostgreSQL): the binary from Options.Stick, or this
 // program in its "stick" role.
 func (e *env) stickCommand(ctx context.Context, args ...string) (*exec.Cmd, error) {
 	var cmd *exec.Cmd
@@ -28,7 +29,7 @@ func (e *env) stickCommand(ctx context.Context, args ...string) (*exec.Cmd, erro
 			return nil, err
 		}
 	}
-	cmd.Env = append(cmd.Env, "TALKING_STICK_DATA_DIR="+e.data)
+	cmd.Env = append(cmd.Env, e.db.Env()...)
 	return cmd, nil
 }
 

@@ -69,7 +69,7 @@ func mcpRotation(ctx context.Context, e *env, name string, sessions []*mcpSessio
 	}
 	m.stop(&r, len(samples))
 	r.latencies(samples)
-	problems, err := checkRotation(ctx, e.data, last+int64(len(sessions)))
+	problems, err := checkRotation(ctx, e.db, last+int64(len(sessions)))
 	if err != nil {
 		return r, err
 	}
@@ -124,7 +124,7 @@ func idleWaiters(ctx context.Context, e *env) ([]Result, error) {
 	if e.o.Quick {
 		procs = 4
 	}
-	holder, err := joinAs(ctx, e.data, e.repo, "holder")
+	holder, err := joinAs(ctx, e.db, e.repo, "holder")
 	if err != nil {
 		return nil, err
 	}
@@ -170,7 +170,13 @@ func idleWaiters(ctx context.Context, e *env) ([]Result, error) {
 		settle = 500 * time.Millisecond
 	}
 	time.Sleep(settle)
-	m := startMeter(kids...)
+	// On PostgreSQL the server's processes that serve the waiters work
+	// for them too: counted when they run on this host.
+	backends, err := e.db.LocalBackends(ctx)
+	if err != nil {
+		return nil, err
+	}
+	m := startMeter(append(kids, backends...)...)
 	m.childrenOnly = true
 	select {
 	case err := <-waiting:
@@ -183,6 +189,9 @@ func idleWaiters(ctx context.Context, e *env) ([]Result, error) {
 	r.Count, r.Throughput = procs, 0
 	r.Met = r.CPU < 2
 	r.note("%d servers idle for %v: %.2f%% of one core in total", procs, span, r.CPU)
+	if e.db.Postgres() {
+		r.note("%d PostgreSQL server processes of the database on this host counted", len(backends))
+	}
 	return []Result{r}, nil
 }
 

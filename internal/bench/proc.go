@@ -22,11 +22,15 @@ type child struct {
 	*childproc.Proc
 }
 
-// start runs role with args and the extra environment.
-func start(ctx context.Context, env []string, role string, args ...string) (*child, error) {
+// start runs role with args and, on top of the environment that opens
+// the scenario's store (rundb.DB.Env), the extra environment env.
+func (e *env) start(ctx context.Context, env []string, role string, args ...string) (*child, error) {
 	cmd, err := reexec.Command(ctx, role, args...)
 	if err != nil {
 		return nil, err
+	}
+	if e.db.Dir != "" {
+		cmd.Env = append(cmd.Env, e.db.Env()...)
 	}
 	cmd.Env = append(cmd.Env, env...)
 	name := role

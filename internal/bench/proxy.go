@@ -13,6 +13,7 @@ import (
 	"time"
 
 	"github.com/stickhq/stick/internal/reexec"
+	"github.com/stickhq/stick/internal/rundb"
 	"github.com/stickhq/stick/procid"
 )
 
@@ -31,13 +32,14 @@ const proxyTokenEnv = "STICK_TOKEN"
 
 // proxyArgs returns the arguments of 'stick' that start a proxy named
 // name for the hub at url with token, and the environment it needs on
-// top of the scenario's: a data directory of its own and, unless inFile,
+// top of the scenario's: a data directory of its own (and no database
+// URL: the proxy keeps no store but its claims) and, unless inFile,
 // the token; with inFile the token is in a file only this user may read,
 // given with --token-file.
 func (e *env) proxyArgs(name, url, token string, inFile bool) (args, env []string, err error) {
 	host := filepath.Join(e.dir, "host-"+name)
 	args = []string{"mcp", "--server", url}
-	env = []string{"TALKING_STICK_DATA_DIR=" + host}
+	env = []string{"TALKING_STICK_DATA_DIR=" + host, rundb.NoDatabase()}
 	if !inFile {
 		return args, append(env, proxyTokenEnv+"="+token), nil
 	}

@@ -132,7 +132,7 @@ func TestPlan(t *testing.T) {
 		{[]string{"pipe", "sqlite3-c"}, "", "sqlite3-c pipe", false},
 		{nil, strings.Join(scenarioNamesOf(Scenarios()), " "), "sqlite-tx sqlite3-c pipe http-loopback mcp-stdio bare-start linked-start", false},
 	} {
-		steps, floors, err := plan(c.names)
+		steps, floors, err := plan(c.names, false)
 		if err != nil {
 			t.Fatal(err)
 		}

@@ -107,11 +107,20 @@ func (r *Result) problem(format string, args ...any) {
 	r.Problems = append(r.Problems, fmt.Sprintf(format, args...))
 }
 
-// WriteTable prints a report: the machine on one line, the floors as a
-// table, then the scenarios as a table (each with its floor base, ratio
-// and ratio target where it has one), then each result's notes.
+// WriteTable prints a report: the machine on one line (and the store on
+// PostgreSQL), the floors as a table, then the scenarios as a table (each
+// with its floor base, ratio and ratio target where it has one), then
+// each result's notes, and the scenarios skipped with why.
 func WriteTable(w io.Writer, rep Report) error {
-	if _, err := fmt.Fprintf(w, "machine: %s\n\n", rep.Machine); err != nil {
+	if _, err := fmt.Fprintf(w, "machine: %s\n", rep.Machine); err != nil {
+		return err
+	}
+	if rep.Store == "postgresql" {
+		if _, err := fmt.Fprintln(w, "store: PostgreSQL, an empty database per scenario; targets for PostgreSQL"); err != nil {
+			return err
+		}
+	}
+	if _, err := fmt.Fprintln(w); err != nil {
 		return err
 	}
 	if len(rep.Floors) > 0 {
@@ -157,6 +166,11 @@ func WriteTable(w io.Writer, rep Report) error {
 			if _, err := fmt.Fprintf(w, "%s: PROBLEMS: %s\n", r.Scenario, strings.Join(r.Problems, "; ")); err != nil {
 				return err
 			}
+		}
+	}
+	for _, s := range rep.Skipped {
+		if _, err := fmt.Fprintf(w, "%s: skipped: %s\n", s.Scenario, s.Why); err != nil {
+			return err
 		}
 	}
 	return nil

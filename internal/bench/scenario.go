@@ -8,6 +8,8 @@ import (
 	"slices"
 	"strings"
 	"time"
+
+	"github.com/stickhq/stick/internal/rundb"
 )
 
 // Options tunes a run. The zero value runs every scenario at the sizes of
@@ -30,6 +32,13 @@ type Options struct {
 	Stick string
 	// Log receives one line as each scenario starts; nil for none.
 	Log func(format string, args ...any)
+	// Database, when set, is the URL of a PostgreSQL server on which
+	// every scenario runs instead of SQLite, each on an empty database of
+	// its own that it creates and drops (the URL's user needs the CREATEDB
+	// privilege), judged by the targets for PostgreSQL (see
+	// Scenario.PostgresTarget). Floors are then measured only when named:
+	// they are the bases of SQLite's ratio targets.
+	Database string
 }
 
 // Scenario is one measurement.
@@ -44,8 +53,16 @@ type Scenario struct {
 	// Ratio is the target relative to the floor in words, empty for a
 	// scenario without one.
 	Ratio string
-	run   func(ctx context.Context, e *env) ([]Result, error)
-	ratio *ratioTarget
+	// PostgresTarget is the absolute goal on PostgreSQL (Options.Database),
+	// empty for a scenario measured there for information only.
+	PostgresTarget string
+	run            func(ctx context.Context, e *env) ([]Result, error)
+	ratio          *ratioTarget
+	// pgMet judges one result against PostgresTarget.
+	pgMet func(Result) bool
+	// skip says why the scenario does not apply to a run on PostgreSQL
+	// (pg) or on SQLite, or returns "" when it does.
+	skip func(pg bool) string
 }
 
 // Scenarios lists every scenario in the order the table shows them.
@@ -58,6 +75,9 @@ func Scenarios() []Scenario {
 		{Name: "contention", What: "8 processes taking every turn they can in one room for 10 s, racing for it when idle; no fencing violation, no db_busy", Target: ">= 1,000 grants/s", run: contention},
 		{Name: "idle-waiters", What: "32 'stick mcp' processes blocked in wait_for_turn for 30 s", Target: "< 2% of one core in total", run: idleWaiters},
 		{Name: "crash-detection", What: "holder SIGKILLed until a waiting process sees owner_gone", Target: "p50 <= 100 ms", run: crashDetection},
+		// A holder of another host, whose death only the database's
+		// sessions tell: PostgreSQL only.
+		{Name: "cross-host-crash", What: "a holder standing for a process of another host, marked in the database, SIGKILLed until a process judging by the marks, waiting, sees owner_gone", Target: "none on SQLite (PostgreSQL only)", run: crossHostCrash, skip: onPostgresOnly},
 		{Name: "start-up", What: "spawn 'stick mcp' until its initialize response; resident memory after join_path", Target: "p50 <= 20 ms, RSS <= 25 MB", run: startUp},
 		{Name: "big-database", What: "10,000 rooms, 1,000,000 events: join, state, events (limit 100)", Target: "each p99 <= 2 ms", run: bigDatabase},
 		{Name: "sync-backlog", What: "a member catches up on 10,000 pending events through Sync, 50 per page", Target: "p99 <= 5 ms per page", run: syncBacklog},
@@ -77,20 +97,34 @@ func Scenarios() []Scenario {
 		{Name: "web-live", What: "a note committed through the library in another store until a page's live stream of the room on 'stick serve' has read it", Target: "p50 <= 20 ms", run: webLive},
 		{Name: "web-idle", What: "100 pages of a room open on one 'stick serve', each with its live stream, for 30 s: the hub's processor time", Target: "hub CPU < 2% of one core", run: webIdle},
 	}
-	ratios := ratioTargets()
+	ratios, pg := ratioTargets(), postgresTargets()
 	for i := range all {
 		if t := ratios[all[i].Name]; t != nil {
 			all[i].ratio, all[i].Ratio = t, t.text
+		}
+		if t, ok := pg[all[i].Name]; ok {
+			all[i].PostgresTarget, all[i].pgMet = t.text, t.met
 		}
 	}
 	return all
 }
 
-// Report is what a run measured: the machine, the floors, the scenarios.
+// Report is what a run measured: the machine, the store, the floors, the
+// scenarios, and the scenarios skipped because they do not apply to the
+// store.
 type Report struct {
-	Machine   Machine       `json:"machine"`
+	Machine Machine `json:"machine"`
+	// Store is "sqlite", or "postgresql" with Options.Database.
+	Store     string        `json:"store"`
 	Floors    []FloorResult `json:"floors"`
 	Scenarios []Result      `json:"scenarios"`
+	Skipped   []Skipped     `json:"skipped,omitempty"`
+}
+
+// Skipped is a scenario a run skipped, and why.
+type Skipped struct {
+	Scenario string `json:"scenario"`
+	Why      string `json:"why"`
 }
 
 // Run runs the named scenarios (all when names is empty), each on a fresh
@@ -101,10 +135,22 @@ type Report struct {
 // after it (the other is added when not named). It stops at the first
 // scenario that fails to run; a missed target is a result, not an error.
 func Run(ctx context.Context, names []string, o Options) (Report, error) {
-	rep := Report{Machine: ThisMachine(), Floors: []FloorResult{}, Scenarios: []Result{}}
-	chosen, floors, err := plan(names)
+	rep := Report{Machine: ThisMachine(), Store: "sqlite", Floors: []FloorResult{}, Scenarios: []Result{}}
+	pg := o.Database != ""
+	chosen, floors, err := plan(names, pg)
 	if err != nil {
 		return rep, err
+	}
+	if pg {
+		rep.Store = "postgresql"
+		// Fail before the first scenario on a server that cannot be used.
+		srv, err := rundb.Connect(ctx, o.Database)
+		if err != nil {
+			return rep, err
+		}
+		if o.Log != nil {
+			o.Log("store: PostgreSQL on %s, an empty database per scenario; floors only when named (they are the bases of SQLite's ratio targets)", srv)
+		}
 	}
 	for _, fl := range floors {
 		rs, err := measureFloor(ctx, fl, o)
@@ -117,11 +163,18 @@ func Run(ctx context.Context, names []string, o Options) (Report, error) {
 		if st.addedFor != "" && o.Log != nil {
 			o.Log("%s: added: the ratio target of %s is built on its p50", st.Name, st.addedFor)
 		}
+		if why := st.skipFor(pg); why != "" {
+			if o.Log != nil {
+				o.Log("%s: skipped: %s", st.Name, why)
+			}
+			rep.Skipped = append(rep.Skipped, Skipped{Scenario: st.Name, Why: why})
+			continue
+		}
 		rs, err := RunOne(ctx, st.Scenario, o)
 		if err != nil {
 			return rep, err
 		}
-		if st.ratio != nil {
+		if st.ratio != nil && !pg {
 			for i := range rs {
 				st.ratio.judge(&rs[i], rep.Floors, rep.Scenarios)
 			}
@@ -140,8 +193,10 @@ type step struct {
 
 // plan returns the scenarios to run, in order, each after the scenarios
 // its ratio target is built on, and the floors their ratio targets need
-// (those named too; all of them when names is empty).
-func plan(names []string) ([]step, []Floor, error) {
+// (those named too; all of them when names is empty). On PostgreSQL (pg)
+// no ratio target applies: the scenarios come as named, and the floors
+// only when named.
+func plan(names []string, pg bool) ([]step, []Floor, error) {
 	all, allFloors := Scenarios(), Floors()
 	var asked []Scenario
 	namedFloors := map[string]bool{}
@@ -166,7 +221,7 @@ func plan(names []string) ([]step, []Floor, error) {
 		if planned[sc.Name] {
 			continue
 		}
-		if sc.ratio != nil {
+		if sc.ratio != nil && !pg {
 			for _, p := range sc.ratio.base {
 				if p.scenario && !planned[p.name] {
 					out = append(out, step{Scenario: all[indexOf(all, p.name)], addedFor: sc.Name})
@@ -179,7 +234,7 @@ func plan(names []string) ([]step, []Floor, error) {
 	}
 	needed := map[string]bool{}
 	for _, st := range out {
-		if st.ratio != nil {
+		if st.ratio != nil && !pg {
 			for _, p := range append(slices.Clone(st.ratio.base), st.ratio.beside...) {
 				if !p.scenario {
 					needed[p.name] = true
@@ -189,7 +244,7 @@ func plan(names []string) ([]step, []Floor, error) {
 	}
 	var floors []Floor
 	for _, f := range allFloors {
-		if len(names) == 0 || namedFloors[f.Name] || slices.ContainsFunc(f.gives(), func(g string) bool { return needed[g] }) {
+		if len(names) == 0 && !pg || namedFloors[f.Name] || slices.ContainsFunc(f.gives(), func(g string) bool { return needed[g] }) {
 			floors = append(floors, f)
 		}
 	}
@@ -204,8 +259,15 @@ func floorNames(all []Floor) string {
 	return strings.Join(names, ", ")
 }
 
-// RunOne runs one scenario in a temporary directory it removes afterwards.
-func RunOne(ctx context.Context, sc Scenario, o Options) ([]Result, error) {
+// RunOne runs one scenario in a temporary directory it removes afterwards,
+// on SQLite, or on an empty PostgreSQL database it creates and drops when
+// Options.Database is set. A scenario that does not apply to the store is
+// an error (Run skips it instead).
+func RunOne(ctx context.Context, sc Scenario, o Options) (_ []Result, err error) {
+	pg := o.Database != ""
+	if why := sc.skipFor(pg); why != "" {
+		return nil, fmt.Errorf("%s: %s", sc.Name, why)
+	}
 	if o.Log != nil {
 		size := ""
 		if o.Quick {
@@ -222,6 +284,17 @@ func RunOne(ctx context.Context, sc Scenario, o Options) ([]Result, error) {
 	if err != nil {
 		return nil, fmt.Errorf("%s: %w", sc.Name, err)
 	}
+	if pg {
+		drop, err := e.onPostgres(ctx)
+		if err != nil {
+			return nil, fmt.Errorf("%s: %w", sc.Name, err)
+		}
+		defer func() {
+			if derr := drop(); derr != nil && err == nil {
+				err = fmt.Errorf("%s: %w", sc.Name, derr)
+			}
+		}()
+	}
 	rs, err := sc.run(ctx, e)
 	if ctx.Err() != nil {
 		return nil, fmt.Errorf("%s: interrupted", sc.Name)
@@ -230,6 +303,9 @@ func RunOne(ctx context.Context, sc Scenario, o Options) ([]Result, error) {
 		return nil, fmt.Errorf("%s: %w", sc.Name, err)
 	}
 	for i := range rs {
+		if pg {
+			sc.judgeOnPostgres(&rs[i])
+		}
 		if rs[i].Target == "" {
 			rs[i].Target = sc.Target
 		}
@@ -259,11 +335,13 @@ func scenarioNames(all []Scenario) string {
 	return strings.Join(names, ", ")
 }
 
-// env is one scenario's world: a data directory for the database, a
-// workspace (a git top level) whose room the scenario uses, the
-// directory both are in, for the scenario's other files, and options.
+// env is one scenario's world: a data directory for the database, the
+// store (the SQLite database in that directory, or a PostgreSQL
+// database), a workspace (a git top level) whose room the scenario uses,
+// the directory all are in, for the scenario's other files, and options.
 type env struct {
 	data string
+	db   rundb.DB
 	repo string
 	dir  string
 	o    Options
@@ -271,6 +349,7 @@ type env struct {
 
 func newEnv(dir string, o Options) (*env, error) {
 	e := &env{data: filepath.Join(dir, "data"), repo: filepath.Join(dir, "repo"), dir: dir, o: o}
+	e.db = rundb.DB{Dir: e.data}
 	if err := os.MkdirAll(filepath.Join(e.repo, ".git"), 0o755); err != nil {
 		return nil, err
 	}

@@ -11,7 +11,7 @@ import (
 // its peak resident memory, and a stop by SIGTERM.
 func serveStartUp(ctx context.Context, e *env) ([]Result, error) {
 	r := Result{Scenario: "serve-start-up", Unit: "starts"}
-	secrets, err := makeTokens(ctx, e.data, "team-a", "team-b", "team-c")
+	secrets, err := makeTokens(ctx, e.db, "team-a", "team-b", "team-c")
 	if err != nil {
 		return nil, err
 	}

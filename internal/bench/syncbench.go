@@ -15,12 +15,12 @@ func syncBacklog(ctx context.Context, e *env) ([]Result, error) {
 	if e.o.Quick {
 		pending = 1_000
 	}
-	writer, err := joinAs(ctx, e.data, e.repo, "writer")
+	writer, err := joinAs(ctx, e.db, e.repo, "writer")
 	if err != nil {
 		return nil, err
 	}
 	defer writer.close()
-	reader, err := joinAs(ctx, e.data, e.repo, "reader")
+	reader, err := joinAs(ctx, e.db, e.repo, "reader")
 	if err != nil {
 		return nil, err
 	}

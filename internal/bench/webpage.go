@@ -35,7 +35,7 @@ func viewerToken(ctx context.Context, svc *stick.Service) (string, error) {
 // event, and a hub started on the store. The caller closes the member
 // and the hub.
 func (e *env) watchedRoom(ctx context.Context, id string) (a *agent, secret string, last int64, h *hub, err error) {
-	if a, err = joinAs(ctx, e.data, e.repo, id); err != nil {
+	if a, err = joinAs(ctx, e.db, e.repo, id); err != nil {
 		return nil, "", 0, nil, err
 	}
 	fail := func(err error) (*agent, string, int64, *hub, error) {
@@ -157,7 +157,7 @@ func busyRoom(ctx context.Context, a *agent, repo string, n int) ([]string, erro
 	if err != nil {
 		return nil, err
 	}
-	return members, a.st.Index(ctx)
+	return members, a.settle(ctx)
 }
 
 // busyHandoff is a handoff in full, as a careful holder writes one.

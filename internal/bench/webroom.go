@@ -27,7 +27,7 @@ func webRoom(ctx context.Context, e *env) ([]Result, error) {
 	if e.o.Quick {
 		events = 5_000
 	}
-	a, err := joinAs(ctx, e.data, e.repo, "bench")
+	a, err := joinAs(ctx, e.db, e.repo, "bench")
 	if err != nil {
 		return nil, err
 	}

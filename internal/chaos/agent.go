@@ -11,9 +11,9 @@ import (
 	"time"
 
 	"github.com/stickhq/stick/internal/reexec"
+	"github.com/stickhq/stick/internal/rundb"
 	"github.com/stickhq/stick/procid"
 	"github.com/stickhq/stick/stick"
-	"github.com/stickhq/stick/store"
 )
 
 // agentRole is the reexec role of an agent process.
@@ -128,9 +128,10 @@ func runAgent(ctx context.Context, cfg agentConfig, out io.Writer, proxyGone fun
 		defer hc.close()
 		a.cl, proxy = hc, hc.proxyPID()
 	} else {
-		st, err := store.OpenDir(cfg.data, store.Options{})
+		db := rundb.Inherited(cfg.data)
+		st, err := db.Open(ctx)
 		if err != nil {
-			return fmt.Errorf("open the store in %s: %w", cfg.data, err)
+			return fmt.Errorf("open the %s: %w", db, err)
 		}
 		defer st.Close()
 		svc, err := stick.New(st)

@@ -11,11 +11,16 @@ import (
 	"time"
 
 	"github.com/stickhq/stick/internal/reexec"
+
+	"github.com/stickhq/stick/internal/pgtest"
 )
 
 func TestMain(m *testing.M) {
 	reexec.Main()
-	os.Exit(m.Run())
+	stop := pgtest.Start()
+	code := m.Run()
+	stop()
+	os.Exit(code)
 }
 
 // soakOptions is the short soak the suite runs, or a longer one through
@@ -89,9 +94,52 @@ func TestHubSoak(t *testing.T) {
 	}
 }
 
+// The soak on PostgreSQL passes every check: agents on one database
+// with SIGKILLs of holders, waiters and recipients.
+func TestSoakOnPostgres(t *testing.T) {
+	o := soakOptions(t)
+	o.Procs = min(o.Procs, 4)
+	o.Database = pgtest.URL(t)
+	o.Log = logWriter{t}
+	rep, err := Run(context.Background(), o)
+	t.Logf("\n%s", rep)
+	if err != nil {
+		t.Fatal(err)
+	}
+	checkReportOn(t, rep, integrityNotRun)
+}
+
+// The soak over a hub whose store is PostgreSQL passes every check too,
+// with kills of agents, of proxies and of the hub, which comes back on
+// the same address and database.
+func TestHubSoakOnPostgres(t *testing.T) {
+	o := soakOptions(t)
+	o.Procs = min(o.Procs, 4)
+	o.Hub = true
+	o.Duration = max(o.Duration, 8*time.Second) // the hub is first killed 2 to 6 s after it starts
+	o.Database = pgtest.URL(t)
+	o.Log = logWriter{t}
+	rep, err := Run(context.Background(), o)
+	t.Logf("\n%s", rep)
+	if err != nil {
+		t.Fatal(err)
+	}
+	checkReportOn(t, rep, integrityNotRun)
+	if rep.HubKills == 0 || rep.Kills-rep.ProxyKills-rep.HubKills == 0 {
+		t.Errorf("kills over a hub: %d in all, %d proxies, %d of the hub", rep.Kills, rep.ProxyKills, rep.HubKills)
+	}
+}
+
 // checkReport fails unless a soak's report shows that it really killed,
 // restarted, took over and handed off, with a sound log and database.
 func checkReport(t *testing.T, rep Report) {
+	t.Helper()
+	checkReportOn(t, rep, "ok")
+}
+
+// checkReportOn is checkReport with the integrity finding the store
+// gives: "ok" on SQLite.
+func checkReportOn(t *testing.T, rep Report, integrity string) {
 	t.Helper()
 	for _, c := range []struct {
 		what string
@@ -112,7 +160,7 @@ func checkReport(t *testing.T, rep Report) {
 	if rep.FinalRecovery <= 0 || rep.FinalRecovery > rep.RecoveryWindow {
 		t.Errorf("recovery after the final kill: %v (window %v)", rep.FinalRecovery, rep.RecoveryWindow)
 	}
-	if rep.Integrity != "ok" || rep.ErrorCodes["db_busy"] != 0 {
+	if rep.Integrity != integrity || rep.ErrorCodes["db_busy"] != 0 {
 		t.Errorf("integrity %q, db_busy %d", rep.Integrity, rep.ErrorCodes["db_busy"])
 	}
 }

@@ -97,6 +97,8 @@ func (d *driver) start(ctx context.Context, slot int) error {
 	}
 	if d.o.Hub {
 		cmd.Env = append(cmd.Env, tokenEnv+"="+d.hub.token)
+	} else {
+		cmd.Env = append(cmd.Env, d.db.Env()...)
 	}
 	c := &child{slot: slot, id: cfg.id, hub: d.o.Hub, ready: make(chan struct{})}
 	c.p, err = childproc.Start(cmd, childproc.Options{Name: "agent " + c.id, StderrTail: 4 << 10,

@@ -13,6 +13,7 @@ import (
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 	"github.com/stickhq/stick/internal/reexec"
+	"github.com/stickhq/stick/internal/rundb"
 	"github.com/stickhq/stick/stick"
 )
 
@@ -120,7 +121,7 @@ func dialHub(ctx context.Context, url, dir, name string, gone func()) (*hubClien
 	}
 	// The proxy is not made to die with the agent: like a harness's tool
 	// server, it must see its harness exit and tell the hub.
-	cmd.Env = append(cmd.Env, "TALKING_STICK_DATA_DIR="+filepath.Join(dir, "data"))
+	cmd.Env = append(cmd.Env, "TALKING_STICK_DATA_DIR="+filepath.Join(dir, "data"), rundb.NoDatabase())
 	logf, err := os.OpenFile(filepath.Join(dir, name+".log"), os.O_CREATE|os.O_WRONLY|os.O_APPEND, 0o600)
 	if err != nil {
 		return nil, fmt.Errorf("open the proxy's log: %w", err)

@@ -57,6 +57,12 @@
 // whose write's answer a restart lost reads the room's log to learn what
 // happened (see reconcile.go), and the checks hold it to the log.
 //
+// With Options.Database the soak runs on PostgreSQL, on an empty database
+// made for it (package rundb): the agents, or over a hub every start of
+// the hub, open it through its URL in their environment. The checks are
+// the same, but for SQLite's integrity check, which has no counterpart
+// there.
+//
 // A failure reports the seed, the command that reproduces the soak and the
 // tail of the room's event log. One seed drives every random choice of the
 // driver (kill times, victims) and, through seeds derived from it, of the

@@ -30,10 +30,16 @@ func (d *driver) failure(violations []string) error {
 	fmt.Fprintf(&b, "reproduce: %s\n", d.o.reproduce())
 	b.WriteString("  (the seed fixes every random choice; scheduling still varies, so a rare failure may need a few runs)\n")
 	kept := "data/rooms.sqlite, critical-section.log"
+	if d.db.Postgres() {
+		kept = "critical-section.log"
+	}
 	if d.o.Hub {
 		kept += ", hub.log, proxies/*.log"
 	}
 	fmt.Fprintf(&b, "data kept in %s (%s)\n", d.root, kept)
+	if d.db.Postgres() {
+		fmt.Fprintf(&b, "the room's store kept: %s (drop it when done)\n", d.db)
+	}
 	tail := d.events[max(len(d.events)-shownEvents, 0):]
 	fmt.Fprintf(&b, "last %d events of room %s:\n", len(tail), d.room)
 	for _, ev := range tail {

@@ -108,7 +108,7 @@ func (d *driver) startHub(ctx context.Context, addr string) error {
 		return err
 	}
 	// Plain HTTP on loopback, whatever the environment sets.
-	cmd.Env = append(cmd.Env, "TALKING_STICK_DATA_DIR="+d.data, "STICK_TLS_CERT=", "STICK_TLS_KEY=", "STICK_PUBLIC_URL=", "STICK_ADDR=")
+	cmd.Env = append(append(cmd.Env, d.db.Env()...), "STICK_TLS_CERT=", "STICK_TLS_KEY=", "STICK_PUBLIC_URL=", "STICK_ADDR=")
 	first := make(chan string, 1)
 	p, err := childproc.Start(cmd, childproc.Options{Name: "hub", StderrTail: 16 << 10,
 		OnLine: func(line string) bool {

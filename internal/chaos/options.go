@@ -5,6 +5,7 @@ import (
 	"io"
 	"time"
 
+	"github.com/stickhq/stick/internal/storeurl"
 	"github.com/stickhq/stick/stick"
 )
 
@@ -31,6 +32,11 @@ type Options struct {
 	// proxy process of its own, and the driver also SIGKILLs proxies and
 	// the hub (which it starts again on the same address and database).
 	Hub bool
+	// Database, when set, is the URL of a PostgreSQL server: the soak
+	// runs on an empty database it creates there (the URL's user needs
+	// the CREATEDB privilege) and drops at the end, or keeps when the soak
+	// failed. Empty means SQLite in the soak's directory.
+	Database string
 }
 
 // Defaults and bounds of Options.
@@ -137,5 +143,9 @@ func (o Options) reproduce() string {
 	if o.Hub {
 		hub = " --hub"
 	}
-	return fmt.Sprintf("stickbench chaos%s --duration %v --procs %d --seed %d", hub, o.Duration, o.Procs, o.Seed)
+	db := ""
+	if o.Database != "" {
+		db = " --database " + storeurl.Redact(o.Database)
+	}
+	return fmt.Sprintf("stickbench chaos%s%s --duration %v --procs %d --seed %d", hub, db, o.Duration, o.Procs, o.Seed)
 }

@@ -15,6 +15,8 @@ import (
 
 	"github.com/stickhq/stick/stick"
 	"github.com/stickhq/stick/store"
+
+	"github.com/stickhq/stick/internal/rundb"
 )
 
 // driver runs one soak. Its goroutine owns every field except those under
@@ -35,8 +37,12 @@ type driver struct {
 	// hub is the hub over which the agents act, when Options.Hub is set.
 	hub hubState
 
-	// The driver's own view of the database and the room.
-	st   *store.Store
+	// The soak's store (SQLite in data, or a PostgreSQL database made for
+	// the soak, dropped by drop), and the driver's own view of it and of
+	// the room.
+	db   rundb.DB
+	drop func() error
+	st   stick.Store
 	svc  *stick.Service
 	room string
 
@@ -103,12 +109,16 @@ func Run(ctx context.Context, o Options) (Report, error) {
 	switch {
 	case err != nil:
 		d.removeDir()
+		d.dropDatabase()
 		return rep, fmt.Errorf("chaos soak with seed %d: %w", o.Seed, err)
 	case len(rep.Violations) > 0:
 		rep.Dir = d.root
 		return rep, d.failure(rep.Violations)
 	}
 	d.removeDir()
+	if err := d.dropDatabase(); err != nil {
+		return rep, fmt.Errorf("chaos soak with seed %d: %w", o.Seed, err)
+	}
 	return rep, nil
 }
 
@@ -126,7 +136,21 @@ func (d *driver) setUp(ctx context.Context) error {
 	if d.reader, err = os.Open(d.checkPath); err != nil {
 		return fmt.Errorf("chaos: open the check file: %w", err)
 	}
-	if d.st, err = store.OpenDir(d.data, store.Options{}); err != nil {
+	d.db = rundb.DB{Dir: d.data}
+	if d.o.Database != "" {
+		srv, err := rundb.Connect(ctx, d.o.Database)
+		if err != nil {
+			return fmt.Errorf("chaos: %w", err)
+		}
+		if err := os.MkdirAll(d.data, 0o700); err != nil {
+			return fmt.Errorf("chaos: create the data directory: %w", err)
+		}
+		if d.db, d.drop, err = srv.Fresh(ctx, "stickchaos", d.data); err != nil {
+			return fmt.Errorf("chaos: %w", err)
+		}
+		d.logf("the soak's store: %s", d.db)
+	}
+	if d.st, err = d.db.Open(ctx); err != nil {
 		return fmt.Errorf("chaos: open the store: %w", err)
 	}
 	if d.svc, err = stick.New(d.st); err != nil {
@@ -313,8 +337,13 @@ func (d *driver) grace() time.Duration {
 	return 0
 }
 
-// integrity runs the database's integrity check through a read-only store.Reader.
+// integrity runs the database's integrity check through a read-only
+// store.Reader; PostgreSQL has no counterpart that needs no extension.
 func (d *driver) integrity(ctx context.Context) {
+	if d.db.Postgres() {
+		d.rep.Integrity = integrityNotRun
+		return
+	}
 	r, err := store.OpenReader(d.data)
 	if err != nil {
 		d.fail("open the database for the integrity check: %v", err)
@@ -426,6 +455,20 @@ func (d *driver) closeFiles() {
 		_ = d.st.Close()
 	}
 }
+
+// dropDatabase drops the soak's PostgreSQL database, once its store is
+// closed; there is none on SQLite.
+func (d *driver) dropDatabase() error {
+	if d.drop == nil {
+		return nil
+	}
+	err := d.drop()
+	d.drop = nil
+	return err
+}
+
+// integrityNotRun is Report.Integrity on PostgreSQL.
+const integrityNotRun = "not run (PostgreSQL)"
 
 // removeDir removes a temporary directory.
 func (d *driver) removeDir() {

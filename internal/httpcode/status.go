@@ -53,6 +53,7 @@ var statuses = map[stick.Code]int{
 	RateLimited:                     http.StatusTooManyRequests,
 	stick.CodeSearchUnavailable:     http.StatusServiceUnavailable,
 	stick.CodeDBBusy:                http.StatusServiceUnavailable,
+	stick.CodeDBUnavailable:         http.StatusServiceUnavailable,
 	stick.CodeCanceled:              http.StatusServiceUnavailable,
 	ShuttingDown:                    http.StatusServiceUnavailable,
 	stick.CodeDBSchemaMismatch:      http.StatusInternalServerError,
