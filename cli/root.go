@@ -238,7 +238,7 @@ Agents use it through the MCP server, 'stick mcp', which their harness starts
 		newNote(agent), newDoc(agent), newSearch(agent), newExport(agent),
 		newDemo(), newInstall(), newUninstall(), newInstallSkill(), newUninstallSkill(), newPrompt(), newDoctor(), newMCP(version), newMan(version),
 		newServe(version), newToken(),
-		newVersion(version), newWhere(), newGuardian())
+		newVersion(version), newWhere(), newGuardian(), newHook())
 	groupCommands(root)
 	return root
 }

@@ -59,3 +59,11 @@ func anchor(f Facts, byHarness bool) (procid.Ancestor, error) {
 	}
 	return procid.Ancestor{}, fmt.Errorf("this process has no parent but init")
 }
+
+// HarnessProcess is the harness that runs this process, read from f: the
+// nearest ancestor that is neither a shell nor a wrapper, as a command the
+// harness runs finds it. A hook the harness runs through a shell finds the
+// same process its 'stick mcp' records for its members.
+func HarnessProcess(f Facts) (procid.Ancestor, error) {
+	return anchor(f, true)
+}
