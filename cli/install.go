@@ -29,6 +29,9 @@ type harnessOp struct {
 	// stick binary and takes --command.
 	needsCommand bool
 	do           func(ctx context.Context, h *harness.Harness, opts harness.Options) harness.Result
+	// guard, when set, also installs or removes Claude Code's stop guard
+	// after do, given do's result: false when there is nothing to do.
+	guard func(h *harness.Harness, opts harness.Options, done harness.Result) (harness.Result, bool)
 }
 
 func newInstall() *cobra.Command {
@@ -71,6 +74,12 @@ the password in ~/.pgpass or $PGPASSWORD.`,
 		do: func(ctx context.Context, h *harness.Harness, opts harness.Options) harness.Result {
 			return h.Install(ctx, opts)
 		},
+		guard: func(h *harness.Harness, opts harness.Options, done harness.Result) (harness.Result, bool) {
+			if opts.NoGuard || !h.HasGuard() || opts.Server != "" || done.Failed() || done.Status == harness.StatusSkipped {
+				return harness.Result{}, false
+			}
+			return h.InstallGuard(opts), true
+		},
 	})
 }
 
@@ -87,6 +96,13 @@ created from nothing is removed, with the directory install made for it.`,
 		example: "  stick uninstall --all\n  stick uninstall opencode --dry-run",
 		do: func(ctx context.Context, h *harness.Harness, opts harness.Options) harness.Result {
 			return h.Uninstall(ctx, opts)
+		},
+		guard: func(h *harness.Harness, opts harness.Options, done harness.Result) (harness.Result, bool) {
+			if !h.HasGuard() || done.Status == harness.StatusSkipped {
+				return harness.Result{}, false
+			}
+			r := h.UninstallGuard(opts)
+			return r, r.Status != harness.StatusNotInstalled
 		},
 	})
 }
@@ -130,7 +146,7 @@ harness's own directory.`,
 }
 
 func harnessCommand(op harnessOp) *cobra.Command {
-	var asJSON, all, dryRun bool
+	var asJSON, all, dryRun, noGuard bool
 	var command, tools, hub, tokenFile, token string
 	cmd := &cobra.Command{
 		Use:       op.use,
@@ -142,7 +158,7 @@ func harnessCommand(op harnessOp) *cobra.Command {
 			return checkHarnessArgs(args, all)
 		},
 		RunE: func(cmd *cobra.Command, args []string) error {
-			opts := harness.Options{DryRun: dryRun}
+			opts := harness.Options{DryRun: dryRun, NoGuard: noGuard}
 			if op.needsCommand {
 				if cmd.Flags().Changed("token") {
 					return tokenOnCommandLine()
@@ -178,7 +194,13 @@ func harnessCommand(op harnessOp) *cobra.Command {
 			}
 			results := make([]harness.Result, 0, len(harnesses))
 			for _, h := range harnesses {
-				results = append(results, op.do(cmd.Context(), h, opts))
+				done := op.do(cmd.Context(), h, opts)
+				results = append(results, done)
+				if op.guard != nil {
+					if r, ok := op.guard(h, opts, done); ok {
+						results = append(results, r)
+					}
+				}
 			}
 			p := newPrinter(cmd.OutOrStdout(), asJSON)
 			if asJSON {
@@ -206,6 +228,7 @@ func harnessCommand(op harnessOp) *cobra.Command {
 		cmd.Flags().StringVar(&tokenFile, "token-file", "", "with --server: the file the proxy reads the hub's token from (default: $"+tokenEnv+" of the harness)")
 		cmd.Flags().StringVar(&token, "token", "", "refused: give the token in a file or $"+tokenEnv)
 		_ = cmd.Flags().MarkHidden("token")
+		cmd.Flags().BoolVar(&noGuard, "no-guard", false, "do not add the stop guard, Claude Code's Stop hook that keeps a session from ending while it holds the stick")
 	}
 	return cmd
 }
@@ -298,7 +321,11 @@ func resultLine(p *printer, r harness.Result) string {
 	default:
 		words = p.Warn(words)
 	}
-	line := r.Harness + ": " + words
+	name := r.Harness
+	if r.Part != "" {
+		name += " " + r.Part
+	}
+	line := name + ": " + words
 	if r.Previous != "" && (r.Status == harness.StatusReplaced || r.Status == harness.StatusWouldReplace) {
 		line += " " + r.Previous
 	}

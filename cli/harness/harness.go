@@ -69,6 +69,8 @@ type Options struct {
 	Database string
 	// DryRun reports what would change and changes nothing.
 	DryRun bool
+	// NoGuard leaves Claude Code's stop guard out of an install.
+	NoGuard bool
 }
 
 // flags are the flags of the registered "mcp" command: the tool set when

@@ -10,8 +10,8 @@ import (
 // fields is a JSON object to write, with its keys in order.
 type fields []field
 
-// field is one key and value of fields. A value is fields, []string, or
-// anything encoding/json writes on one line (strings, numbers, booleans).
+// field is one key and value of fields. A value is fields, []fields (an
+// array of objects), []string, or anything encoding/json writes on one line (strings, numbers, booleans).
 type field struct {
 	key   string
 	value any
@@ -222,6 +222,28 @@ func format(value any, indent string, l layout) string {
 			b.WriteString(l.nl + indent)
 		}
 		b.WriteString("}")
+		return b.String()
+	case []fields:
+		if len(v) == 0 {
+			return "[]"
+		}
+		var b strings.Builder
+		b.WriteString("[")
+		for i, f := range v {
+			if i > 0 {
+				b.WriteString(",")
+			}
+			if l.multiline {
+				b.WriteString(l.nl + indent + l.unit)
+			} else if i > 0 {
+				b.WriteString(" ")
+			}
+			b.WriteString(format(f, indent+l.unit, l))
+		}
+		if l.multiline {
+			b.WriteString(l.nl + indent)
+		}
+		b.WriteString("]")
 		return b.String()
 	case []string:
 		items := make([]string, len(v))

@@ -51,6 +51,9 @@ func dryRunOf(s Status) Status {
 type Result struct {
 	// Harness is the harness's name.
 	Harness string `json:"harness"`
+	// Part is what of stick the result is about, when not the MCP server
+	// or the skill: GuardPart for Claude Code's stop guard.
+	Part string `json:"part,omitempty"`
 	// Status is the outcome.
 	Status Status `json:"status"`
 	// Detail says more: the command line registered, or why a harness was skipped.
