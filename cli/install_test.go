@@ -134,6 +134,12 @@ func (m *machine) register(t *testing.T, binary, command string) {
 	}
 }
 
+// guardLine is the line of Claude Code's stop guard with status, in the
+// settings of m's home.
+func guardLine(m *machine, status string) string {
+	return "claude-code stop guard: " + status + " (" + filepath.Join(m.home, ".claude", "settings.json") + ")"
+}
+
 func lines(l ...string) string { return strings.Join(l, "\n") + "\n" }
 
 func readFile(t *testing.T, path string) string {
@@ -160,6 +166,7 @@ func TestInstallThroughHarnessCommands(t *testing.T) {
 	code, out, errOut := run(t, "install", "--all")
 	if want := lines(
 		"claude-code: installed (claude mcp add --scope user stick -- "+s+" mcp)",
+		guardLine(m, "installed"),
 		"codex: installed (codex mcp add stick -- "+s+" mcp)",
 		"gemini: installed (gemini mcp add --scope user stick "+s+" mcp)",
 		"opencode: skipped (not detected: no opencode on PATH, no "+filepath.Join(m.xdg, "opencode")+")",
@@ -179,6 +186,7 @@ func TestInstallThroughHarnessCommands(t *testing.T) {
 	code, out, _ = run(t, "install", "--all")
 	if want := lines(
 		"claude-code: already installed ("+s+" mcp)",
+		guardLine(m, "already installed"),
 		"codex: already installed ("+s+" mcp)",
 		"gemini: already installed ("+s+" mcp)",
 		"opencode: skipped (not detected: no opencode on PATH, no "+filepath.Join(m.xdg, "opencode")+")",
@@ -193,6 +201,7 @@ func TestInstallThroughHarnessCommands(t *testing.T) {
 	code, out, _ = run(t, "uninstall", "claude-code", "codex", "gemini", "codex")
 	if want := lines(
 		"claude-code: uninstalled (claude mcp remove --scope user stick)",
+		guardLine(m, "uninstalled"),
 		"codex: uninstalled (codex mcp remove stick)",
 		"gemini: uninstalled (gemini mcp remove --scope user stick)",
 	); code != 0 || out != want {
@@ -228,6 +237,7 @@ func TestInstallReplacesAnotherCommand(t *testing.T) {
 	code, out, errOut := run(t, "install", "--all")
 	if want := lines(
 		"claude-code: replaced /old/stick mcp (claude mcp remove --scope user stick; claude mcp add --scope user stick -- "+s+" mcp)",
+		guardLine(m, "installed"),
 		"codex: replaced /old/stick mcp (codex mcp remove stick; codex mcp add stick -- "+s+" mcp)",
 		"gemini: replaced /old/stick mcp (gemini mcp remove --scope user stick; gemini mcp add --scope user stick "+s+" mcp)",
 		"opencode: skipped (not detected: no opencode on PATH, no "+filepath.Join(m.xdg, "opencode")+")",
@@ -250,6 +260,7 @@ func TestInstallDryRun(t *testing.T) {
 	code, out, _ := run(t, "install", "--all", "--dry-run")
 	if want := lines(
 		"claude-code: would install (claude mcp add --scope user stick -- "+s+" mcp)",
+		guardLine(m, "would install"),
 		"codex: would install (codex mcp add stick -- "+s+" mcp)",
 		"gemini: would install (gemini mcp add --scope user stick "+s+" mcp)",
 		"opencode: would install ("+config+")",
@@ -269,6 +280,7 @@ func TestInstallDryRun(t *testing.T) {
 	code, out, _ = run(t, "uninstall", "--all", "--dry-run")
 	if want := lines(
 		"claude-code: would uninstall (claude mcp remove --scope user stick)",
+		guardLine(m, "would uninstall"),
 		"codex: would uninstall (codex mcp remove stick)",
 		"gemini: would uninstall (gemini mcp remove --scope user stick)",
 		"opencode: would uninstall ("+config+")",
@@ -660,19 +672,23 @@ func TestInstallBinary(t *testing.T) {
 		t.Fatalf("install: %d %q %q", r.code, r.stdout, r.stderr)
 	}
 	var results []harness.Result
-	if err := json.Unmarshal([]byte(r.stdout), &results); err != nil || len(results) != 4 {
+	if err := json.Unmarshal([]byte(r.stdout), &results); err != nil || len(results) != 5 {
 		t.Fatalf("%v %q", err, r.stdout)
 	}
 	wantCmds := [][][]string{
 		{{"claude", "mcp", "add", "--scope", "user", "stick", "--", stickBin, "mcp"}},
+		nil,
 		{{"codex", "mcp", "add", "stick", "--", stickBin, "mcp"}},
 		{{"gemini", "mcp", "add", "--scope", "user", "stick", stickBin, "mcp"}},
 		nil,
 	}
 	for i, res := range results {
 		want := harness.StatusInstalled
-		if i == 3 {
+		if i == 4 {
 			want = harness.StatusSkipped
+		}
+		if i == 1 && (res.Part != harness.GuardPart || res.Detail != stickBin+" hook stop") {
+			t.Fatalf("result %d: %+v", i, res)
 		}
 		gotCmds, _ := json.Marshal(res.Commands)
 		wantJSON, _ := json.Marshal(wantCmds[i])
@@ -686,7 +702,7 @@ func TestInstallBinary(t *testing.T) {
 		"gemini [mcp] [add] [--scope] [user] [stick] ["+stickBin+"] [mcp]")
 
 	r = runBin(t, dir, m.env, "install", "claude-code")
-	if r.code != 0 || r.stdout != lines("claude-code: already installed ("+stickBin+" mcp)") {
+	if r.code != 0 || r.stdout != lines("claude-code: already installed ("+stickBin+" mcp)", guardLine(m, "already installed")) {
 		t.Fatalf("again: %d %q %q", r.code, r.stdout, r.stderr)
 	}
 	r = runBin(t, dir, m.env, "install", "cursor")
@@ -697,10 +713,11 @@ func TestInstallBinary(t *testing.T) {
 	if r.code != 0 || !strings.Contains(r.stdout, "claude-code: would install ("+filepath.Join(m.home, ".claude", "skills", "stick", "SKILL.md")+")") {
 		t.Fatalf("install-skill dry run: %d %q %q", r.code, r.stdout, r.stderr)
 	}
-	mustNotExist(t, filepath.Join(m.home, ".claude"))
+	mustNotExist(t, filepath.Join(m.home, ".claude", "skills"))
 	r = runBin(t, dir, append(m.env, "FAKE_FAIL=codex mcp remove"), "uninstall", "--all")
 	if r.code != 1 || r.stdout != lines(
 		"claude-code: uninstalled (claude mcp remove --scope user stick)",
+		guardLine(m, "uninstalled"),
 		"codex: failed (codex mcp remove stick exited with status 3: codex: remove went wrong)",
 		"gemini: uninstalled (gemini mcp remove --scope user stick)",
 		"opencode: skipped (not detected: no opencode on PATH, no "+filepath.Join(m.xdg, "opencode")+")",

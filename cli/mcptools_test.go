@@ -24,6 +24,7 @@ func TestInstallToolsCore(t *testing.T) {
 	code, out, errOut := run(t, "install", "--all", "--tools", "core")
 	if want := lines(
 		"claude-code: installed (claude mcp add --scope user stick -- "+s+" mcp --tools=core)",
+		guardLine(m, "installed"),
 		"codex: installed (codex mcp add stick -- "+s+" mcp --tools=core)",
 		"gemini: installed (gemini mcp add --scope user stick "+s+" mcp --tools=core)",
 		"opencode: installed ("+config+")",
@@ -43,6 +44,7 @@ func TestInstallToolsCore(t *testing.T) {
 	code, out, _ = run(t, "install", "--all", "--tools=core")
 	if want := lines(
 		"claude-code: already installed ("+s+" mcp --tools=core)",
+		guardLine(m, "already installed"),
 		"codex: already installed ("+s+" mcp --tools=core)",
 		"gemini: already installed ("+s+" mcp --tools=core)",
 		"opencode: already installed ("+config+")",
@@ -53,6 +55,7 @@ func TestInstallToolsCore(t *testing.T) {
 	code, out, _ = run(t, "install", "--all")
 	if want := lines(
 		"claude-code: replaced "+s+" mcp --tools=core (claude mcp remove --scope user stick; claude mcp add --scope user stick -- "+s+" mcp)",
+		guardLine(m, "already installed"),
 		"codex: replaced "+s+" mcp --tools=core (codex mcp remove stick; codex mcp add stick -- "+s+" mcp)",
 		"gemini: replaced "+s+" mcp --tools=core (gemini mcp remove --scope user stick; gemini mcp add --scope user stick "+s+" mcp)",
 		"opencode: replaced "+s+" mcp --tools=core ("+config+")",

@@ -163,7 +163,7 @@ func TestInstallDatabase(t *testing.T) {
 	db := "postgres://stick@db.example.com/stick?sslmode=verify-full"
 	code, out, errOut := run(t, "install", "claude-code", "--database", db)
 	// Shown as a shell would take it: the URL's '?' quoted.
-	if want := lines("claude-code: installed (claude mcp add --scope user stick -- " + s + " mcp '--database=" + db + "')"); code != 0 || out != want {
+	if want := lines("claude-code: installed (claude mcp add --scope user stick -- "+s+" mcp '--database="+db+"')", guardLine(m, "installed")); code != 0 || out != want {
 		t.Fatalf("install --database: %d %q\n got %q\nwant %q", code, errOut, out, want)
 	}
 	m.wantCalls(t, "claude [mcp] [get] [stick]", "claude [mcp] [add] [--scope] [user] [stick] [--] ["+s+"] [mcp] [--database="+db+"]")
