@@ -24,8 +24,8 @@ const GuardPart = "stop guard"
 // keeping every other key, hook and byte of the file. stick's entry is the
 // group whose only hook runs "<a stick binary> hook stop"; uninstall removes
 // exactly those groups, and the "Stop" array and "hooks" object when they
-// are left empty. A settings file install created is removed when nothing
-// else is left in it.
+// are left empty. A settings file left with nothing in it ("{}", as install
+// creates one) is removed: Claude Code reads no file as it reads that.
 const guardNewFile = "{\n}\n"
 
 // HasGuard reports whether the harness takes a stop guard: Claude Code.
@@ -134,7 +134,7 @@ func (h *Harness) UninstallGuard(opts Options) Result {
 		res.Status = StatusWouldUninstall
 		return res
 	}
-	if string(out) == guardNewFile {
+	if string(bytes.Join(bytes.Fields(out), nil)) == "{}" {
 		if err := os.Remove(path); err != nil {
 			return failed(res, err)
 		}
