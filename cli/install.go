@@ -48,6 +48,14 @@ every harness installed on this machine (--all), the way that harness expects:
                "mcp": {"stick": {"type": "local", "command": ["STICK", "mcp"], "enabled": true}}
                keeping every other key, comment and byte of the file
 
+For Claude Code it also merges the stop guard into ~/.claude/settings.json
+($CLAUDE_CONFIG_DIR/settings.json when set), keeping every other key and hook:
+  "hooks": {"Stop": [{"matcher": "", "hooks": [{"type": "command", "command": "STICK hook stop"}]}]}
+a Stop hook that keeps the session from ending its turn while it holds the
+stick (or has it reserved) until it releases or passes it with a handoff; it
+blocks once, never twice in a row, and lets the stop through when it cannot
+read the state. --no-guard leaves it out; it is not added with --server.
+
 STICK is the absolute path of the stick on your PATH, else of this binary
 (--command overrides it). --tools core registers 'STICK mcp --tools=core': the
 smaller tool set, for harnesses that only take turns. Running install again
@@ -92,7 +100,10 @@ installed on this machine (--all): with 'claude mcp remove --scope user stick',
 'codex mcp remove stick' and 'gemini mcp remove --scope user stick', and for
 OpenCode by deleting the "stick" entry (and an "mcp" object it leaves empty)
 from its config file, keeping every other byte; an opencode.json that install
-created from nothing is removed, with the directory install made for it.`,
+created from nothing is removed, with the directory install made for it. For
+Claude Code it also removes the stop guard from ~/.claude/settings.json: the
+Stop hook entry running 'stick hook stop', and the "Stop" array and "hooks"
+object it leaves empty.`,
 		example: "  stick uninstall --all\n  stick uninstall opencode --dry-run",
 		do: func(ctx context.Context, h *harness.Harness, opts harness.Options) harness.Result {
 			return h.Uninstall(ctx, opts)
