@@ -60,7 +60,8 @@ to it and it has not claimed it, the hook blocks the stop once, telling the
 model to release the stick with a handoff or pass it. It never blocks twice in
 a row, and whatever it cannot read (the input, the database) lets the stop go
 through.`,
-		Args: cobra.NoArgs,
+		Example: `  echo '{"session_id":"abc","hook_event_name":"Stop","stop_hook_active":false}' | stick hook stop`,
+		Args:    cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
 			reason, err := stopGuard(cmd.Context(), cmd.InOrStdin())
 			if err != nil {
