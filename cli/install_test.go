@@ -134,6 +134,14 @@ func (m *machine) register(t *testing.T, binary, command string) {
 	}
 }
 
+// agySkipped and grokSkipped are what --all says of Antigravity and Grok
+// Build on a machine that has neither.
+func (m *machine) agySkipped() string {
+	return "antigravity: skipped (not detected: no agy on PATH, no " + filepath.Join(m.home, ".gemini", "config") + ")"
+}
+
+const grokSkipped = "grok: skipped (not detected: no grok on PATH)"
+
 func lines(l ...string) string { return strings.Join(l, "\n") + "\n" }
 
 func readFile(t *testing.T, path string) string {
@@ -163,6 +171,7 @@ func TestInstallThroughHarnessCommands(t *testing.T) {
 		"codex: installed (codex mcp add stick -- "+s+" mcp)",
 		"gemini: installed (gemini mcp add --scope user stick "+s+" mcp)",
 		"opencode: skipped (not detected: no opencode on PATH, no "+filepath.Join(m.xdg, "opencode")+")",
+		m.agySkipped(), grokSkipped,
 	); code != 0 || out != want {
 		t.Fatalf("install: %d %q\n got %q\nwant %q", code, errOut, out, want)
 	}
@@ -182,6 +191,7 @@ func TestInstallThroughHarnessCommands(t *testing.T) {
 		"codex: already installed ("+s+" mcp)",
 		"gemini: already installed ("+s+" mcp)",
 		"opencode: skipped (not detected: no opencode on PATH, no "+filepath.Join(m.xdg, "opencode")+")",
+		m.agySkipped(), grokSkipped,
 	); code != 0 || out != want {
 		t.Fatalf("second install: %d\n got %q\nwant %q", code, out, want)
 	}
@@ -205,7 +215,8 @@ func TestInstallThroughHarnessCommands(t *testing.T) {
 
 	code, out, _ = run(t, "uninstall", "--all")
 	if want := lines("claude-code: not installed", "codex: not installed", "gemini: not installed",
-		"opencode: skipped (not detected: no opencode on PATH, no "+filepath.Join(m.xdg, "opencode")+")"); code != 0 || out != want {
+		"opencode: skipped (not detected: no opencode on PATH, no "+filepath.Join(m.xdg, "opencode")+")",
+		m.agySkipped(), grokSkipped); code != 0 || out != want {
 		t.Fatalf("second uninstall: %d\n got %q\nwant %q", code, out, want)
 	}
 	m.wantCalls(t, "claude [mcp] [get] [stick]", "codex [mcp] [get] [--json] [stick]")
@@ -231,6 +242,7 @@ func TestInstallReplacesAnotherCommand(t *testing.T) {
 		"codex: replaced /old/stick mcp (codex mcp remove stick; codex mcp add stick -- "+s+" mcp)",
 		"gemini: replaced /old/stick mcp (gemini mcp remove --scope user stick; gemini mcp add --scope user stick "+s+" mcp)",
 		"opencode: skipped (not detected: no opencode on PATH, no "+filepath.Join(m.xdg, "opencode")+")",
+		m.agySkipped(), grokSkipped,
 	); code != 0 || out != want {
 		t.Fatalf("install: %d %q\n got %q\nwant %q", code, errOut, out, want)
 	}
@@ -253,6 +265,7 @@ func TestInstallDryRun(t *testing.T) {
 		"codex: would install (codex mcp add stick -- "+s+" mcp)",
 		"gemini: would install (gemini mcp add --scope user stick "+s+" mcp)",
 		"opencode: would install ("+config+")",
+		m.agySkipped(), grokSkipped,
 	); code != 0 || out != want {
 		t.Fatalf("dry run: %d\n got %q\nwant %q", code, out, want)
 	}
@@ -272,6 +285,7 @@ func TestInstallDryRun(t *testing.T) {
 		"codex: would uninstall (codex mcp remove stick)",
 		"gemini: would uninstall (gemini mcp remove --scope user stick)",
 		"opencode: would uninstall ("+config+")",
+		m.agySkipped(), grokSkipped,
 	); code != 0 || out != want {
 		t.Fatalf("uninstall dry run: %d\n got %q\nwant %q", code, out, want)
 	}
@@ -310,6 +324,7 @@ func TestInstallOpenCodeMerge(t *testing.T) {
 		"codex: skipped (not detected: no codex on PATH)",
 		"gemini: skipped (not detected: no gemini on PATH)",
 		"opencode: installed ("+config+")",
+		m.agySkipped(), grokSkipped,
 	); code != 0 || out != want {
 		t.Fatalf("install: %d %q\n got %q\nwant %q", code, errOut, out, want)
 	}
@@ -493,9 +508,9 @@ func TestInstallUsageErrors(t *testing.T) {
 			args []string
 			want string
 		}{
-			{[]string{"cursor"}, `stick: unknown harness "cursor": the harnesses are claude-code, codex, gemini, opencode`},
-			{[]string{"claude-code", "Codex"}, `stick: unknown harness "Codex": the harnesses are claude-code, codex, gemini, opencode`},
-			{nil, "stick: name one or more harnesses (claude-code, codex, gemini, opencode) or pass --all"},
+			{[]string{"cursor"}, `stick: unknown harness "cursor": the harnesses are claude-code, codex, gemini, opencode, antigravity, grok`},
+			{[]string{"claude-code", "Codex"}, `stick: unknown harness "Codex": the harnesses are claude-code, codex, gemini, opencode, antigravity, grok`},
+			{nil, "stick: name one or more harnesses (claude-code, codex, gemini, opencode, antigravity, grok) or pass --all"},
 			{[]string{"codex", "--all"}, "stick: name harnesses or pass --all, not both"},
 			{[]string{"--everything"}, "stick: unknown flag: --everything"},
 		} {
@@ -568,6 +583,7 @@ func TestInstallSkill(t *testing.T) {
 		"codex: would install ("+paths["codex"]+")",
 		"gemini: skipped (not detected: no gemini on PATH)",
 		"opencode: would install ("+paths["opencode"]+")",
+		m.agySkipped(), grokSkipped,
 	); code != 0 || out != want {
 		t.Fatalf("dry run: %d\n got %q\nwant %q", code, out, want)
 	}
@@ -581,6 +597,7 @@ func TestInstallSkill(t *testing.T) {
 		"codex: installed ("+paths["codex"]+")",
 		"gemini: skipped (not detected: no gemini on PATH)",
 		"opencode: installed ("+paths["opencode"]+")",
+		m.agySkipped(), grokSkipped,
 	); code != 0 || out != want {
 		t.Fatalf("install: %d\n got %q\nwant %q", code, out, want)
 	}
@@ -614,10 +631,10 @@ func TestInstallSkill(t *testing.T) {
 	}
 	code, out, _ = run(t, "uninstall-skill", "--all", "--json")
 	var results []harness.Result
-	if err := json.Unmarshal([]byte(out), &results); code != 0 || err != nil || len(results) != 4 {
+	if err := json.Unmarshal([]byte(out), &results); code != 0 || err != nil || len(results) != 6 {
 		t.Fatalf("uninstall --json: %d %v %q", code, err, out)
 	}
-	for i, want := range []harness.Status{harness.StatusUninstalled, harness.StatusUninstalled, harness.StatusSkipped, harness.StatusUninstalled} {
+	for i, want := range []harness.Status{harness.StatusUninstalled, harness.StatusUninstalled, harness.StatusSkipped, harness.StatusUninstalled, harness.StatusSkipped, harness.StatusSkipped} {
 		if results[i].Status != want || results[i].Harness != harness.Names()[i] {
 			t.Fatalf("result %d: %+v", i, results[i])
 		}
@@ -660,18 +677,18 @@ func TestInstallBinary(t *testing.T) {
 		t.Fatalf("install: %d %q %q", r.code, r.stdout, r.stderr)
 	}
 	var results []harness.Result
-	if err := json.Unmarshal([]byte(r.stdout), &results); err != nil || len(results) != 4 {
+	if err := json.Unmarshal([]byte(r.stdout), &results); err != nil || len(results) != 6 {
 		t.Fatalf("%v %q", err, r.stdout)
 	}
 	wantCmds := [][][]string{
 		{{"claude", "mcp", "add", "--scope", "user", "stick", "--", stickBin, "mcp"}},
 		{{"codex", "mcp", "add", "stick", "--", stickBin, "mcp"}},
 		{{"gemini", "mcp", "add", "--scope", "user", "stick", stickBin, "mcp"}},
-		nil,
+		nil, nil, nil,
 	}
 	for i, res := range results {
 		want := harness.StatusInstalled
-		if i == 3 {
+		if i >= 3 {
 			want = harness.StatusSkipped
 		}
 		gotCmds, _ := json.Marshal(res.Commands)
@@ -690,7 +707,7 @@ func TestInstallBinary(t *testing.T) {
 		t.Fatalf("again: %d %q %q", r.code, r.stdout, r.stderr)
 	}
 	r = runBin(t, dir, m.env, "install", "cursor")
-	if r.code != 2 || r.stderr != "stick: unknown harness \"cursor\": the harnesses are claude-code, codex, gemini, opencode\nhint: run 'stick install --help' for usage\n" {
+	if r.code != 2 || r.stderr != "stick: unknown harness \"cursor\": the harnesses are claude-code, codex, gemini, opencode, antigravity, grok\nhint: run 'stick install --help' for usage\n" {
 		t.Fatalf("unknown harness: %d %q", r.code, r.stderr)
 	}
 	r = runBin(t, dir, m.env, "install-skill", "--all", "--dry-run")
@@ -704,6 +721,7 @@ func TestInstallBinary(t *testing.T) {
 		"codex: failed (codex mcp remove stick exited with status 3: codex: remove went wrong)",
 		"gemini: uninstalled (gemini mcp remove --scope user stick)",
 		"opencode: skipped (not detected: no opencode on PATH, no "+filepath.Join(m.xdg, "opencode")+")",
+		m.agySkipped(), grokSkipped,
 	) || r.stderr != "stick: harness_error: uninstall failed for codex: codex mcp remove stick exited with status 3: codex: remove went wrong\n"+
 		"hint: run 'codex mcp remove stick' yourself to see the whole error, and fix its cause; then run 'stick uninstall codex' again (repeating it is safe)\n" {
 		t.Fatalf("failing uninstall: %d %q %q", r.code, r.stdout, r.stderr)
