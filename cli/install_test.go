@@ -72,7 +72,20 @@ case "$1 $2" in
 esac
 `,
 	"opencode": "echo 'opencode must not be run' >&2; exit 2\n",
-	"stick":    "echo 'stick must not be run' >&2; exit 2\n",
+	// Grok Build keeps its servers in ~/.grok/config.toml, as tables.
+	"grok": `config=$HOME/.grok/config.toml
+case "$1 $2" in
+"mcp add")
+	shift 4; mkdir -p "${config%/*}"
+	{ printf '[mcp_servers.stick]\ncommand = "%s"\nargs = [' "$1"; shift; sep=; for a in "$@"; do printf '%s"%s"' "$sep" "$a"; sep=', '; done; printf ']\n'; } >>"$config" ;;
+"mcp remove")
+	[ -f "$config" ] || { echo "no MCP server named $3" >&2; exit 1; }
+	awk '/^\[/{skip=($0=="[mcp_servers.stick]")} !skip' "$config" >"$config.new" && mv "$config.new" "$config" ;;
+*) echo "unexpected call" >&2; exit 2 ;;
+esac
+`,
+	"agy":   "echo 'agy must not be run' >&2; exit 2\n",
+	"stick": "echo 'stick must not be run' >&2; exit 2\n",
 }
 
 // newMachine makes a machine whose PATH holds the named fakes, and points
@@ -755,5 +768,166 @@ func TestInstallNamedHarnessNotDetected(t *testing.T) {
 	mustNotExist(t, filepath.Join(m.home, ".gemini"))
 	if code, _, errOut := run(t, "uninstall", "gemini"); code != 0 {
 		t.Errorf("uninstall of an absent harness: %d %q", code, errOut)
+	}
+}
+
+// Grok Build gets 'grok mcp add', with every flag of the registered command;
+// stick reads the registration back from ~/.grok/config.toml, replaces one
+// with another command, and removes it with 'grok mcp remove'. Its skill
+// goes to ~/.grok/skills.
+func TestInstallGrok(t *testing.T) {
+	m := newMachine(t, "grok", "stick")
+	s := filepath.Join(m.bin, "stick")
+	config := filepath.Join(m.home, ".grok", "config.toml")
+	if code, out, _ := run(t, "install", "grok", "--dry-run"); code != 0 || out != lines("grok: would install (grok mcp add stick -- "+s+" mcp)") {
+		t.Fatalf("dry run: %d %q", code, out)
+	}
+	m.wantCalls(t)
+	mustNotExist(t, config)
+
+	code, out, errOut := run(t, "install", "--all")
+	if want := lines("claude-code: skipped (not detected: no claude on PATH)", "codex: skipped (not detected: no codex on PATH)",
+		"gemini: skipped (not detected: no gemini on PATH)",
+		"opencode: skipped (not detected: no opencode on PATH, no "+filepath.Join(m.xdg, "opencode")+")",
+		m.agySkipped(), "grok: installed (grok mcp add stick -- "+s+" mcp)"); code != 0 || out != want {
+		t.Fatalf("install: %d %q\n got %q\nwant %q", code, errOut, out, want)
+	}
+	m.wantCalls(t, "grok [mcp] [add] [stick] [--] ["+s+"] [mcp]")
+	if code, out, _ = run(t, "install", "grok"); code != 0 || out != lines("grok: already installed ("+s+" mcp)") {
+		t.Fatalf("second install: %d %q", code, out)
+	}
+	m.wantCalls(t)
+
+	token := filepath.Join(t.TempDir(), "token")
+	if err := os.WriteFile(token, []byte("secret\n"), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	flags := []string{"--tools=core", "--server=https://stick.example.com", "--token-file=" + token}
+	code, out, errOut = run(t, "install", "grok", "--tools", "core", "--server", "https://stick.example.com", "--token-file", token)
+	if want := lines("grok: replaced " + s + " mcp (grok mcp remove stick; grok mcp add stick -- " + s + " mcp " + strings.Join(flags, " ") + ")"); code != 0 || out != want {
+		t.Fatalf("replace: %d %q\n got %q\nwant %q", code, errOut, out, want)
+	}
+	m.wantCalls(t, "grok [mcp] [remove] [stick]", "grok [mcp] [add] [stick] [--] ["+s+"] [mcp] ["+strings.Join(flags, "] [")+"]")
+	if code, out, _ = run(t, "install", "grok", "--tools=core", "--server=https://stick.example.com", "--token-file="+token); code != 0 ||
+		out != lines("grok: already installed ("+s+" mcp "+strings.Join(flags, " ")+")") {
+		t.Fatalf("install again: %d %q", code, out)
+	}
+
+	if code, out, _ = run(t, "install", "grok", "--database", "postgres://stick@db.example.com/stick", "--dry-run"); code != 0 ||
+		!strings.Contains(out, "grok mcp add stick -- "+s+" mcp --database=postgres://stick@db.example.com/stick)") {
+		t.Fatalf("install --database: %d %q", code, out)
+	}
+	m.calls(t)
+
+	if code, out, _ = run(t, "uninstall", "grok"); code != 0 || out != lines("grok: uninstalled (grok mcp remove stick)") {
+		t.Fatalf("uninstall: %d %q", code, out)
+	}
+	m.wantCalls(t, "grok [mcp] [remove] [stick]")
+	if code, out, _ = run(t, "uninstall", "grok"); code != 0 || out != lines("grok: not installed") {
+		t.Fatalf("second uninstall: %d %q", code, out)
+	}
+	m.wantCalls(t)
+
+	skillFile := filepath.Join(m.home, ".grok", "skills", "stick", "SKILL.md")
+	if code, out, _ = run(t, "install-skill", "grok"); code != 0 || out != lines("grok: installed ("+skillFile+")") || readFile(t, skillFile) != string(skill.Markdown) {
+		t.Fatalf("install-skill: %d %q", code, out)
+	}
+	if code, out, _ = run(t, "uninstall-skill", "grok"); code != 0 || out != lines("grok: uninstalled ("+skillFile+")") {
+		t.Fatalf("uninstall-skill: %d %q", code, out)
+	}
+	mustNotExist(t, filepath.Join(m.home, ".grok", "skills"))
+}
+
+// Antigravity is configured by a merge into ~/.gemini/config/mcp_config.json
+// that keeps every other byte; uninstall gives the file its bytes back, and
+// removes a file (and folders) install created; a file that is not JSON is
+// refused and left alone.
+func TestInstallAntigravity(t *testing.T) {
+	m := newMachine(t, "stick") // no agy binary: its config folder detects it
+	s := filepath.Join(m.bin, "stick")
+	dir := filepath.Join(m.home, ".gemini", "config")
+	config := filepath.Join(dir, "mcp_config.json")
+	if err := os.MkdirAll(dir, 0o755); err != nil {
+		t.Fatal(err)
+	}
+	original := "{\n  // mine\n  \"mcpServers\": {\n    \"other\": {\"serverUrl\": \"https://example.com/mcp\"}\n  }\n}\n"
+	if err := os.WriteFile(config, []byte(original), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	if code, out, _ := run(t, "install", "antigravity", "--dry-run"); code != 0 || out != lines("antigravity: would install ("+config+")") || readFile(t, config) != original {
+		t.Fatalf("dry run: %d %q", code, out)
+	}
+	code, out, errOut := run(t, "install", "--all")
+	if want := lines("claude-code: skipped (not detected: no claude on PATH)", "codex: skipped (not detected: no codex on PATH)",
+		"gemini: skipped (not detected: no gemini on PATH)",
+		"opencode: skipped (not detected: no opencode on PATH, no "+filepath.Join(m.xdg, "opencode")+")",
+		"antigravity: installed ("+config+")", grokSkipped); code != 0 || out != want {
+		t.Fatalf("install: %d %q\n got %q\nwant %q", code, errOut, out, want)
+	}
+	want := "{\n  // mine\n  \"mcpServers\": {\n    \"other\": {\"serverUrl\": \"https://example.com/mcp\"},\n" +
+		"    \"stick\": {\n      \"command\": \"" + s + "\",\n      \"args\": [\"mcp\"]\n    }\n  }\n}\n"
+	if got := readFile(t, config); got != want {
+		t.Fatalf("config:\n%s\nwant:\n%s", got, want)
+	}
+	if code, out, _ = run(t, "install", "antigravity"); code != 0 || out != lines("antigravity: already installed ("+config+")") || readFile(t, config) != want {
+		t.Fatalf("second install: %d %q", code, out)
+	}
+	code, out, _ = run(t, "install", "antigravity", "--tools", "core", "--database", "postgres://stick@db.example.com/stick")
+	if code != 0 || out != lines("antigravity: replaced "+s+" mcp ("+config+")") ||
+		!strings.Contains(readFile(t, config), `"args": ["mcp", "--tools=core", "--database=postgres://stick@db.example.com/stick"]`) {
+		t.Fatalf("replace: %d %q\n%s", code, out, readFile(t, config))
+	}
+	if code, out, _ = run(t, "uninstall", "antigravity", "--dry-run"); code != 0 || out != lines("antigravity: would uninstall ("+config+")") {
+		t.Fatalf("uninstall dry run: %d %q", code, out)
+	}
+	if code, out, _ = run(t, "uninstall", "antigravity"); code != 0 || out != lines("antigravity: uninstalled ("+config+")") || readFile(t, config) != original {
+		t.Fatalf("uninstall: %d %q\n%s", code, out, readFile(t, config))
+	}
+	if code, out, _ = run(t, "uninstall", "antigravity"); code != 0 || out != lines("antigravity: not installed") || readFile(t, config) != original {
+		t.Fatalf("second uninstall: %d %q", code, out)
+	}
+
+	// Found by its binary, with no folder: install creates the file, and
+	// uninstall removes it and the folders made for it.
+	if err := os.RemoveAll(filepath.Join(m.home, ".gemini")); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(filepath.Join(m.bin, "agy"), []byte(fakePrelude+fakeScripts["agy"]), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	if code, out, _ = run(t, "install", "antigravity", "--server", "https://stick.example.com"); code != 0 || out != lines("antigravity: installed ("+config+")") {
+		t.Fatalf("install new: %d %q", code, out)
+	}
+	if got, want := readFile(t, config), "{\n  \"mcpServers\": {\n    \"stick\": {\n      \"command\": \""+s+"\",\n      \"args\": [\"mcp\", \"--server=https://stick.example.com\"]\n    }\n  }\n}\n"; got != want {
+		t.Fatalf("new config:\n%s\nwant:\n%s", got, want)
+	}
+	if code, out, _ = run(t, "uninstall", "antigravity"); code != 0 || out != lines("antigravity: uninstalled ("+config+")") {
+		t.Fatalf("uninstall new: %d %q", code, out)
+	}
+	mustNotExist(t, filepath.Join(m.home, ".gemini"))
+	m.wantCalls(t) // agy is never run
+
+	// The skill goes to ~/.gemini/config/skills.
+	skillFile := filepath.Join(dir, "skills", "stick", "SKILL.md")
+	if code, out, _ = run(t, "install-skill", "antigravity"); code != 0 || out != lines("antigravity: installed ("+skillFile+")") {
+		t.Fatalf("install-skill: %d %q", code, out)
+	}
+	if code, out, _ = run(t, "uninstall-skill", "antigravity"); code != 0 || out != lines("antigravity: uninstalled ("+skillFile+")") {
+		t.Fatalf("uninstall-skill: %d %q", code, out)
+	}
+	mustNotExist(t, filepath.Join(dir, "skills"))
+
+	// Not JSON: refused, nothing written.
+	broken := "{\n  \"mcpServers\": {\n  oops\n}\n"
+	if err := os.WriteFile(config, []byte(broken), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	for _, op := range []string{"install", "uninstall"} {
+		code, out, errOut := run(t, op, "antigravity")
+		if code != 1 || !strings.HasPrefix(out, "antigravity: failed (cannot read "+config+": not valid JSON") ||
+			!strings.HasPrefix(errOut, "stick: harness_error: "+op+" failed for antigravity: cannot read "+config) ||
+			!strings.Contains(errOut, "hint: fix the JSON of "+config) || readFile(t, config) != broken {
+			t.Fatalf("%s on broken JSON: %d %q %q", op, code, out, errOut)
+		}
 	}
 }
