@@ -36,7 +36,7 @@ type harnessOp struct {
 
 func newInstall() *cobra.Command {
 	return harnessCommand(harnessOp{
-		use:   "install [claude-code|codex|gemini|opencode ...] [--all]",
+		use:   "install [claude-code|codex|gemini|opencode|antigravity|grok ...] [--all]",
 		short: "Register 'stick mcp' with your coding-agent harnesses",
 		long: `Register 'stick mcp' as the MCP server "stick" with each named harness, or with
 every harness installed on this machine (--all), the way that harness expects:
@@ -47,6 +47,11 @@ every harness installed on this machine (--all), the way that harness expects:
   opencode     merged into ~/.config/opencode/opencode.json (or opencode.jsonc):
                "mcp": {"stick": {"type": "local", "command": ["STICK", "mcp"], "enabled": true}}
                keeping every other key, comment and byte of the file
+  antigravity  merged into ~/.gemini/config/mcp_config.json (shared by agy, the IDE
+               and the app): "mcpServers": {"stick": {"command": "STICK", "args": ["mcp"]}}
+               keeping every other key, comment and byte of the file
+  grok         grok mcp add stick -- STICK mcp  (Grok Build; read back from
+               ~/.grok/config.toml)
 
 For Claude Code it also merges the stop guard into ~/.claude/settings.json
 ($CLAUDE_CONFIG_DIR/settings.json when set), keeping every other key and hook:
@@ -60,8 +65,9 @@ STICK is the absolute path of the stick on your PATH, else of this binary
 (--command overrides it). --tools core registers 'STICK mcp --tools=core': the
 smaller tool set, for harnesses that only take turns. Running install again
 changes nothing; a "stick" server registered with another command is replaced. A harness counts as
-installed when its binary is on PATH (for OpenCode, also when its config
-directory exists); for any other nothing is created.
+installed when its binary is on PATH (for OpenCode and Antigravity, also when
+its config directory, ~/.config/opencode or ~/.gemini/config, exists); for any
+other nothing is created.
 
 --server URL registers 'STICK mcp --server=URL' instead, the proxy for a hub
 ('stick serve') on another host: agents of this machine then take turns in the
@@ -93,17 +99,18 @@ the password in ~/.pgpass or $PGPASSWORD.`,
 
 func newUninstall() *cobra.Command {
 	return harnessCommand(harnessOp{
-		use:   "uninstall [claude-code|codex|gemini|opencode ...] [--all]",
+		use:   "uninstall [claude-code|codex|gemini|opencode|antigravity|grok ...] [--all]",
 		short: "Remove the 'stick' MCP server from your coding-agent harnesses",
 		long: `Remove the MCP server "stick" from each named harness, or from every harness
 installed on this machine (--all): with 'claude mcp remove --scope user stick',
-'codex mcp remove stick' and 'gemini mcp remove --scope user stick', and for
-OpenCode by deleting the "stick" entry (and an "mcp" object it leaves empty)
-from its config file, keeping every other byte; an opencode.json that install
-created from nothing is removed, with the directory install made for it. For
-Claude Code it also removes the stop guard from ~/.claude/settings.json: the
-Stop hook entry running 'stick hook stop', and the "Stop" array and "hooks"
-object it leaves empty.`,
+'codex mcp remove stick', 'gemini mcp remove --scope user stick' and
+'grok mcp remove stick', and for OpenCode and Antigravity by deleting the
+"stick" entry (and an "mcp" or "mcpServers" object it leaves empty) from the
+config file, keeping every other byte; a config file that install created from
+nothing is removed, with the directories install made for it. For Claude Code
+it also removes the stop guard from ~/.claude/settings.json: the Stop hook
+entry running 'stick hook stop', and the "Stop" array and "hooks" object it
+leaves empty.`,
 		example: "  stick uninstall --all\n  stick uninstall opencode --dry-run",
 		do: func(ctx context.Context, h *harness.Harness, opts harness.Options) harness.Result {
 			return h.Uninstall(ctx, opts)
@@ -120,7 +127,7 @@ object it leaves empty.`,
 
 func newInstallSkill() *cobra.Command {
 	return harnessCommand(harnessOp{
-		use:   "install-skill [claude-code|codex|gemini|opencode ...] [--all]",
+		use:   "install-skill [claude-code|codex|gemini|opencode|antigravity|grok ...] [--all]",
 		short: "Install the stick skill (SKILL.md) for your coding-agent harnesses",
 		long: `Install SKILL.md, the protocol an agent follows to take turns with stick, as the
 skill "stick" of each named harness, or of every harness installed on this
@@ -131,6 +138,8 @@ machine (--all):
                Gemini CLI and OpenCode read it too)
   gemini       ~/.gemini/skills/stick/SKILL.md  ($GEMINI_CLI_HOME/.gemini when set)
   opencode     ~/.config/opencode/skills/stick/SKILL.md  ($XDG_CONFIG_HOME when set)
+  antigravity  ~/.gemini/config/skills/stick/SKILL.md
+  grok         ~/.grok/skills/stick/SKILL.md
 
 Installing again changes nothing; an older text is replaced.`,
 		example: "  stick install-skill --all\n  stick install-skill claude-code --dry-run",
@@ -142,7 +151,7 @@ Installing again changes nothing; an older text is replaced.`,
 
 func newUninstallSkill() *cobra.Command {
 	return harnessCommand(harnessOp{
-		use:   "uninstall-skill [claude-code|codex|gemini|opencode ...] [--all]",
+		use:   "uninstall-skill [claude-code|codex|gemini|opencode|antigravity|grok ...] [--all]",
 		short: "Remove the stick skill from your coding-agent harnesses",
 		long: `Remove the skill "stick" (<skills dir>/stick/SKILL.md) from each named harness,
 or from every harness installed on this machine (--all), and the folders install

@@ -72,7 +72,20 @@ case "$1 $2" in
 esac
 `,
 	"opencode": "echo 'opencode must not be run' >&2; exit 2\n",
-	"stick":    "echo 'stick must not be run' >&2; exit 2\n",
+	// Grok Build keeps its servers in ~/.grok/config.toml, as tables.
+	"grok": `config=$HOME/.grok/config.toml
+case "$1 $2" in
+"mcp add")
+	shift 4; mkdir -p "${config%/*}"
+	{ printf '[mcp_servers.stick]\ncommand = "%s"\nargs = [' "$1"; shift; sep=; for a in "$@"; do printf '%s"%s"' "$sep" "$a"; sep=', '; done; printf ']\n'; } >>"$config" ;;
+"mcp remove")
+	[ -f "$config" ] || { echo "no MCP server named $3" >&2; exit 1; }
+	awk '/^\[/{skip=($0=="[mcp_servers.stick]")} !skip' "$config" >"$config.new" && mv "$config.new" "$config" ;;
+*) echo "unexpected call" >&2; exit 2 ;;
+esac
+`,
+	"agy":   "echo 'agy must not be run' >&2; exit 2\n",
+	"stick": "echo 'stick must not be run' >&2; exit 2\n",
 }
 
 // newMachine makes a machine whose PATH holds the named fakes, and points
@@ -140,6 +153,14 @@ func guardLine(m *machine, status string) string {
 	return "claude-code stop guard: " + status + " (" + filepath.Join(m.home, ".claude", "settings.json") + ")"
 }
 
+// agySkipped and grokSkipped are what --all says of Antigravity and Grok
+// Build on a machine that has neither.
+func (m *machine) agySkipped() string {
+	return "antigravity: skipped (not detected: no agy on PATH, no " + filepath.Join(m.home, ".gemini", "config") + ")"
+}
+
+const grokSkipped = "grok: skipped (not detected: no grok on PATH)"
+
 func lines(l ...string) string { return strings.Join(l, "\n") + "\n" }
 
 func readFile(t *testing.T, path string) string {
@@ -170,6 +191,7 @@ func TestInstallThroughHarnessCommands(t *testing.T) {
 		"codex: installed (codex mcp add stick -- "+s+" mcp)",
 		"gemini: installed (gemini mcp add --scope user stick "+s+" mcp)",
 		"opencode: skipped (not detected: no opencode on PATH, no "+filepath.Join(m.xdg, "opencode")+")",
+		m.agySkipped(), grokSkipped,
 	); code != 0 || out != want {
 		t.Fatalf("install: %d %q\n got %q\nwant %q", code, errOut, out, want)
 	}
@@ -190,6 +212,7 @@ func TestInstallThroughHarnessCommands(t *testing.T) {
 		"codex: already installed ("+s+" mcp)",
 		"gemini: already installed ("+s+" mcp)",
 		"opencode: skipped (not detected: no opencode on PATH, no "+filepath.Join(m.xdg, "opencode")+")",
+		m.agySkipped(), grokSkipped,
 	); code != 0 || out != want {
 		t.Fatalf("second install: %d\n got %q\nwant %q", code, out, want)
 	}
@@ -214,7 +237,8 @@ func TestInstallThroughHarnessCommands(t *testing.T) {
 
 	code, out, _ = run(t, "uninstall", "--all")
 	if want := lines("claude-code: not installed", "codex: not installed", "gemini: not installed",
-		"opencode: skipped (not detected: no opencode on PATH, no "+filepath.Join(m.xdg, "opencode")+")"); code != 0 || out != want {
+		"opencode: skipped (not detected: no opencode on PATH, no "+filepath.Join(m.xdg, "opencode")+")",
+		m.agySkipped(), grokSkipped); code != 0 || out != want {
 		t.Fatalf("second uninstall: %d\n got %q\nwant %q", code, out, want)
 	}
 	m.wantCalls(t, "claude [mcp] [get] [stick]", "codex [mcp] [get] [--json] [stick]")
@@ -241,6 +265,7 @@ func TestInstallReplacesAnotherCommand(t *testing.T) {
 		"codex: replaced /old/stick mcp (codex mcp remove stick; codex mcp add stick -- "+s+" mcp)",
 		"gemini: replaced /old/stick mcp (gemini mcp remove --scope user stick; gemini mcp add --scope user stick "+s+" mcp)",
 		"opencode: skipped (not detected: no opencode on PATH, no "+filepath.Join(m.xdg, "opencode")+")",
+		m.agySkipped(), grokSkipped,
 	); code != 0 || out != want {
 		t.Fatalf("install: %d %q\n got %q\nwant %q", code, errOut, out, want)
 	}
@@ -264,6 +289,7 @@ func TestInstallDryRun(t *testing.T) {
 		"codex: would install (codex mcp add stick -- "+s+" mcp)",
 		"gemini: would install (gemini mcp add --scope user stick "+s+" mcp)",
 		"opencode: would install ("+config+")",
+		m.agySkipped(), grokSkipped,
 	); code != 0 || out != want {
 		t.Fatalf("dry run: %d\n got %q\nwant %q", code, out, want)
 	}
@@ -284,6 +310,7 @@ func TestInstallDryRun(t *testing.T) {
 		"codex: would uninstall (codex mcp remove stick)",
 		"gemini: would uninstall (gemini mcp remove --scope user stick)",
 		"opencode: would uninstall ("+config+")",
+		m.agySkipped(), grokSkipped,
 	); code != 0 || out != want {
 		t.Fatalf("uninstall dry run: %d\n got %q\nwant %q", code, out, want)
 	}
@@ -322,6 +349,7 @@ func TestInstallOpenCodeMerge(t *testing.T) {
 		"codex: skipped (not detected: no codex on PATH)",
 		"gemini: skipped (not detected: no gemini on PATH)",
 		"opencode: installed ("+config+")",
+		m.agySkipped(), grokSkipped,
 	); code != 0 || out != want {
 		t.Fatalf("install: %d %q\n got %q\nwant %q", code, errOut, out, want)
 	}
@@ -505,9 +533,9 @@ func TestInstallUsageErrors(t *testing.T) {
 			args []string
 			want string
 		}{
-			{[]string{"cursor"}, `stick: unknown harness "cursor": the harnesses are claude-code, codex, gemini, opencode`},
-			{[]string{"claude-code", "Codex"}, `stick: unknown harness "Codex": the harnesses are claude-code, codex, gemini, opencode`},
-			{nil, "stick: name one or more harnesses (claude-code, codex, gemini, opencode) or pass --all"},
+			{[]string{"cursor"}, `stick: unknown harness "cursor": the harnesses are claude-code, codex, gemini, opencode, antigravity, grok`},
+			{[]string{"claude-code", "Codex"}, `stick: unknown harness "Codex": the harnesses are claude-code, codex, gemini, opencode, antigravity, grok`},
+			{nil, "stick: name one or more harnesses (claude-code, codex, gemini, opencode, antigravity, grok) or pass --all"},
 			{[]string{"codex", "--all"}, "stick: name harnesses or pass --all, not both"},
 			{[]string{"--everything"}, "stick: unknown flag: --everything"},
 		} {
@@ -580,6 +608,7 @@ func TestInstallSkill(t *testing.T) {
 		"codex: would install ("+paths["codex"]+")",
 		"gemini: skipped (not detected: no gemini on PATH)",
 		"opencode: would install ("+paths["opencode"]+")",
+		m.agySkipped(), grokSkipped,
 	); code != 0 || out != want {
 		t.Fatalf("dry run: %d\n got %q\nwant %q", code, out, want)
 	}
@@ -593,6 +622,7 @@ func TestInstallSkill(t *testing.T) {
 		"codex: installed ("+paths["codex"]+")",
 		"gemini: skipped (not detected: no gemini on PATH)",
 		"opencode: installed ("+paths["opencode"]+")",
+		m.agySkipped(), grokSkipped,
 	); code != 0 || out != want {
 		t.Fatalf("install: %d\n got %q\nwant %q", code, out, want)
 	}
@@ -626,10 +656,10 @@ func TestInstallSkill(t *testing.T) {
 	}
 	code, out, _ = run(t, "uninstall-skill", "--all", "--json")
 	var results []harness.Result
-	if err := json.Unmarshal([]byte(out), &results); code != 0 || err != nil || len(results) != 4 {
+	if err := json.Unmarshal([]byte(out), &results); code != 0 || err != nil || len(results) != 6 {
 		t.Fatalf("uninstall --json: %d %v %q", code, err, out)
 	}
-	for i, want := range []harness.Status{harness.StatusUninstalled, harness.StatusUninstalled, harness.StatusSkipped, harness.StatusUninstalled} {
+	for i, want := range []harness.Status{harness.StatusUninstalled, harness.StatusUninstalled, harness.StatusSkipped, harness.StatusUninstalled, harness.StatusSkipped, harness.StatusSkipped} {
 		if results[i].Status != want || results[i].Harness != harness.Names()[i] {
 			t.Fatalf("result %d: %+v", i, results[i])
 		}
@@ -672,7 +702,7 @@ func TestInstallBinary(t *testing.T) {
 		t.Fatalf("install: %d %q %q", r.code, r.stdout, r.stderr)
 	}
 	var results []harness.Result
-	if err := json.Unmarshal([]byte(r.stdout), &results); err != nil || len(results) != 5 {
+	if err := json.Unmarshal([]byte(r.stdout), &results); err != nil || len(results) != 7 {
 		t.Fatalf("%v %q", err, r.stdout)
 	}
 	wantCmds := [][][]string{
@@ -680,11 +710,11 @@ func TestInstallBinary(t *testing.T) {
 		nil,
 		{{"codex", "mcp", "add", "stick", "--", stickBin, "mcp"}},
 		{{"gemini", "mcp", "add", "--scope", "user", "stick", stickBin, "mcp"}},
-		nil,
+		nil, nil, nil,
 	}
 	for i, res := range results {
 		want := harness.StatusInstalled
-		if i == 4 {
+		if i >= 4 {
 			want = harness.StatusSkipped
 		}
 		if i == 1 && (res.Part != harness.GuardPart || res.Detail != stickBin+" hook stop") {
@@ -706,7 +736,7 @@ func TestInstallBinary(t *testing.T) {
 		t.Fatalf("again: %d %q %q", r.code, r.stdout, r.stderr)
 	}
 	r = runBin(t, dir, m.env, "install", "cursor")
-	if r.code != 2 || r.stderr != "stick: unknown harness \"cursor\": the harnesses are claude-code, codex, gemini, opencode\nhint: run 'stick install --help' for usage\n" {
+	if r.code != 2 || r.stderr != "stick: unknown harness \"cursor\": the harnesses are claude-code, codex, gemini, opencode, antigravity, grok\nhint: run 'stick install --help' for usage\n" {
 		t.Fatalf("unknown harness: %d %q", r.code, r.stderr)
 	}
 	r = runBin(t, dir, m.env, "install-skill", "--all", "--dry-run")
@@ -721,6 +751,7 @@ func TestInstallBinary(t *testing.T) {
 		"codex: failed (codex mcp remove stick exited with status 3: codex: remove went wrong)",
 		"gemini: uninstalled (gemini mcp remove --scope user stick)",
 		"opencode: skipped (not detected: no opencode on PATH, no "+filepath.Join(m.xdg, "opencode")+")",
+		m.agySkipped(), grokSkipped,
 	) || r.stderr != "stick: harness_error: uninstall failed for codex: codex mcp remove stick exited with status 3: codex: remove went wrong\n"+
 		"hint: run 'codex mcp remove stick' yourself to see the whole error, and fix its cause; then run 'stick uninstall codex' again (repeating it is safe)\n" {
 		t.Fatalf("failing uninstall: %d %q %q", r.code, r.stdout, r.stderr)
@@ -754,5 +785,166 @@ func TestInstallNamedHarnessNotDetected(t *testing.T) {
 	mustNotExist(t, filepath.Join(m.home, ".gemini"))
 	if code, _, errOut := run(t, "uninstall", "gemini"); code != 0 {
 		t.Errorf("uninstall of an absent harness: %d %q", code, errOut)
+	}
+}
+
+// Grok Build gets 'grok mcp add', with every flag of the registered command;
+// stick reads the registration back from ~/.grok/config.toml, replaces one
+// with another command, and removes it with 'grok mcp remove'. Its skill
+// goes to ~/.grok/skills.
+func TestInstallGrok(t *testing.T) {
+	m := newMachine(t, "grok", "stick")
+	s := filepath.Join(m.bin, "stick")
+	config := filepath.Join(m.home, ".grok", "config.toml")
+	if code, out, _ := run(t, "install", "grok", "--dry-run"); code != 0 || out != lines("grok: would install (grok mcp add stick -- "+s+" mcp)") {
+		t.Fatalf("dry run: %d %q", code, out)
+	}
+	m.wantCalls(t)
+	mustNotExist(t, config)
+
+	code, out, errOut := run(t, "install", "--all")
+	if want := lines("claude-code: skipped (not detected: no claude on PATH)", "codex: skipped (not detected: no codex on PATH)",
+		"gemini: skipped (not detected: no gemini on PATH)",
+		"opencode: skipped (not detected: no opencode on PATH, no "+filepath.Join(m.xdg, "opencode")+")",
+		m.agySkipped(), "grok: installed (grok mcp add stick -- "+s+" mcp)"); code != 0 || out != want {
+		t.Fatalf("install: %d %q\n got %q\nwant %q", code, errOut, out, want)
+	}
+	m.wantCalls(t, "grok [mcp] [add] [stick] [--] ["+s+"] [mcp]")
+	if code, out, _ = run(t, "install", "grok"); code != 0 || out != lines("grok: already installed ("+s+" mcp)") {
+		t.Fatalf("second install: %d %q", code, out)
+	}
+	m.wantCalls(t)
+
+	token := filepath.Join(t.TempDir(), "token")
+	if err := os.WriteFile(token, []byte("secret\n"), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	flags := []string{"--tools=core", "--server=https://stick.example.com", "--token-file=" + token}
+	code, out, errOut = run(t, "install", "grok", "--tools", "core", "--server", "https://stick.example.com", "--token-file", token)
+	if want := lines("grok: replaced " + s + " mcp (grok mcp remove stick; grok mcp add stick -- " + s + " mcp " + strings.Join(flags, " ") + ")"); code != 0 || out != want {
+		t.Fatalf("replace: %d %q\n got %q\nwant %q", code, errOut, out, want)
+	}
+	m.wantCalls(t, "grok [mcp] [remove] [stick]", "grok [mcp] [add] [stick] [--] ["+s+"] [mcp] ["+strings.Join(flags, "] [")+"]")
+	if code, out, _ = run(t, "install", "grok", "--tools=core", "--server=https://stick.example.com", "--token-file="+token); code != 0 ||
+		out != lines("grok: already installed ("+s+" mcp "+strings.Join(flags, " ")+")") {
+		t.Fatalf("install again: %d %q", code, out)
+	}
+
+	if code, out, _ = run(t, "install", "grok", "--database", "postgres://stick@db.example.com/stick", "--dry-run"); code != 0 ||
+		!strings.Contains(out, "grok mcp add stick -- "+s+" mcp --database=postgres://stick@db.example.com/stick)") {
+		t.Fatalf("install --database: %d %q", code, out)
+	}
+	m.calls(t)
+
+	if code, out, _ = run(t, "uninstall", "grok"); code != 0 || out != lines("grok: uninstalled (grok mcp remove stick)") {
+		t.Fatalf("uninstall: %d %q", code, out)
+	}
+	m.wantCalls(t, "grok [mcp] [remove] [stick]")
+	if code, out, _ = run(t, "uninstall", "grok"); code != 0 || out != lines("grok: not installed") {
+		t.Fatalf("second uninstall: %d %q", code, out)
+	}
+	m.wantCalls(t)
+
+	skillFile := filepath.Join(m.home, ".grok", "skills", "stick", "SKILL.md")
+	if code, out, _ = run(t, "install-skill", "grok"); code != 0 || out != lines("grok: installed ("+skillFile+")") || readFile(t, skillFile) != string(skill.Markdown) {
+		t.Fatalf("install-skill: %d %q", code, out)
+	}
+	if code, out, _ = run(t, "uninstall-skill", "grok"); code != 0 || out != lines("grok: uninstalled ("+skillFile+")") {
+		t.Fatalf("uninstall-skill: %d %q", code, out)
+	}
+	mustNotExist(t, filepath.Join(m.home, ".grok", "skills"))
+}
+
+// Antigravity is configured by a merge into ~/.gemini/config/mcp_config.json
+// that keeps every other byte; uninstall gives the file its bytes back, and
+// removes a file (and folders) install created; a file that is not JSON is
+// refused and left alone.
+func TestInstallAntigravity(t *testing.T) {
+	m := newMachine(t, "stick") // no agy binary: its config folder detects it
+	s := filepath.Join(m.bin, "stick")
+	dir := filepath.Join(m.home, ".gemini", "config")
+	config := filepath.Join(dir, "mcp_config.json")
+	if err := os.MkdirAll(dir, 0o755); err != nil {
+		t.Fatal(err)
+	}
+	original := "{\n  // mine\n  \"mcpServers\": {\n    \"other\": {\"serverUrl\": \"https://example.com/mcp\"}\n  }\n}\n"
+	if err := os.WriteFile(config, []byte(original), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	if code, out, _ := run(t, "install", "antigravity", "--dry-run"); code != 0 || out != lines("antigravity: would install ("+config+")") || readFile(t, config) != original {
+		t.Fatalf("dry run: %d %q", code, out)
+	}
+	code, out, errOut := run(t, "install", "--all")
+	if want := lines("claude-code: skipped (not detected: no claude on PATH)", "codex: skipped (not detected: no codex on PATH)",
+		"gemini: skipped (not detected: no gemini on PATH)",
+		"opencode: skipped (not detected: no opencode on PATH, no "+filepath.Join(m.xdg, "opencode")+")",
+		"antigravity: installed ("+config+")", grokSkipped); code != 0 || out != want {
+		t.Fatalf("install: %d %q\n got %q\nwant %q", code, errOut, out, want)
+	}
+	want := "{\n  // mine\n  \"mcpServers\": {\n    \"other\": {\"serverUrl\": \"https://example.com/mcp\"},\n" +
+		"    \"stick\": {\n      \"command\": \"" + s + "\",\n      \"args\": [\"mcp\"]\n    }\n  }\n}\n"
+	if got := readFile(t, config); got != want {
+		t.Fatalf("config:\n%s\nwant:\n%s", got, want)
+	}
+	if code, out, _ = run(t, "install", "antigravity"); code != 0 || out != lines("antigravity: already installed ("+config+")") || readFile(t, config) != want {
+		t.Fatalf("second install: %d %q", code, out)
+	}
+	code, out, _ = run(t, "install", "antigravity", "--tools", "core", "--database", "postgres://stick@db.example.com/stick")
+	if code != 0 || out != lines("antigravity: replaced "+s+" mcp ("+config+")") ||
+		!strings.Contains(readFile(t, config), `"args": ["mcp", "--tools=core", "--database=postgres://stick@db.example.com/stick"]`) {
+		t.Fatalf("replace: %d %q\n%s", code, out, readFile(t, config))
+	}
+	if code, out, _ = run(t, "uninstall", "antigravity", "--dry-run"); code != 0 || out != lines("antigravity: would uninstall ("+config+")") {
+		t.Fatalf("uninstall dry run: %d %q", code, out)
+	}
+	if code, out, _ = run(t, "uninstall", "antigravity"); code != 0 || out != lines("antigravity: uninstalled ("+config+")") || readFile(t, config) != original {
+		t.Fatalf("uninstall: %d %q\n%s", code, out, readFile(t, config))
+	}
+	if code, out, _ = run(t, "uninstall", "antigravity"); code != 0 || out != lines("antigravity: not installed") || readFile(t, config) != original {
+		t.Fatalf("second uninstall: %d %q", code, out)
+	}
+
+	// Found by its binary, with no folder: install creates the file, and
+	// uninstall removes it and the folders made for it.
+	if err := os.RemoveAll(filepath.Join(m.home, ".gemini")); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(filepath.Join(m.bin, "agy"), []byte(fakePrelude+fakeScripts["agy"]), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	if code, out, _ = run(t, "install", "antigravity", "--server", "https://stick.example.com"); code != 0 || out != lines("antigravity: installed ("+config+")") {
+		t.Fatalf("install new: %d %q", code, out)
+	}
+	if got, want := readFile(t, config), "{\n  \"mcpServers\": {\n    \"stick\": {\n      \"command\": \""+s+"\",\n      \"args\": [\"mcp\", \"--server=https://stick.example.com\"]\n    }\n  }\n}\n"; got != want {
+		t.Fatalf("new config:\n%s\nwant:\n%s", got, want)
+	}
+	if code, out, _ = run(t, "uninstall", "antigravity"); code != 0 || out != lines("antigravity: uninstalled ("+config+")") {
+		t.Fatalf("uninstall new: %d %q", code, out)
+	}
+	mustNotExist(t, filepath.Join(m.home, ".gemini"))
+	m.wantCalls(t) // agy is never run
+
+	// The skill goes to ~/.gemini/config/skills.
+	skillFile := filepath.Join(dir, "skills", "stick", "SKILL.md")
+	if code, out, _ = run(t, "install-skill", "antigravity"); code != 0 || out != lines("antigravity: installed ("+skillFile+")") {
+		t.Fatalf("install-skill: %d %q", code, out)
+	}
+	if code, out, _ = run(t, "uninstall-skill", "antigravity"); code != 0 || out != lines("antigravity: uninstalled ("+skillFile+")") {
+		t.Fatalf("uninstall-skill: %d %q", code, out)
+	}
+	mustNotExist(t, filepath.Join(dir, "skills"))
+
+	// Not JSON: refused, nothing written.
+	broken := "{\n  \"mcpServers\": {\n  oops\n}\n"
+	if err := os.WriteFile(config, []byte(broken), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	for _, op := range []string{"install", "uninstall"} {
+		code, out, errOut := run(t, op, "antigravity")
+		if code != 1 || !strings.HasPrefix(out, "antigravity: failed (cannot read "+config+": not valid JSON") ||
+			!strings.HasPrefix(errOut, "stick: harness_error: "+op+" failed for antigravity: cannot read "+config) ||
+			!strings.Contains(errOut, "hint: fix the JSON of "+config) || readFile(t, config) != broken {
+			t.Fatalf("%s on broken JSON: %d %q %q", op, code, out, errOut)
+		}
 	}
 }

@@ -158,4 +158,6 @@ const mcpRegistrations = `  stick install --all                                 
   claude mcp add --scope user stick -- stick mcp       # Claude Code
   codex mcp add stick -- stick mcp                     # Codex
   gemini mcp add --scope user stick stick mcp          # Gemini CLI
-  stick install opencode                               # OpenCode (merges into ~/.config/opencode/opencode.json)`
+  stick install opencode                               # OpenCode (merges into ~/.config/opencode/opencode.json)
+  stick install antigravity                            # Antigravity (merges into ~/.gemini/config/mcp_config.json)
+  grok mcp add stick -- stick mcp                      # Grok Build`

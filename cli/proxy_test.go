@@ -31,6 +31,7 @@ func TestInstallServer(t *testing.T) {
 			"codex: "+verb+" (codex mcp add stick -- "+s+" mcp "+flags+")",
 			"gemini: "+verb+" (gemini mcp add --scope user stick "+s+" mcp "+flags+")",
 			"opencode: "+verb+" ("+config+")",
+			m.agySkipped(), grokSkipped,
 		)
 	}
 	code, out, errOut := run(t, "install", "--all", "--server", "https://stick.example.com", "--token-file", "token", "--dry-run")
@@ -61,6 +62,7 @@ func TestInstallServer(t *testing.T) {
 		"codex: already installed ("+s+" mcp "+flags+")",
 		"gemini: already installed ("+s+" mcp "+flags+")",
 		"opencode: already installed ("+config+")",
+		m.agySkipped(), grokSkipped,
 	); code != 0 || out != want {
 		t.Fatalf("second install: %d\n got %q\nwant %q", code, out, want)
 	}
@@ -72,6 +74,7 @@ func TestInstallServer(t *testing.T) {
 		"codex: uninstalled (codex mcp remove stick)",
 		"gemini: uninstalled (gemini mcp remove --scope user stick)",
 		"opencode: uninstalled ("+config+")",
+		m.agySkipped(), grokSkipped,
 	); code != 0 || out != want {
 		t.Fatalf("uninstall: %d\n got %q\nwant %q", code, out, want)
 	}

@@ -1,5 +1,6 @@
 // Package harness registers 'stick mcp' and the stick skill with the coding-agent
-// harnesses installed on this machine (Claude Code, Codex, Gemini CLI, OpenCode).
+// harnesses installed on this machine (Claude Code, Codex, Gemini CLI, OpenCode,
+// Antigravity, Grok Build).
 package harness
 
 import (
@@ -131,6 +132,23 @@ var table = []*Harness{
 		configDir: openCodeDir(""),
 		skillsDir: openCodeDir("skills"),
 		mcp:       openCodeRegistrar{},
+	},
+	{
+		Name: "antigravity", Title: "Antigravity", Binary: "agy",
+		configDir: homeDir(".gemini", "config"),
+		skillsDir: homeDir(".gemini", "config", "skills"),
+		mcp:       antigravityRegistrar{},
+	},
+	{
+		Name: "grok", Title: "Grok Build", Binary: "grok",
+		skillsDir: homeDir(".grok", "skills"),
+		mcp: &cliRegistrar{
+			lookup: grokLookup,
+			add: func(cmdline []string) []string {
+				return append([]string{"mcp", "add", ServerName, "--"}, cmdline...)
+			},
+			remove: []string{"mcp", "remove", ServerName},
+		},
 	},
 }
 
