@@ -202,49 +202,17 @@ func (d *doc) trailingComma(from, to int) int {
 func format(value any, indent string, l layout) string {
 	switch v := value.(type) {
 	case fields:
-		if len(v) == 0 {
-			return "{}"
-		}
-		var b strings.Builder
-		b.WriteString("{")
+		items := make([]string, len(v))
 		for i, f := range v {
-			if i > 0 {
-				b.WriteString(",")
-			}
-			if l.multiline {
-				b.WriteString(l.nl + indent + l.unit)
-			} else if i > 0 {
-				b.WriteString(" ")
-			}
-			b.WriteString(quote(f.key) + ": " + format(f.value, indent+l.unit, l))
+			items[i] = quote(f.key) + ": " + format(f.value, indent+l.unit, l)
 		}
-		if l.multiline {
-			b.WriteString(l.nl + indent)
-		}
-		b.WriteString("}")
-		return b.String()
+		return enclose("{", "}", items, indent, l)
 	case []fields:
-		if len(v) == 0 {
-			return "[]"
-		}
-		var b strings.Builder
-		b.WriteString("[")
+		items := make([]string, len(v))
 		for i, f := range v {
-			if i > 0 {
-				b.WriteString(",")
-			}
-			if l.multiline {
-				b.WriteString(l.nl + indent + l.unit)
-			} else if i > 0 {
-				b.WriteString(" ")
-			}
-			b.WriteString(format(f, indent+l.unit, l))
+			items[i] = format(f, indent+l.unit, l)
 		}
-		if l.multiline {
-			b.WriteString(l.nl + indent)
-		}
-		b.WriteString("]")
-		return b.String()
+		return enclose("[", "]", items, indent, l)
 	case []string:
 		items := make([]string, len(v))
 		for i, s := range v {
@@ -253,6 +221,33 @@ func format(value any, indent string, l layout) string {
 		return "[" + strings.Join(items, ", ") + "]"
 	}
 	return scalar(value)
+}
+
+// enclose writes items between the brackets left and right: one per
+// line, indented one unit deeper than indent, in a multiline layout; else
+// on one line.
+func enclose(left, right string, items []string, indent string, l layout) string {
+	if len(items) == 0 {
+		return left + right
+	}
+	var b strings.Builder
+	b.WriteString(left)
+	for i, item := range items {
+		if i > 0 {
+			b.WriteString(",")
+		}
+		if l.multiline {
+			b.WriteString(l.nl + indent + l.unit)
+		} else if i > 0 {
+			b.WriteString(" ")
+		}
+		b.WriteString(item)
+	}
+	if l.multiline {
+		b.WriteString(l.nl + indent)
+	}
+	b.WriteString(right)
+	return b.String()
 }
 
 func quote(s string) string { return scalar(s) }
