@@ -30,6 +30,13 @@ func hold(args []string) error {
 		return err
 	}
 	defer a.close()
+	return holdUntilKilled(ctx, a)
+}
+
+// holdUntilKilled is the life of a holder that has joined: it says
+// "joined", waits until it holds the stick, says "holding" and then holds
+// it until it is killed (or its input closes).
+func holdUntilKilled(ctx context.Context, a *agent) error {
 	fmt.Println("joined")
 	for {
 		w, err := a.wait(ctx, 30*time.Second)
@@ -56,33 +63,67 @@ func hold(args []string) error {
 // next holder.
 func crashDetection(ctx context.Context, e *env) ([]Result, error) {
 	r := Result{Scenario: "crash-detection", Unit: "kills"}
-	n := e.size(30, 5)
 	me, err := joinAs(ctx, e.db, e.repo, "watcher")
 	if err != nil {
 		return nil, err
 	}
 	defer me.close()
-	var held *stick.WaitResult // this process's turn, between kills
+	// Let the wait block first: a kill that lands before it would be
+	// seen by its first look at the room, which is not a wake-up.
+	if err := killHolders(ctx, e, me, &r, holderKills{
+		role: "bench-hold", n: e.size(30, 5), settle: 20 * time.Millisecond, why: "holder killed by the benchmark",
+	}); err != nil {
+		return nil, err
+	}
+	r.Met = r.P50 <= 100*time.Millisecond
+	return []Result{r}, nil
+}
+
+// holderKills says how killHolders runs: the role of the holders, how
+// many, how long the watcher's wait is given before each kill, the
+// reason of the watcher's takeovers, and a check of each holder once it
+// holds the stick (nil: none).
+type holderKills struct {
+	role   string
+	n      int
+	settle time.Duration
+	why    string
+	check  func(c *child, name string) error
+}
+
+// killHolders starts k.n holders of k.role one after the other; each
+// joins, gets the stick (from me, who hands on the turn it took over
+// last) and is SIGKILLed while me waits in WaitForTurn, measured from the
+// kill until the wait returns takeover_available with owner_gone; me then
+// takes over. r gets the latencies and the processor time.
+func killHolders(ctx context.Context, e *env, me *agent, r *Result, k holderKills) error {
+	var held *stick.WaitResult // me's turn, between kills
 	var samples []time.Duration
 	var kids []*child
 	defer func() { killAll(kids) }()
 	m := startMeter()
-	for i := range n {
-		c, err := e.start(ctx, nil, "bench-hold", e.data, e.repo, fmt.Sprintf("h%03d", i))
+	for i := range k.n {
+		name := fmt.Sprintf("h%03d", i)
+		c, err := e.start(ctx, nil, k.role, e.data, e.repo, name)
 		if err != nil {
-			return nil, err
+			return err
 		}
 		kids = append(kids, c)
 		if _, err := c.expect(ctx, "joined", time.Minute); err != nil {
-			return nil, err
+			return err
 		}
 		if held != nil {
 			if _, err := me.svc.Release(ctx, me.me, held.Lease(), stick.Handoff{Status: "recovered", NextAction: "hold until killed"}); err != nil {
-				return nil, err
+				return err
 			}
 		}
 		if _, err := c.expect(ctx, "holding", time.Minute); err != nil {
-			return nil, err
+			return err
+		}
+		if k.check != nil {
+			if err := k.check(c, name); err != nil {
+				return err
+			}
 		}
 		type waited struct {
 			w   stick.WaitResult
@@ -99,32 +140,36 @@ func crashDetection(ctx context.Context, e *env) ([]Result, error) {
 				}
 			}
 		}()
-		// Let the wait block first: a kill that lands before it would be
-		// seen by its first look at the room, which is not a wake-up.
-		time.Sleep(20 * time.Millisecond)
+		time.Sleep(k.settle)
 		t0 := time.Now()
 		if err := c.Signal(syscall.SIGKILL); err != nil {
-			return nil, err
+			return err
 		}
-		res := <-got
+		var res waited
+		select {
+		case res = <-got:
+		case <-time.After(time.Minute):
+			return fmt.Errorf("no owner_gone within a minute of the kill of %s", name)
+		case <-ctx.Done():
+			return ctx.Err()
+		}
 		if res.err != nil {
-			return nil, res.err
+			return res.err
 		}
 		if res.w.Status != stick.TakeoverAvailable || res.w.Reason != string(stick.ReasonOwnerGone) {
-			return nil, fmt.Errorf("after the kill: %w", errUnexpected(res.w))
+			return fmt.Errorf("after the kill of %s: %w", name, errUnexpected(res.w))
 		}
 		samples = append(samples, res.at.Sub(t0))
 		_ = c.Close()
 		m.addReaped(c.State())
-		t, err := me.svc.Takeover(ctx, me.me, me.room, res.w.TurnID, "holder killed by the benchmark")
+		t, err := me.svc.Takeover(ctx, me.me, me.room, res.w.TurnID, k.why)
 		if err != nil {
-			return nil, err
+			return err
 		}
 		held = &stick.WaitResult{RoomID: t.RoomID, TurnID: t.TurnID, LeaseID: t.LeaseID}
 	}
-	m.stop(&r, len(samples))
+	m.stop(r, len(samples))
 	r.latencies(samples)
 	r.Throughput = 0
-	r.Met = r.P50 <= 100*time.Millisecond
-	return []Result{r}, nil
+	return nil
 }

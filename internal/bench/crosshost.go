@@ -1,11 +1,8 @@
 package bench
 
 import (
-	"bufio"
 	"context"
 	"fmt"
-	"os"
-	"syscall"
 	"time"
 
 	"github.com/stickhq/stick/internal/reexec"
@@ -25,14 +22,19 @@ func init() {
 // as it judges the processes of another machine.
 const otherHost = "stickbench-other-host"
 
-// onOtherHost is this process as a process of otherHost: its real pid
-// and start time, so that it is exact.
+// onOtherHost is this process as a process of otherHost (asOtherHost).
 func onOtherHost() (stick.Process, error) {
 	self, err := procid.Self()
 	if err != nil {
 		return stick.Process{}, err
 	}
-	return stick.Process{HostID: otherHost, BootID: "boot-" + otherHost, PID: self.PID, StartedAt: self.StartedAt}, nil
+	return asOtherHost(self), nil
+}
+
+// asOtherHost is p as a process of otherHost: its real pid and start
+// time, so that it is exact.
+func asOtherHost(p procid.Identity) stick.Process {
+	return stick.Process{HostID: otherHost, BootID: "boot-" + otherHost, PID: p.PID, StartedAt: p.StartedAt}
 }
 
 // holdOnOtherHost: args data repo id. On PostgreSQL only, as a process
@@ -70,24 +72,7 @@ func holdOnOtherHost(args []string) error {
 		return err
 	}
 	a.room = j.RoomID
-	fmt.Println("joined")
-	for {
-		w, err := a.wait(ctx, 30*time.Second)
-		if err != nil {
-			return err
-		}
-		if w.Status == stick.YourTurn {
-			break
-		}
-		if w.Status != stick.NotYet {
-			return errUnexpected(w)
-		}
-	}
-	fmt.Println("holding")
-	in := bufio.NewScanner(os.Stdin)
-	for in.Scan() {
-	}
-	return nil
+	return holdUntilKilled(ctx, a)
 }
 
 // crossHostSettle is how long the watcher's wait is given to look at the
@@ -106,7 +91,6 @@ const crossHostSettle = 100 * time.Millisecond
 // hands the stick to the next holder. PostgreSQL only.
 func crossHostCrash(ctx context.Context, e *env) ([]Result, error) {
 	r := Result{Scenario: "cross-host-crash", Unit: "kills"}
-	n := e.size(20, 5)
 	self, err := procid.Self()
 	if err != nil {
 		return nil, err
@@ -132,83 +116,21 @@ func crossHostCrash(ctx context.Context, e *env) ([]Result, error) {
 		return nil, err
 	}
 	me.room = j.RoomID
-	var held *stick.WaitResult // this process's turn, between kills
-	var samples []time.Duration
-	var kids []*child
-	defer func() { killAll(kids) }()
-	m := startMeter()
-	for i := range n {
-		name := fmt.Sprintf("h%03d", i)
-		c, err := e.start(ctx, nil, "bench-xhold", e.data, e.repo, name)
-		if err != nil {
-			return nil, err
-		}
-		kids = append(kids, c)
-		if _, err := c.expect(ctx, "joined", time.Minute); err != nil {
-			return nil, err
-		}
-		if held != nil {
-			if _, err := svc.Release(ctx, me.me, held.Lease(), stick.Handoff{Status: "recovered", NextAction: "hold until killed"}); err != nil {
-				return nil, err
+	if err := killHolders(ctx, e, me, &r, holderKills{
+		role: "bench-xhold", n: e.size(20, 5), settle: crossHostSettle, why: "holder on another host killed by the benchmark",
+		check: func(c *child, name string) error {
+			holder, err := procid.Of(c.PID())
+			if err != nil {
+				return err
 			}
-		}
-		if _, err := c.expect(ctx, "holding", time.Minute); err != nil {
-			return nil, err
-		}
-		holder, err := procid.Of(c.PID())
-		if err != nil {
-			return nil, err
-		}
-		other := stick.Process{HostID: otherHost, BootID: "boot-" + otherHost, PID: holder.PID, StartedAt: holder.StartedAt}
-		if got := live.Check(other); got != procid.Alive {
-			return nil, fmt.Errorf("%s holds the stick and its mark, but the watcher judges it %v, not alive", name, got)
-		}
-		type waited struct {
-			w   stick.WaitResult
-			err error
-			at  time.Time
-		}
-		got := make(chan waited, 1)
-		go func() {
-			for {
-				w, err := me.wait(ctx, 10*time.Second)
-				if err != nil || w.Status != stick.NotYet {
-					got <- waited{w, err, time.Now()}
-					return
-				}
+			if got := live.Check(asOtherHost(holder)); got != procid.Alive {
+				return fmt.Errorf("%s holds the stick and its mark, but the watcher judges it %v, not alive", name, got)
 			}
-		}()
-		time.Sleep(crossHostSettle)
-		t0 := time.Now()
-		if err := c.Signal(syscall.SIGKILL); err != nil {
-			return nil, err
-		}
-		var res waited
-		select {
-		case res = <-got:
-		case <-time.After(time.Minute):
-			return nil, fmt.Errorf("no owner_gone within a minute of the kill of %s", name)
-		case <-ctx.Done():
-			return nil, ctx.Err()
-		}
-		if res.err != nil {
-			return nil, res.err
-		}
-		if res.w.Status != stick.TakeoverAvailable || res.w.Reason != string(stick.ReasonOwnerGone) {
-			return nil, fmt.Errorf("after the kill of %s: %w", name, errUnexpected(res.w))
-		}
-		samples = append(samples, res.at.Sub(t0))
-		_ = c.Close()
-		m.addReaped(c.State())
-		t, err := svc.Takeover(ctx, me.me, me.room, res.w.TurnID, "holder on another host killed by the benchmark")
-		if err != nil {
-			return nil, err
-		}
-		held = &stick.WaitResult{RoomID: t.RoomID, TurnID: t.TurnID, LeaseID: t.LeaseID}
+			return nil
+		},
+	}); err != nil {
+		return nil, err
 	}
-	m.stop(&r, len(samples))
-	r.latencies(samples)
-	r.Throughput = 0
 	r.Met = r.P50 <= 200*time.Millisecond
 	r.note("each holder judged alive by its mark while it held the stick")
 	return []Result{r}, nil
