@@ -1,14 +1,10 @@
 package cli
 
 import (
-	"bufio"
-	"bytes"
 	"context"
 	"fmt"
-	"io"
 	"net/http"
 	"os"
-	"os/exec"
 	"strings"
 	"testing"
 	"time"
@@ -151,33 +147,7 @@ func TestBinaryMCPMarksItsHarness(t *testing.T) {
 	if rows, _ := heldMarksOf(t, u, os.Getpid()); rows != 0 {
 		t.Fatalf("marks of the test after a one-shot command: %d; want none", rows)
 	}
-	cmd := exec.Command(stickBin, "mcp", "--database", u)
-	cmd.Dir = b.repo
-	cmd.Env = append(os.Environ(), b.env...)
-	var stderr bytes.Buffer
-	cmd.Stderr = &stderr
-	stdin, err := cmd.StdinPipe()
-	if err != nil {
-		t.Fatal(err)
-	}
-	stdout, err := cmd.StdoutPipe()
-	if err != nil {
-		t.Fatal(err)
-	}
-	if err := cmd.Start(); err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { _ = cmd.Process.Kill(); _ = cmd.Wait() })
-	lines := bufio.NewReader(stdout)
-	if _, err := io.WriteString(stdin, `{"jsonrpc":"2.0","id":1,"method":"initialize","params":{"protocolVersion":"2025-06-18","capabilities":{},"clientInfo":{"name":"t","version":"1"}}}`+"\n"); err != nil {
-		t.Fatal(err)
-	}
-	if line, err := lines.ReadString('\n'); err != nil || !strings.Contains(line, "protocolVersion") {
-		t.Fatalf("initialize: %q, %v\n%s", line, err, stderr.String())
-	}
-	if _, err := io.WriteString(stdin, `{"jsonrpc":"2.0","method":"notifications/initialized"}`+"\n"); err != nil {
-		t.Fatal(err)
-	}
+	m := startRawMCPWith(t, b.repo, []string{"--database", u}, b.env...)
 	deadline := time.Now().Add(30 * time.Second)
 	for {
 		rows, held := heldMarksOf(t, u, os.Getpid())
@@ -185,13 +155,13 @@ func TestBinaryMCPMarksItsHarness(t *testing.T) {
 			break
 		}
 		if time.Now().After(deadline) {
-			t.Fatalf("marks of the harness while 'stick mcp' runs: %d, %d held; want one held\n%s", rows, held, stderr.String())
+			t.Fatalf("marks of the harness while 'stick mcp' runs: %d, %d held; want one held", rows, held)
 		}
 		time.Sleep(20 * time.Millisecond)
 	}
-	stdin.Close()
-	if err := cmd.Wait(); err != nil {
-		t.Fatalf("stick mcp at the end of stdin: %v\n%s", err, stderr.String())
+	m.stdin.Close()
+	if err := m.cmd.Wait(); err != nil {
+		t.Fatalf("stick mcp at the end of stdin: %v\n%s", err, m.stderr.String())
 	}
 	if rows, _ := heldMarksOf(t, u, os.Getpid()); rows != 0 {
 		t.Fatalf("marks of a harness that runs on after its 'stick mcp' ended: %d; want none (judged by its leases)", rows)

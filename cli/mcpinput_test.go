@@ -2,6 +2,7 @@ package cli
 
 import (
 	"bufio"
+	"bytes"
 	"encoding/json"
 	"io"
 	"os"
@@ -17,6 +18,8 @@ import (
 // test can send bytes an SDK client would have cleaned up.
 type rawMCP struct {
 	t       *testing.T
+	cmd     *exec.Cmd
+	stderr  bytes.Buffer // read it once cmd has ended
 	stdin   io.WriteCloser
 	replies chan []byte
 	id      int
@@ -24,15 +27,21 @@ type rawMCP struct {
 
 func startRawMCP(t *testing.T, dir string, env ...string) *rawMCP {
 	t.Helper()
-	cmd := exec.Command(stickBin, "mcp")
+	return startRawMCPWith(t, dir, nil, env...)
+}
+
+// startRawMCPWith is startRawMCP with flags after "stick mcp".
+func startRawMCPWith(t *testing.T, dir string, flags []string, env ...string) *rawMCP {
+	t.Helper()
+	cmd := exec.Command(stickBin, append([]string{"mcp"}, flags...)...)
 	cmd.Dir = dir
 	cmd.Env = append(os.Environ(), env...)
-	cmd.Stderr = io.Discard
+	m := &rawMCP{t: t, cmd: cmd, replies: make(chan []byte, 16)}
+	cmd.Stderr = &m.stderr
 	out, err := cmd.StdoutPipe()
 	if err != nil {
 		t.Fatal(err)
 	}
-	m := &rawMCP{t: t, replies: make(chan []byte, 16)}
 	if m.stdin, err = cmd.StdinPipe(); err != nil {
 		t.Fatal(err)
 	}
