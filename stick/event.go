@@ -58,6 +58,16 @@ type Event struct {
 	// MessageType is a note's kind: one of NoteTypes or a custom x-... type
 	// (a note posted before types were checked may carry another word).
 	MessageType NoteType `json:"message_type,omitempty"`
+	// Recipients are the members a note is addressed to (agent ids, as
+	// resolved when it was posted); empty for a note to the whole room.
+	// Addressing is routing, not privacy: every member reads every note.
+	Recipients []string `json:"recipients,omitempty"`
+	// Interrupt marks a directed note that should interrupt its
+	// recipients: it ends their wait_for_turn at once.
+	Interrupt bool `json:"interrupt,omitempty"`
+	// Channel is a note's channel (see Channel); "" on other events and on
+	// notes posted before channels, which count as DefaultChannel.
+	Channel string `json:"channel,omitempty"`
 	// ClientMessageID is the sender's idempotency key of a note, if it gave one.
 	ClientMessageID string `json:"client_message_id,omitempty"`
 	// Ref points at a related event: for a claim, the handoff it received; for a takeover, the handoff

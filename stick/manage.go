@@ -35,6 +35,17 @@ type Note struct {
 	// ClientMessageID makes the send idempotent: sending again with the same
 	// id (per room and sender) returns the first event, flagged Duplicate.
 	ClientMessageID string
+	// To names the note's recipients: agent ids, handles, unambiguous
+	// prefixes of display names, or BroadcastRecipient for the whole room
+	// (the same as none). An unknown or ambiguous name is an error naming
+	// the members; nothing is posted.
+	To []string
+	// Interrupt ends the recipients' wait_for_turn at once with the note
+	// (see WaitInterrupted); it needs recipients.
+	Interrupt bool
+	// Channel is the channel the note goes to; "" is DefaultChannel. A
+	// channel the room does not offer is refused with the list of channels.
+	Channel string
 }
 
 // PostResult is what Post returns.

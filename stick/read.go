@@ -55,8 +55,16 @@ type MemberStatus struct {
 	TurnRole    string      `json:"turn_role,omitempty"`
 	Kind        SessionKind `json:"session_kind"`
 	DisplayName string      `json:"display_name,omitempty"`
-	JoinedAt    time.Time   `json:"joined_at"`
-	LastSeenAt  time.Time   `json:"last_seen_at"`
+	// Handle is the short name the member chose (see SetHandle); "" when none.
+	Handle string `json:"handle,omitempty"`
+	// Standby is true while the member stays in the room without taking
+	// turns by itself (see SetStandby).
+	Standby bool `json:"standby,omitempty"`
+	// Wake says how the member's harness session can be woken and how
+	// the last wake went; nil when it cannot be woken.
+	Wake       *WakeStatus `json:"wake,omitempty"`
+	JoinedAt   time.Time   `json:"joined_at"`
+	LastSeenAt time.Time   `json:"last_seen_at"`
 	// IdleMS is how long ago the member last called, in milliseconds.
 	IdleMS int64 `json:"idle_ms"`
 }

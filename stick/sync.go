@@ -29,6 +29,9 @@ type SyncRequest struct {
 	// CursorReset moves the cursor back to the start first, to replay the
 	// whole log.
 	CursorReset bool
+	// Channels, when set, returns only the notes of these channels (and
+	// every event that is not a note); the cursor still moves over the rest.
+	Channels []string
 }
 
 // SyncResult is what Sync returns.
@@ -36,8 +39,12 @@ type SyncResult struct {
 	RoomID string `json:"room_id"`
 	// Sent are the outbox's notes as posted (or found, for a duplicate).
 	Sent []PostResult `json:"sent"`
-	// Received are the events after the cursor, oldest first: every type,
-	// handoffs included.
+	// Addressed are the received notes addressed to the caller, oldest
+	// first, given before the rest so a member sees first what it was
+	// asked; they are not repeated in Received.
+	Addressed []Event `json:"addressed,omitempty"`
+	// Received are the other events after the cursor, oldest first: every
+	// type, handoffs included.
 	Received []Event `json:"received"`
 	// Cursor is the member's cursor after the call: the last event it has
 	// been given (and acknowledged, with ManualAck).

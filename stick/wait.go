@@ -15,6 +15,9 @@ const (
 	NotYet            WaitStatus = "not_yet"
 	TakeoverAvailable WaitStatus = "takeover_available"
 	Closed            WaitStatus = "closed"
+	// Interrupted ends a wait early: a note addressed to the caller and
+	// marked interrupt arrived (WaitResult.Addressed holds it).
+	Interrupted WaitStatus = "interrupted"
 )
 
 // WaitRequest asks for the stick.
@@ -57,6 +60,10 @@ type WaitResult struct {
 	RoomState    RoomState `json:"room_state,omitempty"`
 	CurrentOwner string    `json:"current_owner,omitempty"`
 	ReservedFor  string    `json:"reserved_for,omitempty"`
+	// Addressed are the notes addressed to the caller that it has not been
+	// given yet (past its sync cursor), oldest first, at most
+	// MaxAddressedInResult; reading them here does not move the cursor.
+	Addressed []Event `json:"addressed,omitempty"`
 }
 
 // Lease returns the fencing triple of a your_turn result.

@@ -1,0 +1,142 @@
+package stick
+
+import (
+	"regexp"
+	"strconv"
+	"strings"
+	"time"
+)
+
+// DefaultChannel is the channel of a note that names none, and of every
+// note posted before rooms had channels. Every room offers it.
+const DefaultChannel = "general"
+
+// Limits on channels.
+const (
+	// MaxChannels bounds how many channels a room declares.
+	MaxChannels = 64
+	// MaxChannelNameLen bounds a channel's name.
+	MaxChannelNameLen = 64
+	// MaxChannelDescriptionLen bounds a channel's description.
+	MaxChannelDescriptionLen = 500
+	// MinChannelBytes is the smallest MaxBytes a channel may keep.
+	MinChannelBytes = 1024
+)
+
+// channelName is the shape of a channel's name (and of a handle).
+var channelName = regexp.MustCompile(`^[a-z0-9-]+$`)
+
+// ChannelSpec declares one channel of a room: a named lane for notes
+// (roadmap, review, ci). Notes and the document stay per room; a note
+// carries its channel, and reads can filter by it.
+type ChannelSpec struct {
+	// Name matches ^[a-z0-9-]+$ and is unique in the room.
+	Name string `json:"name"`
+	// Description says what the channel is for.
+	Description string `json:"description"`
+	// MaxMessages, MaxBytes and MaxAge bound what the channel keeps: past
+	// any of them its oldest notes are pruned (never handoffs, turn
+	// events or the document). Zero keeps everything.
+	MaxMessages int           `json:"max_messages,omitempty"`
+	MaxBytes    int64         `json:"max_bytes,omitempty"`
+	MaxAge      time.Duration `json:"max_age,omitempty"`
+}
+
+// Retains reports whether the channel prunes its old notes.
+func (c ChannelSpec) Retains() bool { return c.MaxMessages > 0 || c.MaxBytes > 0 || c.MaxAge > 0 }
+
+// DefaultChannels are the channels a room offers, besides DefaultChannel,
+// when its project declares none.
+func DefaultChannels() []ChannelSpec {
+	return []ChannelSpec{
+		{Name: "roadmap", Description: "Discussion about the project's roadmap and planning"},
+		{Name: "parallel-work", Description: "Coordination of work done in parallel by several members"},
+		{Name: "errors", Description: "Errors met, and their troubleshooting"},
+	}
+}
+
+// generalChannel describes DefaultChannel when a project does not.
+var generalChannel = ChannelSpec{Name: DefaultChannel, Description: "Everything that fits no other channel"}
+
+// ChannelInfo is a channel as list_channels shows it.
+type ChannelInfo struct {
+	ChannelSpec
+	// Notes counts the channel's notes kept now.
+	Notes int `json:"notes"`
+	// LastActivity is when its newest note was posted; nil when it has none.
+	LastActivity *time.Time `json:"last_activity,omitempty"`
+}
+
+// ValidateChannels checks a project's channel declarations: names of the
+// right shape and unique, descriptions present, limits not negative. An
+// empty list is valid (the room then offers DefaultChannels).
+//
+// Errors: invalid_argument (channels[i].name and so on).
+func ValidateChannels(specs []ChannelSpec) error {
+	if len(specs) > MaxChannels {
+		return invalidArg("channels", "%d channels are declared; at most %d are allowed", len(specs), MaxChannels)
+	}
+	seen := make(map[string]int, len(specs))
+	for i, c := range specs {
+		field := "channels[" + strconv.Itoa(i) + "]."
+		if err := validateChannelName(field+"name", c.Name); err != nil {
+			return err
+		}
+		if j, dup := seen[c.Name]; dup {
+			return invalidArg(field+"name", "channel %q is declared twice (channels[%d] and channels[%d])", c.Name, j, i).
+				WithHint("give each channel a name of its own")
+		}
+		seen[c.Name] = i
+		if strings.TrimSpace(c.Description) == "" {
+			return invalidArg(field+"description", "channel %q needs a description saying what it is for", c.Name)
+		}
+		if problem := textProblem(c.Description, MaxChannelDescriptionLen, true); problem != "" {
+			return invalidArg(field+"description", "%sdescription %s", field, problem)
+		}
+		switch {
+		case c.MaxMessages < 0:
+			return invalidArg(field+"max_messages", "%smax_messages must be at least 1, got %d", field, c.MaxMessages)
+		case c.MaxBytes < 0 || (c.MaxBytes > 0 && c.MaxBytes < MinChannelBytes):
+			return invalidArg(field+"max_bytes", "%smax_bytes must be at least %d, got %d", field, MinChannelBytes, c.MaxBytes)
+		case c.MaxAge < 0:
+			return invalidArg(field+"max_age", "%smax_age must be positive, got %s", field, c.MaxAge)
+		}
+	}
+	return nil
+}
+
+// validateChannelName checks one channel name.
+func validateChannelName(field, name string) error {
+	if name == "" {
+		return invalidArg(field, "%s is empty; a channel name is lower-case letters, digits and '-', for example review", field)
+	}
+	if len(name) > MaxChannelNameLen || !channelName.MatchString(name) {
+		return invalidArg(field, "%s %q is not a channel name: use lower-case letters, digits and '-' (at most %d), for example review",
+			field, name, MaxChannelNameLen)
+	}
+	return nil
+}
+
+// roomChannels returns the channels a room offers: DefaultChannel first
+// (as declared, or described by stick), then the declared channels, or
+// DefaultChannels when none are declared.
+func roomChannels(declared []ChannelSpec) []ChannelSpec {
+	list := declared
+	if len(list) == 0 {
+		list = DefaultChannels()
+	}
+	out := make([]ChannelSpec, 0, len(list)+1)
+	general := generalChannel
+	for _, c := range list {
+		if c.Name == DefaultChannel {
+			general = c
+		}
+	}
+	out = append(out, general)
+	for _, c := range list {
+		if c.Name != DefaultChannel {
+			out = append(out, c)
+		}
+	}
+	return out
+}
