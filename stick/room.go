@@ -56,6 +56,10 @@ type Room struct {
 	// stick instead, and it closes the room only with a conclusion (see
 	// Close and SetConcluder); "" when the room names none.
 	Concluder string
+	// Channels are the channels the room's project declares (see
+	// ChannelSpec); none means the room offers DefaultChannels. The
+	// room offers DefaultChannel either way.
+	Channels []ChannelSpec
 	CreatedAt time.Time
 	UpdatedAt time.Time
 	ClosedAt  time.Time
@@ -102,6 +106,22 @@ type Member struct {
 	// ReclaimToken lets a restarted process of this member join as it again
 	// (see JoinRequest.ReclaimToken); secret, never shown to other members.
 	ReclaimToken string `json:"-"`
+	// Handle is the short name the member chose (see SetHandle), unique
+	// in the room; "" when none.
+	Handle string
+	// Standby is set while the member stays in the room without taking
+	// turns by itself (see SetStandby).
+	Standby bool
+	// WakeTransports name the ways the member's harness session can be
+	// woken (see WakeStatus); none when it cannot be.
+	WakeTransports []string
+	// WokenSeq is the event_seq of the newest event a wake of the member
+	// was claimed for (see ClaimWake): one wake per unread batch.
+	WokenSeq int64
+	// WakeState, WakeTransport and WakeAt report the last wake (see ReportWake).
+	WakeState     string
+	WakeTransport string
+	WakeAt        time.Time
 }
 
 // Where says where a room is, for text: "at" and its path, or "named" and

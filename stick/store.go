@@ -190,6 +190,22 @@ type Tx interface {
 	// index is out of date or still being built.
 	Search(m SearchMatch, q SearchQuery) ([]SearchHit, error)
 
+	// ChannelStats returns, for each channel of the room that holds notes,
+	// how many notes it keeps, the bytes of their texts and when the
+	// newest was posted, in no particular order. A note with no channel
+	// counts in DefaultChannel.
+	ChannelStats(roomID string) ([]ChannelStat, error)
+	// PruneNotes deletes the room's oldest notes of channel (a note with
+	// no channel is in DefaultChannel) past any of the limits: more than
+	// maxMessages notes, more than maxBytes bytes of text, or posted
+	// before olderThan (a zero limit or time sets none). It deletes notes
+	// only, never another type of event, and the search index forgets
+	// them. It returns how many it deleted.
+	PruneNotes(roomID, channel string, maxMessages int, maxBytes int64, olderThan time.Time) (int, error)
+	// History returns the newest q.Limit events of q.RoomID that match
+	// q's filters, oldest first (see HistoryQuery).
+	History(q HistoryQuery) ([]Event, error)
+
 	// Ring asks for the bell of agent in room (agent "" for the room's own
 	// bell) to ring once the transaction commits; nothing rings if it
 	// rolls back, and nothing inside View.
