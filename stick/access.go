@@ -11,48 +11,58 @@ type Action string
 
 // The actions of the Service, as Access lists them.
 const (
-	ActionListRooms      Action = "ListRooms"
-	ActionRoomsByKey     Action = "RoomsByKey"
-	ActionRoomNamed      Action = "RoomNamed"
-	ActionRoomFor        Action = "RoomFor"
-	ActionRoomState      Action = "RoomState"
-	ActionRoomEvents     Action = "RoomEvents"
-	ActionFollowEvents   Action = "FollowEvents"
-	ActionTailEvents     Action = "TailEvents"
-	ActionEventsBefore   Action = "EventsBefore"
-	ActionReadDoc        Action = "ReadDoc"
-	ActionDocHistory     Action = "DocHistory"
-	ActionSearch         Action = "Search"
-	ActionTranscript     Action = "Transcript"
-	ActionWaitForMembers Action = "WaitForMembers"
-	ActionWatchState     Action = "WatchState"
-	ActionWatchRooms     Action = "WatchRooms"
-	ActionJoinPath       Action = "JoinPath"
-	ActionWaitForTurn    Action = "WaitForTurn"
-	ActionHeartbeat      Action = "Heartbeat"
-	ActionRelease        Action = "Release"
-	ActionPass           Action = "Pass"
-	ActionHandOn         Action = "HandOn"
-	ActionTakeover       Action = "Takeover"
-	ActionLeave          Action = "Leave"
-	ActionPost           Action = "Post"
-	ActionAppendNote     Action = "AppendNote"
-	ActionSync           Action = "Sync"
-	ActionUpdateDoc      Action = "UpdateDoc"
-	ActionAppendDoc      Action = "AppendDoc"
-	ActionAttend         Action = "Attend"
-	ActionKeepAlive      Action = "KeepAlive"
-	ActionClose          Action = "Close"
-	ActionSetConcluder   Action = "SetConcluder"
-	ActionSetPolicy      Action = "SetPolicy"
-	ActionReorderMembers Action = "ReorderMembers"
-	ActionAbandonedRooms Action = "AbandonedRooms"
-	ActionPruneRooms     Action = "PruneRooms"
-	ActionCreateToken    Action = "CreateToken"
-	ActionListTokens     Action = "ListTokens"
-	ActionRevokeToken    Action = "RevokeToken"
-	ActionHubSettings    Action = "HubSettings"
-	ActionSetPublicURL   Action = "SetPublicURL"
+	ActionListRooms       Action = "ListRooms"
+	ActionRoomsByKey      Action = "RoomsByKey"
+	ActionRoomNamed       Action = "RoomNamed"
+	ActionRoomFor         Action = "RoomFor"
+	ActionRoomState       Action = "RoomState"
+	ActionRoomEvents      Action = "RoomEvents"
+	ActionFollowEvents    Action = "FollowEvents"
+	ActionTailEvents      Action = "TailEvents"
+	ActionEventsBefore    Action = "EventsBefore"
+	ActionReadDoc         Action = "ReadDoc"
+	ActionDocHistory      Action = "DocHistory"
+	ActionSearch          Action = "Search"
+	ActionTranscript      Action = "Transcript"
+	ActionWaitForMembers  Action = "WaitForMembers"
+	ActionWatchState      Action = "WatchState"
+	ActionWatchRooms      Action = "WatchRooms"
+	ActionJoinPath        Action = "JoinPath"
+	ActionWaitForTurn     Action = "WaitForTurn"
+	ActionHeartbeat       Action = "Heartbeat"
+	ActionRelease         Action = "Release"
+	ActionPass            Action = "Pass"
+	ActionHandOn          Action = "HandOn"
+	ActionTakeover        Action = "Takeover"
+	ActionLeave           Action = "Leave"
+	ActionPost            Action = "Post"
+	ActionAppendNote      Action = "AppendNote"
+	ActionSync            Action = "Sync"
+	ActionUpdateDoc       Action = "UpdateDoc"
+	ActionAppendDoc       Action = "AppendDoc"
+	ActionAttend          Action = "Attend"
+	ActionKeepAlive       Action = "KeepAlive"
+	ActionClose           Action = "Close"
+	ActionSetConcluder    Action = "SetConcluder"
+	ActionSetPolicy       Action = "SetPolicy"
+	ActionReorderMembers  Action = "ReorderMembers"
+	ActionAbandonedRooms  Action = "AbandonedRooms"
+	ActionPruneRooms      Action = "PruneRooms"
+	ActionCreateToken     Action = "CreateToken"
+	ActionListTokens      Action = "ListTokens"
+	ActionRevokeToken     Action = "RevokeToken"
+	ActionHubSettings     Action = "HubSettings"
+	ActionSetPublicURL    Action = "SetPublicURL"
+	ActionSetHandle       Action = "SetHandle"
+	ActionWhoAmI          Action = "WhoAmI"
+	ActionSetStandby      Action = "SetStandby"
+	ActionRegisterWake    Action = "RegisterWake"
+	ActionClaimWake       Action = "ClaimWake"
+	ActionReportWake      Action = "ReportWake"
+	ActionRemoveMember    Action = "RemoveMember"
+	ActionDeclareChannels Action = "DeclareChannels"
+	ActionListChannels    Action = "ListChannels"
+	ActionHistory         Action = "History"
 )
 
 // permission is one row of the access table: the weakest role that may
@@ -89,6 +99,14 @@ type permission struct {
 // (only with a conclusion), and as that member names another one. A room
 // that names no such member only an operator closes.
 //
+// An agent also chooses its handle, reads its identity, stands by,
+// registers how its session is woken and claims and reports its own
+// wakes, and declares the channels its project's file names. It removes
+// another member only when that member's process is proven gone (see
+// RemoveMember); an operator removes any member.
+//
+// A viewer also lists a room's channels and reads its history filtered.
+//
 // operator also manages: closes rooms outright (at once, with a
 // conclusion or without, whoever is responsible for it), names the
 // member responsible for a room's conclusion, changes a room's policy and
@@ -101,48 +119,58 @@ type permission struct {
 // a frontend's answers to its principal's own writes, apart from every
 // other principal's.
 var access = map[Action]permission{
-	ActionListRooms:      {AccessViewer, "listing rooms"},
-	ActionRoomsByKey:     {AccessViewer, "listing rooms by key"},
-	ActionRoomNamed:      {AccessViewer, "finding a room by name"},
-	ActionRoomFor:        {AccessViewer, "finding the room of a path"},
-	ActionRoomState:      {AccessViewer, "reading a room's state"},
-	ActionRoomEvents:     {AccessViewer, "reading a room's events"},
-	ActionFollowEvents:   {AccessViewer, "following a room's events"},
-	ActionTailEvents:     {AccessViewer, "reading a room's latest events"},
-	ActionEventsBefore:   {AccessViewer, "reading a room's older events"},
-	ActionReadDoc:        {AccessViewer, "reading a room's document"},
-	ActionDocHistory:     {AccessViewer, "reading a document's history"},
-	ActionSearch:         {AccessViewer, "searching"},
-	ActionTranscript:     {AccessViewer, "exporting a room"},
-	ActionWaitForMembers: {AccessViewer, "reading a room's members"},
-	ActionWatchState:     {AccessViewer, "watching a room's state"},
-	ActionWatchRooms:     {AccessViewer, "watching the rooms"},
-	ActionJoinPath:       {AccessAgent, "joining a room"},
-	ActionWaitForTurn:    {AccessAgent, "waiting for the stick"},
-	ActionHeartbeat:      {AccessAgent, "renewing a lease"},
-	ActionRelease:        {AccessAgent, "releasing the stick"},
-	ActionPass:           {AccessAgent, "passing the stick"},
-	ActionHandOn:         {AccessAgent, "handing on the stick"},
-	ActionTakeover:       {AccessAgent, "taking the stick over"},
-	ActionLeave:          {AccessAgent, "leaving a room"},
-	ActionPost:           {AccessAgent, "posting a note"},
-	ActionAppendNote:     {AccessAgent, "posting a note"},
-	ActionSync:           {AccessAgent, "syncing a member's log"},
-	ActionUpdateDoc:      {AccessAgent, "writing a room's document"},
-	ActionAppendDoc:      {AccessAgent, "appending to a room's document"},
-	ActionAttend:         {AccessAgent, "renewing a lease"},
-	ActionKeepAlive:      {AccessAgent, "keeping a lease alive"},
-	ActionClose:          {AccessAgent, "closing a room"},
-	ActionSetConcluder:   {AccessAgent, "naming the member responsible for a room's conclusion"},
-	ActionSetPolicy:      {AccessOperator, "changing a room's policy"},
-	ActionReorderMembers: {AccessOperator, "reordering a room's members"},
-	ActionAbandonedRooms: {AccessOperator, "listing abandoned rooms"},
-	ActionPruneRooms:     {AccessOperator, "pruning abandoned rooms"},
-	ActionCreateToken:    {AccessOperator, "creating a token"},
-	ActionListTokens:     {AccessOperator, "listing tokens"},
-	ActionRevokeToken:    {AccessOperator, "revoking a token"},
-	ActionHubSettings:    {AccessOperator, "reading the hub's settings"},
-	ActionSetPublicURL:   {AccessOperator, "setting the hub's public URL"},
+	ActionListRooms:       {AccessViewer, "listing rooms"},
+	ActionRoomsByKey:      {AccessViewer, "listing rooms by key"},
+	ActionRoomNamed:       {AccessViewer, "finding a room by name"},
+	ActionRoomFor:         {AccessViewer, "finding the room of a path"},
+	ActionRoomState:       {AccessViewer, "reading a room's state"},
+	ActionRoomEvents:      {AccessViewer, "reading a room's events"},
+	ActionFollowEvents:    {AccessViewer, "following a room's events"},
+	ActionTailEvents:      {AccessViewer, "reading a room's latest events"},
+	ActionEventsBefore:    {AccessViewer, "reading a room's older events"},
+	ActionReadDoc:         {AccessViewer, "reading a room's document"},
+	ActionDocHistory:      {AccessViewer, "reading a document's history"},
+	ActionSearch:          {AccessViewer, "searching"},
+	ActionTranscript:      {AccessViewer, "exporting a room"},
+	ActionWaitForMembers:  {AccessViewer, "reading a room's members"},
+	ActionWatchState:      {AccessViewer, "watching a room's state"},
+	ActionWatchRooms:      {AccessViewer, "watching the rooms"},
+	ActionJoinPath:        {AccessAgent, "joining a room"},
+	ActionWaitForTurn:     {AccessAgent, "waiting for the stick"},
+	ActionHeartbeat:       {AccessAgent, "renewing a lease"},
+	ActionRelease:         {AccessAgent, "releasing the stick"},
+	ActionPass:            {AccessAgent, "passing the stick"},
+	ActionHandOn:          {AccessAgent, "handing on the stick"},
+	ActionTakeover:        {AccessAgent, "taking the stick over"},
+	ActionLeave:           {AccessAgent, "leaving a room"},
+	ActionPost:            {AccessAgent, "posting a note"},
+	ActionAppendNote:      {AccessAgent, "posting a note"},
+	ActionSync:            {AccessAgent, "syncing a member's log"},
+	ActionUpdateDoc:       {AccessAgent, "writing a room's document"},
+	ActionAppendDoc:       {AccessAgent, "appending to a room's document"},
+	ActionAttend:          {AccessAgent, "renewing a lease"},
+	ActionKeepAlive:       {AccessAgent, "keeping a lease alive"},
+	ActionClose:           {AccessAgent, "closing a room"},
+	ActionSetConcluder:    {AccessAgent, "naming the member responsible for a room's conclusion"},
+	ActionSetPolicy:       {AccessOperator, "changing a room's policy"},
+	ActionReorderMembers:  {AccessOperator, "reordering a room's members"},
+	ActionAbandonedRooms:  {AccessOperator, "listing abandoned rooms"},
+	ActionPruneRooms:      {AccessOperator, "pruning abandoned rooms"},
+	ActionCreateToken:     {AccessOperator, "creating a token"},
+	ActionListTokens:      {AccessOperator, "listing tokens"},
+	ActionRevokeToken:     {AccessOperator, "revoking a token"},
+	ActionHubSettings:     {AccessOperator, "reading the hub's settings"},
+	ActionSetPublicURL:    {AccessOperator, "setting the hub's public URL"},
+	ActionListChannels:    {AccessViewer, "listing a room's channels"},
+	ActionHistory:         {AccessViewer, "reading a room's history"},
+	ActionSetHandle:       {AccessAgent, "choosing a handle"},
+	ActionWhoAmI:          {AccessAgent, "reading one's identity"},
+	ActionSetStandby:      {AccessAgent, "standing by"},
+	ActionRegisterWake:    {AccessAgent, "registering how a session is woken"},
+	ActionClaimWake:       {AccessAgent, "waking a session"},
+	ActionReportWake:      {AccessAgent, "reporting a wake"},
+	ActionRemoveMember:    {AccessAgent, "removing a member"},
+	ActionDeclareChannels: {AccessAgent, "declaring a room's channels"},
 }
 
 // Access returns the weakest role that may do a (see the table in

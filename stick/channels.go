@@ -2,6 +2,7 @@ package stick
 
 import (
 	"regexp"
+	"slices"
 	"strconv"
 	"strings"
 	"time"
@@ -139,4 +140,72 @@ func roomChannels(declared []ChannelSpec) []ChannelSpec {
 		}
 	}
 	return out
+}
+
+// channel returns the channel of sn's room that a note names ("" is
+// DefaultChannel). field prefixes bad fields' names.
+//
+// Errors: invalid_argument listing the room's channels.
+func (sn *snapshot) channel(name, field string) (ChannelSpec, error) {
+	if name == "" {
+		name = DefaultChannel
+	}
+	offered := roomChannels(sn.room.Channels)
+	for _, c := range offered {
+		if c.Name == name {
+			return c, nil
+		}
+	}
+	names := make([]string, len(offered))
+	for i, c := range offered {
+		names[i] = c.Name
+	}
+	return ChannelSpec{}, invalidArg(field+"channel", "room %s has no channel %s; its channels are %s",
+		sn.room.ID, Quote(name), strings.Join(names, ", ")).
+		WithHint("post to one of them (list_channels describes each), or declare the channel in the project's " + ProjectFile)
+}
+
+// retain prunes the oldest notes of channel past its limits, if it has any.
+func (sn *snapshot) retain(tx Tx, c ChannelSpec) error {
+	if !c.Retains() {
+		return nil
+	}
+	var before time.Time
+	if c.MaxAge > 0 {
+		before = sn.now.Add(-c.MaxAge)
+	}
+	_, err := tx.PruneNotes(sn.room.ID, c.Name, c.MaxMessages, c.MaxBytes, before)
+	return err
+}
+
+// ProjectFile is the file at a workspace's root where a project declares
+// its channels (see ChannelSpec), validated against the JSON Schema
+// published as ProjectFileSchema.
+const ProjectFile = ".stick.json"
+
+// ProjectFileSchema is the address of the JSON Schema of ProjectFile.
+const ProjectFileSchema = "https://raw.githubusercontent.com/stickhq/stick/main/docs/stick.schema.json"
+
+// inChannels returns the events of evs that are no note, or a note of one
+// of channels (all of evs when channels is empty).
+func inChannels(evs []Event, channels []string) []Event {
+	if len(channels) == 0 {
+		return evs
+	}
+	out := make([]Event, 0, len(evs))
+	for _, e := range evs {
+		if e.Type != EventNote || slices.Contains(channels, e.ChannelName()) {
+			out = append(out, e)
+		}
+	}
+	return out
+}
+
+// ChannelName is the channel of a note: its Channel, or DefaultChannel
+// when it names none.
+func (e Event) ChannelName() string {
+	if e.Channel == "" {
+		return DefaultChannel
+	}
+	return e.Channel
 }

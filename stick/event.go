@@ -2,6 +2,8 @@ package stick
 
 import (
 	"encoding/json"
+	"slices"
+	"strings"
 	"time"
 )
 
@@ -79,4 +81,20 @@ type Event struct {
 	// eventdata.go).
 	Data      json.RawMessage `json:"data,omitempty"`
 	CreatedAt time.Time       `json:"created_at"`
+}
+
+// EventTypes are every event type, in the order the log's types were added.
+var EventTypes = []EventType{EventClaim, EventRelease, EventPass, EventTakeover, EventClose, EventJoin, EventLeave,
+	EventNote, EventPolicy, EventReorder, EventDoc, EventConcluder}
+
+// Known reports whether t is one of EventTypes.
+func (t EventType) Known() bool { return slices.Contains(EventTypes, t) }
+
+// EventTypeNames lists EventTypes for a message.
+func EventTypeNames() string {
+	names := make([]string, len(EventTypes))
+	for i, t := range EventTypes {
+		names[i] = string(t)
+	}
+	return strings.Join(names, ", ")
 }

@@ -95,3 +95,25 @@ func encodeData(v any) json.RawMessage {
 	b, _ := json.Marshal(v)
 	return b
 }
+
+// RemovedData is the Data of a leave event by which a member was removed
+// (see RemoveMember): who removed it and why.
+type RemovedData struct {
+	// By is the member (or operator) that removed it.
+	By string `json:"by"`
+	// Reason is the reason given, "" for none.
+	Reason string `json:"reason,omitempty"`
+	// Gone is true when the member's process was proven gone.
+	Gone bool `json:"gone"`
+	// HeldTurn is the turn it held, revoked by the removal; 0 when it held none.
+	HeldTurn int64 `json:"held_turn,omitempty"`
+}
+
+// RemovedData returns the payload of a leave event that removed a member;
+// false for another event, or a member that left by itself.
+func (e Event) RemovedData() (RemovedData, bool) {
+	if e.Reason != ReasonRemoved {
+		return RemovedData{}, false
+	}
+	return eventData[RemovedData](e, EventLeave)
+}

@@ -370,7 +370,7 @@ func (sn *snapshot) leaveReplaced(tx Tx, self Caller, out JoinResult, req JoinRe
 	case sn.room.State == StateOwned && sn.room.Owner == self.AgentID, sn.vouch(self) != nil:
 		return "", nil
 	}
-	return self.AgentID, sn.leave(tx, self.AgentID)
+	return self.AgentID, sn.leave(tx, self.AgentID, nil)
 }
 
 // enrolment says how a caller joins.

@@ -4,6 +4,7 @@ import (
 	"context"
 	"encoding/json"
 	"slices"
+	"strconv"
 	"strings"
 	"time"
 
@@ -124,9 +125,32 @@ func post(tx Tx, sn *snapshot, c Caller, n Note, field string) (PostResult, erro
 				WithHint("give the event_seq of an event of this room (see get_room_events), or leave reply_to out")
 		}
 	}
+	to, err := sn.resolveRecipients(n.To, field)
+	if err != nil {
+		return PostResult{}, err
+	}
+	if n.Interrupt && len(to) == 0 {
+		return PostResult{}, invalidArg(field+"interrupt", "%sinterrupt needs recipients: name them in to", field).
+			WithHint("an interrupt ends its recipients' wait_for_turn; a note to the whole room interrupts nobody")
+	}
+	channel, err := sn.channel(n.Channel, field)
+	if err != nil {
+		return PostResult{}, err
+	}
+	stored := channel.Name
+	if stored == DefaultChannel {
+		stored = ""
+	}
 	ev, err := appendEvent(tx, Event{RoomID: roomID, TurnID: sn.room.TurnID, Type: EventNote, From: c.AgentID, Text: n.Text,
-		MessageType: n.Type, Ref: n.ReplyTo, Data: n.Metadata, ClientMessageID: n.ClientMessageID, CreatedAt: sn.now})
-	return PostResult{Event: ev}, err
+		MessageType: n.Type, Ref: n.ReplyTo, Data: n.Metadata, ClientMessageID: n.ClientMessageID, CreatedAt: sn.now,
+		Recipients: to, Interrupt: n.Interrupt, Channel: stored})
+	if err != nil {
+		return PostResult{}, err
+	}
+	if err := sn.address(tx, ev); err != nil {
+		return PostResult{}, err
+	}
+	return PostResult{Event: ev}, sn.retain(tx, channel)
 }
 
 // validate checks a note's fields before anything is read or written;
@@ -157,6 +181,18 @@ func (n Note) validate(field string) error {
 			return err
 		}
 	}
+	if len(n.To) > MaxRecipients {
+		return invalidArg(field+"to", "%sto names %d recipients; at most %d are allowed", field, len(n.To), MaxRecipients).
+			WithHint("post to the whole room instead (leave to out)")
+	}
+	for i, name := range n.To {
+		if err := checkLen(field+"to["+strconv.Itoa(i)+"]", name, MaxAgentIDLen); err != nil {
+			return err
+		}
+	}
+	if n.Channel != "" {
+		return validateChannelName(field+"channel", n.Channel)
+	}
 	return nil
 }
 
@@ -174,13 +210,15 @@ func (s *Service) Leave(ctx context.Context, c Caller, roomID string) error {
 		return err
 	}
 	return s.updateAs(ctx, c, roomID, false, (*snapshot).leaver, func(tx Tx, sn *snapshot) error {
-		return sn.leave(tx, c.AgentID)
+		return sn.leave(tx, c.AgentID, nil)
 	})
 }
 
 // leave removes the member agent from the room (see Leave) and from sn,
 // or returns stick_held when it holds the stick.
-func (sn *snapshot) leave(tx Tx, agent string) error {
+// removed, when set, records that the member was removed by another (see
+// RemoveMember) rather than left.
+func (sn *snapshot) leave(tx Tx, agent string, removed *RemovedData) error {
 	r := &sn.room
 	if r.State == StateOwned && r.Owner == agent {
 		return sn.describe(Errorf(CodeStickHeld, "you hold the stick; release or pass it before leaving")).
@@ -203,7 +241,11 @@ func (sn *snapshot) leave(tx Tx, agent string) error {
 	}
 	sn.members = slices.DeleteFunc(sn.members, func(m Member) bool { return m.AgentID == agent })
 	tx.Ring(r.ID, "")
-	_, err := appendEvent(tx, Event{RoomID: r.ID, TurnID: r.TurnID, Type: EventLeave, From: agent, To: r.ReservedFor, CreatedAt: sn.now})
+	ev := Event{RoomID: r.ID, TurnID: r.TurnID, Type: EventLeave, From: agent, To: r.ReservedFor, CreatedAt: sn.now}
+	if removed != nil {
+		ev.Reason, ev.Data = ReasonRemoved, encodeData(*removed)
+	}
+	_, err := appendEvent(tx, ev)
 	return err
 }
 

@@ -154,17 +154,7 @@ func (s *Service) status(tx Tx, sn *snapshot) (RoomStatus, error) {
 	}
 	for i := range sn.members {
 		m := &sn.members[i]
-		ms := MemberStatus{
-			AgentID: m.AgentID, Ordinal: m.Ordinal, Status: sn.memberStatus(m), Kind: m.Kind,
-			DisplayName: m.DisplayName, JoinedAt: m.JoinedAt, LastSeenAt: m.LastSeenAt,
-			IdleMS: sn.now.Sub(m.LastSeenAt).Milliseconds(),
-		}
-		switch {
-		case r.State == StateOwned && m.AgentID == r.Owner:
-			ms.TurnRole = "holder"
-		case r.State == StateReserved && m.AgentID == r.ReservedFor:
-			ms.TurnRole = "reserved"
-		}
+		ms := sn.statusOf(m)
 		st.Members = append(st.Members, ms)
 	}
 	var err error
@@ -437,4 +427,21 @@ func (s *Service) FollowEvents(ctx context.Context, roomID string, after int64, 
 		}
 		wake.stop()
 	}
+}
+
+// statusOf returns m as a room's state shows it.
+func (sn *snapshot) statusOf(m *Member) MemberStatus {
+	r := sn.room
+	ms := MemberStatus{
+		AgentID: m.AgentID, Ordinal: m.Ordinal, Status: sn.memberStatus(m), Kind: m.Kind,
+		DisplayName: m.DisplayName, JoinedAt: m.JoinedAt, LastSeenAt: m.LastSeenAt,
+		IdleMS: sn.now.Sub(m.LastSeenAt).Milliseconds(), Handle: m.Handle, Standby: m.Standby, Wake: wakeStatus(m),
+	}
+	switch {
+	case r.State == StateOwned && m.AgentID == r.Owner:
+		ms.TurnRole = "holder"
+	case r.State == StateReserved && m.AgentID == r.ReservedFor:
+		ms.TurnRole = "reserved"
+	}
+	return ms
 }

@@ -118,6 +118,11 @@ type Member struct {
 	// WokenSeq is the event_seq of the newest event a wake of the member
 	// was claimed for (see ClaimWake): one wake per unread batch.
 	WokenSeq int64
+	// AddressedSeq and InterruptSeq are the event_seq of the newest note
+	// addressed to the member, and of the newest such note marked
+	// interrupt: what it has not read yet is past its SyncCursor.
+	AddressedSeq int64
+	InterruptSeq int64
 	// WakeState, WakeTransport and WakeAt report the last wake (see ReportWake).
 	WakeState     string
 	WakeTransport string

@@ -230,7 +230,7 @@ func (sn *snapshot) nextHeartbeat() time.Time {
 }
 
 // next returns the first member after agent in sequence order (wrapping)
-// that takes turns (active or away, judged afresh) and is not in skip, or
+// that takes turns (active or away, judged afresh, and not on standby) and is not in skip, or
 // nil. Only candidates up to the first acceptable one are probed.
 func (sn *snapshot) next(agent string, skip ...string) *Member {
 	start := -1
@@ -242,7 +242,7 @@ func (sn *snapshot) next(agent string, skip ...string) *Member {
 	n := len(sn.members)
 	for k := 1; k <= n; k++ {
 		m := &sn.members[(start+k+n)%n]
-		if m.AgentID == agent || slices.Contains(skip, m.AgentID) || !sn.present(m) {
+		if m.AgentID == agent || m.Standby || slices.Contains(skip, m.AgentID) || !sn.present(m) {
 			continue
 		}
 		if takesTurns(sn.standing(m, sn.probe)) {

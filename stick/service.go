@@ -137,6 +137,8 @@ func (s *Service) grant(tx Tx, sn *snapshot, c Caller, ev Event) (Event, error) 
 	m.LastSeenAt = sn.now
 	m.Process = c.facts()
 	m.Kind = c.kindAs(m)
+	// Asking for the stick, and getting it, ends a standby.
+	m.Standby = false
 	if err := sn.saveMember(tx, m); err != nil {
 		return Event{}, err
 	}

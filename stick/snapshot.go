@@ -1,6 +1,7 @@
 package stick
 
 import (
+	"slices"
 	"time"
 
 	"github.com/stickhq/stick/procid"
@@ -286,7 +287,10 @@ func sameMember(a, b Member) bool {
 	return a.RoomID == b.RoomID && a.AgentID == b.AgentID && a.Ordinal == b.Ordinal && a.SyncCursor == b.SyncCursor && a.ReclaimToken == b.ReclaimToken &&
 		ms(a.JoinedAt) == ms(b.JoinedAt) && a.Kind == b.Kind && a.DisplayName == b.DisplayName &&
 		a.Process.HostID == b.Process.HostID && a.Process.BootID == b.Process.BootID &&
-		a.Process.PID == b.Process.PID && ms(a.Process.StartedAt) == ms(b.Process.StartedAt)
+		a.Process.PID == b.Process.PID && ms(a.Process.StartedAt) == ms(b.Process.StartedAt) &&
+		a.Handle == b.Handle && a.Standby == b.Standby && slices.Equal(a.WakeTransports, b.WakeTransports) &&
+		a.WokenSeq == b.WokenSeq && a.AddressedSeq == b.AddressedSeq && a.InterruptSeq == b.InterruptSeq &&
+		a.WakeState == b.WakeState && a.WakeTransport == b.WakeTransport && ms(a.WakeAt) == ms(b.WakeAt)
 }
 
 // roomExists returns room_not_found unless tx has the room and s

@@ -149,10 +149,19 @@ func (s *Service) Sync(ctx context.Context, c Caller, roomID string, req SyncReq
 			}
 			out.HasMore = len(evs) > limit
 			out.Received = evs[:min(len(evs), limit)]
+			given := out.Received
+			if first {
+				for _, name := range req.Channels {
+					if _, err := sn.channel(name, ""); err != nil {
+						return err
+					}
+				}
+			}
+			out.Addressed, out.Received = splitAddressed(inChannels(given, req.Channels), c.AgentID)
 			if !req.ManualAck {
 				switch {
 				case out.HasMore:
-					m.SyncCursor = out.Received[len(out.Received)-1].Seq
+					m.SyncCursor = given[len(given)-1].Seq
 				default:
 					// Everything after the cursor was returned, or was the
 					// caller's own: all of it has been seen.
@@ -173,7 +182,7 @@ func (s *Service) Sync(ctx context.Context, c Caller, roomID string, req SyncReq
 		if out.Received == nil {
 			out.Received = []Event{}
 		}
-		if len(out.Received) > 0 {
+		if len(out.Received)+len(out.Addressed) > 0 {
 			out.Status = "ready"
 			return out, nil
 		}
@@ -225,11 +234,18 @@ func (r SyncRequest) validate() error {
 			WithHint("set auto_advance to false to acknowledge by hand, or leave ack_through out")
 	case r.AckThrough != nil && *r.AckThrough < 0:
 		return invalidArg("ack_through", "ack_through must be an event_seq, got %d", *r.AckThrough)
+	case len(r.Channels) > MaxChannels:
+		return invalidArg("channels", "channels names %d channels; at most %d are allowed", len(r.Channels), MaxChannels)
 	case len(r.Outbox) > MaxEventLimit:
 		return invalidArg("outbox", "outbox holds %d notes; at most %d are allowed per call", len(r.Outbox), MaxEventLimit)
 	}
 	for i, n := range r.Outbox {
 		if err := n.validate(fmt.Sprintf("outbox[%d].", i)); err != nil {
+			return err
+		}
+	}
+	for _, name := range r.Channels {
+		if err := validateChannelName("channels", name); err != nil {
 			return err
 		}
 	}

@@ -104,7 +104,16 @@ func (s *Service) WaitForTurn(ctx context.Context, c Caller, req WaitRequest) (W
 			MaxWaitLimit.Milliseconds(), MaxWaitLimit, req.MaxWait.Milliseconds()).
 			WithHint("wait again after a not_yet to wait longer")
 	}
-	w := &waiter{s: s, c: c, roomID: req.RoomID, cursor: cursor}
+	w := &waiter{s: s, c: c, roomID: req.RoomID, cursor: cursor, interruptAfter: -1}
+	res, err := w.wait(ctx, req)
+	if err == nil && w.unread {
+		res.Addressed, err = s.addressed(ctx, c.AgentID, req.RoomID, w.readThrough)
+	}
+	return res, err
+}
+
+// wait is WaitForTurn's call once its request is checked.
+func (w *waiter) wait(ctx context.Context, req WaitRequest) (WaitResult, error) {
 	// A call that may block subscribes to its wake-ups before its first
 	// look, so that look serves as the first of the blocking loop.
 	var sub *wakeups
@@ -138,6 +147,14 @@ type waiter struct {
 	touched time.Time
 	// refreshEvery paces re-reads while listening to bells (paceRefresh).
 	refreshEvery time.Duration
+	// interruptAfter is the room's last event_seq at the first look (-1
+	// before it): a note marked interrupt addressed to the caller after it
+	// ends the call.
+	interruptAfter int64
+	// unread is set when the last look found notes addressed to the
+	// caller past its sync cursor, readThrough.
+	unread      bool
+	readThrough int64
 }
 
 // block waits for wake-ups until a terminal result, the cursor moving, or
@@ -472,6 +489,13 @@ func (w *waiter) evaluate(tx Tx, locked, touch bool) (res WaitResult, write bool
 	if w.lastSeq, err = tx.LastSeq(r.ID); err != nil {
 		return WaitResult{}, false, err
 	}
+	if w.interruptAfter < 0 {
+		w.interruptAfter = w.lastSeq
+	}
+	if res.Status == NotYet && m.InterruptSeq > w.interruptAfter {
+		res.Status = Interrupted
+	}
+	w.unread, w.readThrough = m.AddressedSeq > m.SyncCursor, m.SyncCursor
 	res.Cursor = strconv.FormatInt(w.lastSeq, 10)
 	w.policy, w.wakeAt, w.watch = sn.policy, sn.wakeAt(w.c.AgentID), sn.watched()
 	return res, write, nil
