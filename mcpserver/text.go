@@ -65,6 +65,8 @@ func nextAfterWait(r stick.WaitResult, now time.Time, kept bool) string {
 			takeoverWhy(r), r.RoomID, r.TurnID)
 	case stick.Closed:
 		return "the room is closed; join_path again to start a new room if there is more to do"
+	case stick.Interrupted:
+		return fmt.Sprintf("read the addressed notes and answer with append_note(to ...) if asked; then call wait_for_turn(room_id %s) again", r.RoomID)
 	}
 	return fmt.Sprintf("do no shared work; call wait_for_turn(room_id %s, cursor %s) again", r.RoomID, r.Cursor)
 }
@@ -162,6 +164,12 @@ func textWait(o waitOut) string {
 		b.WriteString(").")
 	case stick.Closed:
 		fmt.Fprintf(&b, "closed: room_id %s is closed.", o.RoomID)
+	case stick.Interrupted:
+		fmt.Fprintf(&b, "interrupted in room_id %s: a note addressed to you asks for attention (state %s", o.RoomID, o.RoomState)
+		if o.CurrentOwner != "" {
+			fmt.Fprintf(&b, ", held by %s", o.CurrentOwner)
+		}
+		fmt.Fprintf(&b, "), cursor %s.", o.Cursor)
 	default:
 		fmt.Fprintf(&b, "not_yet in room_id %s (state %s", o.RoomID, o.RoomState)
 		if o.CurrentOwner != "" {
@@ -171,6 +179,10 @@ func textWait(o waitOut) string {
 			fmt.Fprintf(&b, ", reserved for %s", o.ReservedFor)
 		}
 		fmt.Fprintf(&b, "), cursor %s.", o.Cursor)
+	}
+	if len(o.Addressed) > 0 {
+		fmt.Fprintf(&b, "\naddressed to you, unread (%d; sync marks them read):", len(o.Addressed))
+		b.WriteString(render.PlainEvents(o.Addressed))
 	}
 	fmt.Fprintf(&b, "\nnext: %s", o.NextStep)
 	return b.String()
@@ -243,9 +255,16 @@ func textMembers(room string, ms []stick.MemberStatus) string {
 		b.WriteString("\nmembers:")
 	}
 	for _, m := range ms {
-		fmt.Fprintf(&b, "\n  %d. %s: %s, last seen %s ago", m.Ordinal, m.AgentID, m.Status, (time.Duration(m.IdleMS) * time.Millisecond).Round(time.Second))
+		fmt.Fprintf(&b, "\n  %d. %s", m.Ordinal, m.AgentID)
+		if m.Handle != "" {
+			fmt.Fprintf(&b, " @%s", m.Handle)
+		}
+		fmt.Fprintf(&b, ": %s, last seen %s ago", m.Status, (time.Duration(m.IdleMS) * time.Millisecond).Round(time.Second))
 		if m.TurnRole != "" {
 			fmt.Fprintf(&b, " (%s)", m.TurnRole)
+		}
+		if m.Standby {
+			b.WriteString(" (standby)")
 		}
 	}
 	if len(ms) > 0 {
@@ -274,11 +293,34 @@ func textSync(r stick.SyncResult) string {
 			fmt.Fprintf(&b, "sent %s as event %d\n", s.Event.MessageType, s.Event.Seq)
 		}
 	}
-	fmt.Fprintf(&b, "%s: %d new event(s) in room_id %s, cursor %d", r.Status, len(r.Received), r.RoomID, r.Cursor)
+	fmt.Fprintf(&b, "%s: %d new event(s) in room_id %s, cursor %d", r.Status, len(r.Received)+len(r.Addressed), r.RoomID, r.Cursor)
 	if r.HasMore {
 		b.WriteString(" (more: call sync again)")
 	}
+	if len(r.Addressed) > 0 {
+		fmt.Fprintf(&b, "\naddressed to you (%d):", len(r.Addressed))
+		b.WriteString(render.PlainEvents(r.Addressed))
+		if len(r.Received) > 0 {
+			b.WriteString("\nthe rest:")
+		}
+	}
 	b.WriteString(render.PlainEvents(r.Received))
+	return b.String()
+}
+
+// textAddressing says where a posted note went: its channel, when not the
+// default, and its recipients.
+func textAddressing(e stick.Event) string {
+	var b strings.Builder
+	if e.Channel != "" {
+		b.WriteString(" #" + e.Channel)
+	}
+	if len(e.Recipients) > 0 {
+		b.WriteString(", addressed to " + strings.Join(e.Recipients, ", "))
+		if e.Interrupt {
+			b.WriteString(" (interrupting their wait)")
+		}
+	}
 	return b.String()
 }
 

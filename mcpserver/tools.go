@@ -112,6 +112,9 @@ type noteIn struct {
 	ReplyTo         int64           `json:"reply_to,omitempty" jsonschema:"The event_seq it answers."`
 	Metadata        json.RawMessage `json:"metadata,omitempty"`
 	ClientMessageID string          `json:"client_message_id,omitempty" jsonschema:"Idempotency key for retries."`
+	To              []string        `json:"to,omitempty" jsonschema:"Recipients: agent ids, handles or display names; default the whole room."`
+	Interrupt       bool            `json:"interrupt,omitempty" jsonschema:"End the recipients' wait_for_turn now."`
+	Channel         string          `json:"channel,omitempty" jsonschema:"Default general (see list_channels)."`
 }
 
 func (noteIn) refine(s *jsonschema.Schema, _ stick.Policy) { noteType(s.Properties["message_type"]) }
@@ -128,6 +131,9 @@ type outNote struct {
 	ReplyTo         int64           `json:"reply_to,omitempty" jsonschema:"The event_seq it answers."`
 	Metadata        json.RawMessage `json:"metadata,omitempty"`
 	ClientMessageID string          `json:"client_message_id,omitempty" jsonschema:"Idempotency key for retries."`
+	To              []string        `json:"to,omitempty" jsonschema:"Recipients; default the whole room."`
+	Interrupt       bool            `json:"interrupt,omitempty"`
+	Channel         string          `json:"channel,omitempty"`
 }
 
 func (n outNote) note() stick.Note {
@@ -135,7 +141,8 @@ func (n outNote) note() stick.Note {
 	if string(meta) == "null" {
 		meta = nil
 	}
-	return stick.Note{Text: n.Text, Type: stick.NoteType(n.MessageType), ReplyTo: n.ReplyTo, Metadata: meta, ClientMessageID: n.ClientMessageID}
+	return stick.Note{Text: n.Text, Type: stick.NoteType(n.MessageType), ReplyTo: n.ReplyTo, Metadata: meta, ClientMessageID: n.ClientMessageID,
+		To: n.To, Interrupt: n.Interrupt, Channel: n.Channel}
 }
 
 type syncIn struct {
@@ -147,6 +154,7 @@ type syncIn struct {
 	AutoAdvance *bool     `json:"auto_advance,omitempty" jsonschema:"false: move the cursor only by ack_through."`
 	AckThrough  *int64    `json:"ack_through,omitempty" jsonschema:"The last event_seq you processed."`
 	CursorReset bool      `json:"cursor_reset,omitempty" jsonschema:"Replay from the start."`
+	Channels    []string  `json:"channels,omitempty" jsonschema:"Only notes of these channels (other events still come)."`
 }
 
 func (syncIn) refine(s *jsonschema.Schema, _ stick.Policy) {
@@ -318,7 +326,8 @@ func (b *toolbox) register() error {
 						return stick.SyncResult{}, "", err
 					}
 					req := stick.SyncRequest{MaxItems: in.MaxItems, IncludeSelf: in.IncludeSelf, Wait: wait,
-						ManualAck: in.AutoAdvance != nil && !*in.AutoAdvance, AckThrough: in.AckThrough, CursorReset: in.CursorReset}
+						ManualAck: in.AutoAdvance != nil && !*in.AutoAdvance, AckThrough: in.AckThrough, CursorReset: in.CursorReset,
+						Channels: in.Channels}
 					for _, n := range in.Outbox {
 						req.Outbox = append(req.Outbox, n.note())
 					}
@@ -328,11 +337,11 @@ func (b *toolbox) register() error {
 		},
 		func() error {
 			return addTool(b, &mcp.Tool{Name: "append_note", Title: "Post a note to the room", Annotations: write,
-				Description: "Post a note (progress, warning, question, answer, decision), with or without the stick."},
+				Description: "Post a note (progress, warning, question, answer, decision), with or without the stick; to addresses members (routing, not privacy: all can read it)."},
 				func(ctx context.Context, cl call, in noteIn) (noteOut, string, error) {
 					res, err := cl.svc.Post(ctx, cl.caller, in.RoomID, outNote{Text: in.Text, MessageType: in.MessageType, ReplyTo: in.ReplyTo,
-						Metadata: in.Metadata, ClientMessageID: in.ClientMessageID}.note())
-					text := string(res.Event.MessageType) + " posted as event " + itoa(res.Event.Seq) + " in room " + in.RoomID
+						Metadata: in.Metadata, ClientMessageID: in.ClientMessageID, To: in.To, Interrupt: in.Interrupt, Channel: in.Channel}.note())
+					text := string(res.Event.MessageType) + " posted as event " + itoa(res.Event.Seq) + " in room " + in.RoomID + textAddressing(res.Event)
 					if res.Duplicate {
 						text = "duplicate: client_message_id " + in.ClientMessageID + " was already posted as event " +
 							itoa(res.Event.Seq) + " in room " + in.RoomID + "; nothing new was posted"
@@ -366,6 +375,7 @@ func (b *toolbox) register() error {
 				searchEvents)
 		},
 	}
+	regs = append(regs, b.messagingTools(readOnly, write)...)
 	// Adding the tools (the SDK decodes every schema, and a server with
 	// other than the default policy reflects them from Go types) is most of
 	// a server's start-up: it runs on every core, each tool in one

@@ -69,6 +69,15 @@ func PlainEvents(evs []stick.Event) string {
 		if e.MessageType != "" && e.MessageType != stick.DefaultNoteType {
 			fmt.Fprintf(&b, " (%s)", e.MessageType)
 		}
+		if e.Channel != "" {
+			fmt.Fprintf(&b, " #%s", e.Channel)
+		}
+		if len(e.Recipients) > 0 {
+			fmt.Fprintf(&b, " to %s", strings.Join(e.Recipients, ", "))
+		}
+		if e.Interrupt {
+			b.WriteString(" [interrupt]")
+		}
 		if d := docChange(e); d != "" {
 			fmt.Fprintf(&b, " (%s)", d)
 		}

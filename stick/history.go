@@ -1,6 +1,10 @@
 package stick
 
-import "time"
+import (
+	"strconv"
+	"strings"
+	"time"
+)
 
 // ChannelStat is what a store knows of one channel's notes.
 type ChannelStat struct {
@@ -31,4 +35,28 @@ type HistoryQuery struct {
 	Before int64
 	// Limit is how many of the newest matching events to return (1..MaxEventLimit).
 	Limit int
+}
+
+// ParseSince reads a time bound of a history query: "" for none, an RFC
+// 3339 time, or a duration back from now such as 90m, 2h or 3d. field
+// names it in the error.
+//
+// Errors: invalid_argument.
+func ParseSince(field, s string, now time.Time) (time.Time, error) {
+	s = strings.TrimSpace(s)
+	if s == "" {
+		return time.Time{}, nil
+	}
+	if t, err := time.Parse(time.RFC3339, s); err == nil {
+		return t, nil
+	}
+	if days, ok := strings.CutSuffix(s, "d"); ok {
+		if n, err := strconv.Atoi(days); err == nil && n >= 0 && n < 100000 {
+			return now.Add(-time.Duration(n) * 24 * time.Hour), nil
+		}
+	}
+	if d, err := time.ParseDuration(s); err == nil && d >= 0 {
+		return now.Add(-d), nil
+	}
+	return time.Time{}, invalidArg(field, "%s %s is neither a time (RFC 3339, like 2026-11-28T09:00:00Z) nor a duration back from now (like 2h or 3d)", field, Quote(s))
 }
