@@ -29,24 +29,24 @@ const (
 // non-secret address (the inbox socket's path, the Codex thread id), and
 // for the inbox the session's token. The token is never shown: String,
 // GoString, MarshalJSON and every fmt verb reveal only the transport, the
-// address and whether a token is held. It sits behind a pointer, so even a
-// Registration printed field by field inside another value shows an
-// address, not the token. A registration cannot be read back from JSON.
+// address and whether a token is held. The token is kept in a closure,
+// which reflection cannot look into, so even a Registration printed field
+// by field (as an unexported field of another value, or by a reflective
+// dumper) shows a function's address, not the token. For the same reason
+// registrations are not comparable with ==, and cannot be read back from
+// JSON.
 type Registration struct {
 	// Transport is the way to wake the session.
 	Transport Transport
 	// Address is the inbox socket's path or the Codex thread id.
 	Address string
-	secret  *secret
+	secret  func() string
 }
-
-// secret holds an inbox token; see Registration for why it is a pointer.
-type secret struct{ token string }
 
 // NewClaudeInbox returns the registration of a Claude Code session's inbox:
 // the socket's path and the session's token.
 func NewClaudeInbox(socket, token string) Registration {
-	return Registration{Transport: ClaudeInbox, Address: socket, secret: &secret{token: token}}
+	return Registration{Transport: ClaudeInbox, Address: socket, secret: func() string { return token }}
 }
 
 // NewCodexQueue returns the registration of a Codex thread, woken with
@@ -74,14 +74,14 @@ func FromEnv(getenv func(string) string) []Registration {
 
 // Secret reports whether the registration holds a secret (an inbox token),
 // so a display can say "token set"; it never returns the secret.
-func (r Registration) Secret() bool { return r.secret != nil && r.secret.token != "" }
+func (r Registration) Secret() bool { return r.token() != "" }
 
 // token returns the inbox token, or "" when none is held.
 func (r Registration) token() string {
 	if r.secret == nil {
 		return ""
 	}
-	return r.secret.token
+	return r.secret()
 }
 
 // String describes the registration for people: the transport, the address
