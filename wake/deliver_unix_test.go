@@ -85,3 +85,22 @@ func TestDeliverUnknownTransport(t *testing.T) {
 		t.Fatalf("deliveries = %v, want the unknown transport failed, then codex queued", ds)
 	}
 }
+
+// With its context already ended, nothing is sent and nothing runs: every
+// transport certainly failed.
+func TestDeliverCancelled(t *testing.T) {
+	path := fakeInbox(t, func(conn *net.UnixConn) {
+		t.Error("the inbox was reached after the context ended")
+	})
+	regs, o, marker := fallback(t, path)
+	ctx, cancel := context.WithCancel(context.Background())
+	cancel()
+	ds := wake.Deliver(ctx, regs, queueText, o)
+	assertSafe(t, ds, queueText)
+	if got := states(ds); got != "claude-inbox:failed codex-queue:failed" {
+		t.Fatalf("deliveries = %v, want both failed", ds)
+	}
+	if _, err := os.Stat(marker); !os.IsNotExist(err) {
+		t.Fatalf("codex ran after the context ended: %v", err)
+	}
+}
