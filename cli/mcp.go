@@ -14,6 +14,7 @@ import (
 	"github.com/stickhq/stick/mcpserver"
 	"github.com/stickhq/stick/stick"
 	"github.com/stickhq/stick/store"
+	"github.com/stickhq/stick/wake"
 )
 
 // tokenEnv is where 'stick mcp --server' takes its token from when no
@@ -90,7 +91,8 @@ it ('stick install --server URL' registers it).`,
 			// A data directory that cannot be resolved is the open's to
 			// report; identities are then claimed within this process.
 			dataDir, _ := store.DataDir()
-			srv, err := mcpserver.New(mcpserver.Config{Service: svc, Harness: harness, DataDir: dataDir, Getenv: os.Getenv, Version: version, Tools: set, Ready: st.Ready, Initialized: st.Start})
+			srv, err := mcpserver.New(mcpserver.Config{Service: svc, Harness: harness, DataDir: dataDir, Getenv: os.Getenv, Version: version, Tools: set, Ready: st.Ready, Initialized: st.Start,
+				Wake: wake.FromEnv(os.Getenv), Log: cmd.ErrOrStderr()})
 			if err != nil {
 				return err
 			}

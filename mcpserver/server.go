@@ -13,6 +13,7 @@ import (
 	"github.com/stickhq/stick/identity"
 	"github.com/stickhq/stick/procid"
 	"github.com/stickhq/stick/stick"
+	"github.com/stickhq/stick/wake"
 )
 
 // Config wires a Server.
@@ -54,6 +55,14 @@ type Config struct {
 	// server's connections hold (see keepers), for tests that drive the
 	// clock past leases and check that nothing else writes.
 	NoLeaseKeeping bool
+	// Wake are the ways this server's harness session can be woken (see
+	// wakers), in the order they are tried; none turns waking off.
+	Wake []wake.Registration
+	// WakeOptions bound each wake's delivery.
+	WakeOptions wake.Options
+	// Log, when set, receives a line for each wake that could not be
+	// registered, waited for or reported (never a secret).
+	Log io.Writer
 }
 
 // Server is one MCP server; each client connection gets its own identity.
@@ -72,6 +81,8 @@ type Server struct {
 	claims *identity.Claims
 	// records is where joined members are recorded, nil without a data directory.
 	records *identity.Records
+	// wakers are the wake loops of the connections' rooms.
+	wakers wakers
 }
 
 // conn is one client connection's identity. It is named once (see
@@ -273,7 +284,7 @@ func (s *Server) bind(_ context.Context, req *mcp.CallToolRequest, room string) 
 	}
 	// A connection's harness lives as long as the connection, so the
 	// server keeps its lease alive between calls.
-	return call{svc: s.cfg.Service, caller: cn.in(room), req: req, kept: true}, nil
+	return call{svc: s.cfg.Service, caller: cn.in(room), req: req, kept: true, waiting: func() func() { return s.waiting(req, room) }}, nil
 }
 
 // listPath implements frontend: list_rooms lists around the server's
@@ -289,6 +300,12 @@ func (s *Server) listPath() string {
 func (s *Server) after(cl call, out any) {
 	if o, ok := out.(leaveOut); ok && o.Left {
 		s.forget(o.RoomID, o.AgentID)
+		s.stopWaker(wakerKey{cl.req.Session, o.RoomID})
+	}
+	if o, ok := out.(joinOut); ok {
+		if cn, err := s.conn(cl.req); err == nil {
+			s.startWaker(cl.req, cn.in(o.RoomID), o.RoomID)
+		}
 	}
 	if !s.cfg.NoLeaseKeeping {
 		s.follow(cl.req, cl.caller, out)

@@ -35,6 +35,19 @@ type call struct {
 	// between its calls (see keepers), which the texts say: a stdio
 	// connection's harness, or over HTTP a proxy's liveness stream.
 	kept bool
+	// waiting, when set, marks the call as waiting in its room until the
+	// function it returns is called, so that nothing wakes its session
+	// meanwhile (see wakers).
+	waiting func() func()
+}
+
+// wait marks cl waiting in its room (see call.waiting); call the
+// function it returns when the wait ends.
+func (cl call) wait() func() {
+	if cl.waiting == nil {
+		return func() {}
+	}
+	return cl.waiting()
 }
 
 // frontend is what a transport decides about each tool call.

@@ -331,7 +331,12 @@ func (b *toolbox) register() error {
 					for _, n := range in.Outbox {
 						req.Outbox = append(req.Outbox, n.note())
 					}
+					done := func() {}
+					if wait > 0 {
+						done = cl.wait()
+					}
 					res, err := cl.svc.Sync(ctx, cl.caller, in.RoomID, req)
+					done()
 					return res, textSync(res), err
 				})
 		},

@@ -22,7 +22,9 @@ func (b *toolbox) waitForTurn(ctx context.Context, cl call, in waitIn) (waitOut,
 		stop := b.reportProgress(ctx, cl.req, token, wr.MaxWait)
 		defer stop()
 	}
+	done := cl.wait()
 	res, err := cl.svc.WaitForTurn(ctx, cl.caller, wr)
+	done()
 	if err != nil {
 		return waitOut{}, "", err
 	}

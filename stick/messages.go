@@ -161,3 +161,21 @@ func (s *Service) addressed(ctx context.Context, agent, roomID string, readThrou
 	}
 	return out, err
 }
+
+// told records that the caller was given the notes addressed to it up to
+// seq in a result, so that its session is not woken for them (see
+// ClaimWake).
+func (s *Service) told(ctx context.Context, c Caller, roomID string, seq int64) error {
+	return s.store.Update(ctx, func(tx Tx) error {
+		sn, err := s.load(tx, roomID)
+		if err != nil {
+			return err
+		}
+		m := sn.member(c.AgentID)
+		if m == nil || m.WokenSeq >= seq {
+			return nil
+		}
+		m.WokenSeq = seq
+		return sn.saveMember(tx, m)
+	})
+}

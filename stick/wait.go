@@ -108,6 +108,9 @@ func (s *Service) WaitForTurn(ctx context.Context, c Caller, req WaitRequest) (W
 	res, err := w.wait(ctx, req)
 	if err == nil && w.unread {
 		res.Addressed, err = s.addressed(ctx, c.AgentID, req.RoomID, w.readThrough)
+		if err == nil && len(res.Addressed) > 0 {
+			err = s.told(ctx, c, req.RoomID, res.Addressed[len(res.Addressed)-1].Seq)
+		}
 	}
 	return res, err
 }

@@ -101,31 +101,11 @@ func (s *Service) ClaimWake(ctx context.Context, c Caller, roomID string) (claim
 		return WakeClaim{}, false, err
 	}
 	err = s.memberUpdate(ctx, c, roomID, func(tx Tx, sn *snapshot) error {
-		ok = false
 		m := sn.member(c.AgentID)
-		r := sn.room
-		switch {
-		case r.State == StateReserved && r.ReservedFor == m.AgentID && r.PendingHandoffSeq > m.WokenSeq:
-			claim = WakeClaim{RoomID: roomID, Seq: r.PendingHandoffSeq, Why: WakeHanded}
-			if sn.pending != nil {
-				claim.From = sn.pending.From
-				if sn.pending.Reason == ReasonConclusionRequested {
-					claim.Why = WakeConclusion
-				}
-			}
-		case m.AddressedSeq > m.SyncCursor && m.WokenSeq <= m.SyncCursor:
-			claim = WakeClaim{RoomID: roomID, Seq: m.AddressedSeq, Why: WakeAddressed}
-			e, found, err := tx.Event(roomID, m.AddressedSeq)
-			if err != nil {
-				return err
-			}
-			if found {
-				claim.From = e.From
-			}
-		default:
-			return nil
+		claim, ok, err = sn.wakeDue(tx, m)
+		if err != nil || !ok {
+			return err
 		}
-		ok = true
 		m.WokenSeq = claim.Seq
 		return sn.saveMember(tx, m)
 	})
@@ -133,6 +113,86 @@ func (s *Service) ClaimWake(ctx context.Context, c Caller, roomID string) (claim
 		return WakeClaim{}, false, err
 	}
 	return claim, true, nil
+}
+
+// wakeDue returns the wake m is due, if any (see ClaimWake).
+func (sn *snapshot) wakeDue(tx Tx, m *Member) (WakeClaim, bool, error) {
+	r := sn.room
+	switch {
+	case r.State == StateReserved && r.ReservedFor == m.AgentID && r.PendingHandoffSeq > m.WokenSeq:
+		claim := WakeClaim{RoomID: r.ID, Seq: r.PendingHandoffSeq, Why: WakeHanded}
+		if sn.pending != nil {
+			claim.From = sn.pending.From
+			if sn.pending.Reason == ReasonConclusionRequested {
+				claim.Why = WakeConclusion
+			}
+		}
+		return claim, true, nil
+	case m.AddressedSeq > m.SyncCursor && m.WokenSeq <= m.SyncCursor && m.AddressedSeq > m.WokenSeq:
+		claim := WakeClaim{RoomID: r.ID, Seq: m.AddressedSeq, Why: WakeAddressed}
+		e, found, err := tx.Event(r.ID, m.AddressedSeq)
+		if found {
+			claim.From = e.From
+		}
+		return claim, true, err
+	}
+	return WakeClaim{}, false, nil
+}
+
+// AwaitWake blocks until a wake of the caller's session is due while
+// idle reports that nothing of the session waits in the room, claims it
+// (see ClaimWake) and returns it: the loop of a frontend that wakes an
+// idle harness. It looks when the member's bell rings (a note addressed
+// to it, the stick handed to it) and every few seconds besides, reading
+// first and writing only to claim. ctx's end, or the service's shutdown,
+// ends it with ctx's error or canceled.
+//
+// Errors: those of ClaimWake, and ctx's.
+func (s *Service) AwaitWake(ctx context.Context, c Caller, roomID string, idle func() bool) (WakeClaim, error) {
+	if err := s.act(ActionClaimWake, c); err != nil {
+		return WakeClaim{}, err
+	}
+	for {
+		bell := s.store.Rung(roomID, c.AgentID)
+		if bell == nil {
+			bell = s.store.Changed()
+		}
+		if idle() {
+			due := false
+			err := s.briefView(ctx, func(tx Tx) error {
+				sn, err := s.load(tx, roomID)
+				if err != nil {
+					return err
+				}
+				m, err := sn.memberOf(c.AgentID)
+				if err != nil {
+					return err
+				}
+				_, due, err = sn.wakeDue(tx, m)
+				return err
+			})
+			if err != nil {
+				return WakeClaim{}, err
+			}
+			if due {
+				if claim, ok, err := s.ClaimWake(ctx, c, roomID); err != nil || ok {
+					return claim, err
+				}
+			}
+		}
+		timer, stop := s.clock.Timer(bellRefreshMax)
+		select {
+		case <-ctx.Done():
+			stop()
+			return WakeClaim{}, ctx.Err()
+		case <-s.done:
+			stop()
+			return WakeClaim{}, Errorf(CodeCanceled, "the service is shutting down")
+		case <-bell:
+		case <-timer:
+		}
+		stop()
+	}
 }
 
 // ReportWake records how the caller's last wake went: the transport
