@@ -286,6 +286,7 @@ open named rooms; --room NAME reads one ('stick state --room NAME').`, stick.Max
 				if err != nil {
 					return err
 				}
+				declared(cmd.Context(), s.svc, s.caller, &res)
 				p := newPrinter(cmd.OutOrStdout(), asJSON)
 				if asJSON {
 					return p.JSON(res)

@@ -6,12 +6,14 @@ import (
 	"fmt"
 	"io"
 	"os"
+	"strings"
 	"sync"
 	"time"
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 	"github.com/stickhq/stick/identity"
 	"github.com/stickhq/stick/procid"
+	"github.com/stickhq/stick/project"
 	"github.com/stickhq/stick/stick"
 	"github.com/stickhq/stick/wake"
 )
@@ -338,6 +340,9 @@ func (s *Server) join(ctx context.Context, cl call, in joinPathIn) (stick.JoinRe
 		return stick.JoinResult{}, err
 	}
 	conn.joined(res, jr.AgentIDOverride != "")
+	if err := project.Declare(ctx, cl.svc, conn.in(res.RoomID), res.RoomID, res.WorkspaceRoot); err != nil {
+		res.Warning = strings.TrimPrefix(res.Warning+"; ", "; ") + "the project's channels were not declared: " + err.Error()
+	}
 	if res.Left != "" {
 		s.forget(res.RoomID, res.Left)
 	}
