@@ -64,7 +64,10 @@ standard input.`,
 			"  stick note --type answer --reply-to 12 \"yes, until v2\"\n" +
 			"  stick note --path ~/src/app \"a note for that room\"\n" +
 			"  stick note --room release-1.4-review \"changelog checked\"   # a named room\n" +
-			"  stick note --id deploy-417 --metadata '{\"build\": 417}' \"deployed\"   # safe to retry",
+			"  stick note --id deploy-417 --metadata '{\"build\": 417}' \"deployed\"   # safe to retry\n" +
+			"  stick note --to reviewer \"please look at the auth change\"   # addressed: shown to reviewer first, wakes it\n" +
+			"  stick note --to @ana --interrupt \"stop: main is broken\"\n" +
+			"  stick note --channel errors \"flaky test in store\"",
 		Args: needs(1, -1, "TEXT, the words of the note, or - to read it from standard input"),
 		ValidArgsFunction: func(*cobra.Command, []string, string) ([]cobra.Completion, cobra.ShellCompDirective) {
 			return nil, cobra.ShellCompDirectiveNoFileComp
@@ -103,7 +106,15 @@ standard input.`,
 					fmt.Fprintf(p.w, "a duplicate: --id %s was already posted as #%d; nothing new was posted\n", render.Line(n.ClientMessageID), res.Event.Seq)
 					return nil
 				}
-				fmt.Fprintf(p.w, "%s #%d posted to room %s as %s\n", render.Line(string(res.Event.MessageType)), res.Event.Seq, r.RoomID, render.Line(res.Event.From))
+				where := ""
+				if res.Event.Channel != "" {
+					where = " #" + render.Line(res.Event.Channel)
+				}
+				fmt.Fprintf(p.w, "%s #%d posted to room %s%s as %s", render.Line(string(res.Event.MessageType)), res.Event.Seq, r.RoomID, where, render.Line(res.Event.From))
+				if len(res.Event.Recipients) > 0 {
+					fmt.Fprintf(p.w, ", addressed to %s", render.Line(strings.Join(res.Event.Recipients, ", ")))
+				}
+				fmt.Fprintln(p.w)
 				return nil
 			})
 		},
@@ -115,6 +126,9 @@ standard input.`,
 	f.StringVar(&meta, "metadata", "", "a JSON object stored with the note, for tools")
 	f.StringVar(&n.ClientMessageID, "id", "", "an id of your own for this note: sending again with it posts nothing new")
 	f.StringVar(&path, "path", "", "a path in the workspace whose room to post to (default: the current directory)")
+	f.StringArrayVar(&n.To, "to", nil, "address the note to a member: its agent id, @handle or display name (repeat for several; default: the whole room)")
+	f.BoolVar(&n.Interrupt, "interrupt", false, "with --to: end the recipients' wait for the stick at once")
+	f.StringVar(&n.Channel, "channel", "", "the channel to post to (default general; 'stick channels' lists them)")
 	addActRoomFlag(cmd, &roomValue)
 	return cmd
 }

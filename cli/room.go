@@ -349,9 +349,10 @@ func newState(agent *string) *cobra.Command {
 
 func newEvents(agent *string) *cobra.Command {
 	var asJSON, follow bool
-	var after int64
+	var after, before int64
 	var limit, tail int
-	var roomID string
+	var roomID, since, until string
+	var channels, from, types []string
 	cmd := &cobra.Command{
 		Use:   "events [path | --room ROOM_ID]",
 		Short: "Show a room's event log (claims, handoffs, takeovers, notes, ...), newest last",
@@ -362,9 +363,23 @@ events as they commit, until interrupted.`, stick.DefaultEventLimit),
 		Example: fmt.Sprintf("  stick events                   # the newest %d\n", stick.DefaultEventLimit) + "  stick events -n 10\n  stick events --after 0 --limit 20   # from the start, 20 at a time\n" +
 			"  stick events --follow          # the newest, then events as they commit, until Ctrl-C\n" +
 			"  stick events --follow --json   # one JSON object per line\n" +
-			"  stick events --room room_7b64e0c2a1f3d9b8   # a room by its id ('stick list' shows it), closed ones too",
+			"  stick events --room room_7b64e0c2a1f3d9b8   # a room by its id ('stick list' shows it), closed ones too\n" +
+			"  stick events --channel errors --since 2h     # a channel's notes of the last two hours\n" +
+			"  stick events --from codex:4f2a91 --type decision",
 		Args: cobra.MaximumNArgs(1),
 		RunE: func(cmd *cobra.Command, args []string) error {
+			if filtered := len(channels)+len(from)+len(types) > 0 || since != "" || until != "" || cmd.Flags().Changed("before"); filtered {
+				if follow || cmd.Flags().Changed("after") {
+					return fmt.Errorf("--channel, --from, --type, --since, --until and --before show the newest matching events; they go with neither --follow nor --after (page back with --before)")
+				}
+				n := tail
+				if n == 0 {
+					n = limit
+				}
+				return inNamedRoom(cmd, *agent, roomID, args, func(s *session, r stick.RoomSummary) error {
+					return printHistory(cmd, s, r, historyFilter{channels: channels, from: from, types: types, since: since, until: until, before: before, limit: n}, asJSON)
+				})
+			}
 			paging := cmd.Flags().Changed("after")
 			if paging && cmd.Flags().Changed("tail") {
 				return fmt.Errorf("give --tail (the newest events) or --after (from an event on), not both")
@@ -447,6 +462,12 @@ events as they commit, until interrupted.`, stick.DefaultEventLimit),
 	cmd.Flags().IntVarP(&tail, "tail", "n", 0, "show the newest this many events "+pageRange(stick.DefaultEventLimit, stick.MaxEventLimit))
 	cmd.Flags().Int64Var(&after, "after", 0, "show the events after this event number, oldest first (0: from the start)")
 	cmd.Flags().IntVar(&limit, "limit", 0, "with --after, show at most this many events "+pageRange(stick.DefaultEventLimit, stick.MaxEventLimit)+"; without, as --tail")
+	cmd.Flags().StringArrayVar(&channels, "channel", nil, "only notes of this channel (repeatable)")
+	cmd.Flags().StringArrayVar(&from, "from", nil, "only events of this agent id (repeatable)")
+	cmd.Flags().StringArrayVar(&types, "type", nil, "only events of this type (note, release, pass, claim, ...), or notes of this kind (question, decision, x-...) (repeatable)")
+	cmd.Flags().StringVar(&since, "since", "", "only events at or after this time (RFC 3339) or this long ago (2h, 3d)")
+	cmd.Flags().StringVar(&until, "until", "", "only events before this time (RFC 3339) or this long ago")
+	cmd.Flags().Int64Var(&before, "before", 0, "only events before this event number (older pages of a filtered list)")
 	addRoomFlag(cmd, &roomID)
 	return cmd
 }

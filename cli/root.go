@@ -234,8 +234,8 @@ Agents use it through the MCP server, 'stick mcp', which their harness starts
 	root.AddCommand(
 		newWait(agent), newTry(agent), newHold(agent), newRelease(agent), newPass(agent), newTakeover(agent), newHeartbeat(agent),
 		newWhoami(agent), newStatus(agent), newList(agent), newJoin(agent), newState(agent), newEvents(agent), newSync(agent),
-		newPolicy(agent), newLeave(agent), newClose(agent), newRooms(agent),
-		newNote(agent), newDoc(agent), newSearch(agent), newExport(agent),
+		newPolicy(agent), newLeave(agent), newClose(agent), newRooms(agent), newStandby(agent), newKick(agent), newHandle(agent),
+		newNote(agent), newChannels(agent), newDoc(agent), newSearch(agent), newExport(agent),
 		newDemo(), newInstall(), newUninstall(), newInstallSkill(), newUninstallSkill(), newPrompt(), newDoctor(), newMCP(version), newMan(version),
 		newServe(version), newToken(),
 		newVersion(version), newWhere(), newGuardian(), newHook())
@@ -250,8 +250,8 @@ var commandGroups = []struct {
 	names     []string
 }{
 	{"turn", "Take turns:", []string{"wait", "try", "hold", "release", "pass", "takeover", "heartbeat"}},
-	{"room", "Watch and manage a room:", []string{"whoami", "status", "list", "join", "state", "events", "sync", "policy", "leave", "close", "rooms"}},
-	{"memory", "Share what you know:", []string{"note", "doc", "search", "export"}},
+	{"room", "Watch and manage a room:", []string{"whoami", "status", "list", "join", "state", "events", "sync", "policy", "leave", "close", "rooms", "standby", "kick", "handle"}},
+	{"memory", "Share what you know:", []string{"note", "channels", "chat", "doc", "search", "export"}},
 	{"setup", "Set up:", []string{"demo", "install", "uninstall", "install-skill", "uninstall-skill", "prompt", "doctor", "mcp", "man"}},
 	{"hub", "Serve other machines:", []string{"serve", "token"}},
 }

@@ -17,6 +17,7 @@ func newSync(agent *string) *cobra.Command {
 	var wait time.Duration
 	var ack int64
 	var roomValue string
+	var channels []string
 	cmd := &cobra.Command{
 		Use:   "sync [path | --room ROOM]",
 		Short: "Show what happened in the room since you last synced (a cursor kept for you)",
@@ -24,7 +25,8 @@ func newSync(agent *string) *cobra.Command {
 claims, handoffs in full, takeovers, notes (your own are left out unless
 --include-self). The room keeps a cursor for your identity, so the next
 sync goes on where this one stopped, from any terminal or after a restart.
-A page holds at most --max events; run it again while it says there is more.`,
+A page holds at most --max events; run it again while it says there is more.
+Notes addressed to you come first.`,
 		Example: "  stick sync                 # what is new since last time\n" +
 			"  stick sync --wait 5m       # wait for the next event if nothing is new\n" +
 			"  stick sync --reset         # from the beginning of the log\n" +
@@ -32,7 +34,7 @@ A page holds at most --max events; run it again while it says there is more.`,
 			"  stick sync --room release-1.4-review   # a named room",
 		Args: cobra.MaximumNArgs(1),
 		RunE: func(cmd *cobra.Command, args []string) error {
-			req := stick.SyncRequest{MaxItems: maxItems, IncludeSelf: includeSelf, Wait: wait, ManualAck: noAdvance, CursorReset: reset}
+			req := stick.SyncRequest{MaxItems: maxItems, IncludeSelf: includeSelf, Wait: wait, ManualAck: noAdvance, CursorReset: reset, Channels: channels}
 			if cmd.Flags().Changed("ack") {
 				if !noAdvance {
 					return fmt.Errorf("--ack moves the cursor only with --no-advance; without it the cursor moves by itself")
@@ -52,15 +54,24 @@ A page holds at most --max events; run it again while it says there is more.`,
 				if asJSON {
 					return p.JSON(res)
 				}
+				if len(res.Addressed) > 0 {
+					fmt.Fprintln(p.w, p.Bold(fmt.Sprintf("addressed to you (%d):", len(res.Addressed))))
+					for _, e := range res.Addressed {
+						render.WriteEvent(p.w, p, e)
+					}
+					if len(res.Received) > 0 {
+						fmt.Fprintln(p.w, p.Bold("the rest:"))
+					}
+				}
 				for _, e := range res.Received {
 					render.WriteEvent(p.w, p, e)
 				}
 				switch {
 				case res.HasMore:
 					fmt.Fprintf(p.w, "%s\n", p.Dim(fmt.Sprintf("more: run 'stick sync%s%s' again (cursor %d)", agentArg(cmd), roomArg(r.RoomName), res.Cursor)))
-				case len(res.Received) == 0 && res.Status == "timeout":
+				case len(res.Received)+len(res.Addressed) == 0 && res.Status == "timeout":
 					fmt.Fprintf(p.w, "nothing new in %s (cursor %d)\n", render.Duration(wait), res.Cursor)
-				case len(res.Received) == 0:
+				case len(res.Received)+len(res.Addressed) == 0:
 					fmt.Fprintf(p.w, "nothing new (cursor %d)\n", res.Cursor)
 				}
 				return nil
@@ -75,6 +86,7 @@ A page holds at most --max events; run it again while it says there is more.`,
 	f.BoolVar(&noAdvance, "no-advance", false, "leave the cursor where it is (move it later with --ack)")
 	f.Int64Var(&ack, "ack", 0, "with --no-advance: move the cursor to this event number")
 	f.BoolVar(&reset, "reset", false, "start from the beginning of the log")
+	f.StringArrayVar(&channels, "channel", nil, "only notes of this channel (repeat for several; other events still show)")
 	addRoomFlag(cmd, &roomValue)
 	return cmd
 }

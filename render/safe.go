@@ -17,7 +17,14 @@ func SafeEvent(e stick.Event) stick.Event {
 	e.ID, e.RoomID = Line(e.ID), Line(e.RoomID)
 	e.Type, e.MessageType = stick.EventType(Line(string(e.Type))), stick.NoteType(Line(string(e.MessageType)))
 	e.From, e.To, e.Reason = Line(e.From), Line(e.To), Line(e.Reason)
-	e.ClientMessageID = Line(e.ClientMessageID)
+	e.ClientMessageID, e.Channel = Line(e.ClientMessageID), Line(e.Channel)
+	if len(e.Recipients) > 0 {
+		to := make([]string, len(e.Recipients))
+		for i, r := range e.Recipients {
+			to[i] = Line(r)
+		}
+		e.Recipients = to
+	}
 	e.Text = Text(e.Text)
 	if len(e.Data) > 0 {
 		e.Data = []byte(Line(string(e.Data)))

@@ -68,8 +68,17 @@ func WriteEvent(w io.Writer, s Style, e stick.Event) {
 		if e.Ref != 0 {
 			kind = append(kind, fmt.Sprintf("re #%d", e.Ref))
 		}
+		if e.Channel != "" {
+			kind = append(kind, "#"+e.Channel)
+		}
 		if len(kind) > 0 {
 			line += s.Dim(" (" + strings.Join(kind, ", ") + ")")
+		}
+		if len(e.Recipients) > 0 {
+			line += " -> " + strings.Join(e.Recipients, ", ")
+			if e.Interrupt {
+				line += s.Bold(" [interrupt]")
+			}
 		}
 	}
 	if note := DocNote(e); note != "" {
