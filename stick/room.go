@@ -59,7 +59,7 @@ type Room struct {
 	// Channels are the channels the room's project declares (see
 	// ChannelSpec); none means the room offers DefaultChannels. The
 	// room offers DefaultChannel either way.
-	Channels []ChannelSpec
+	Channels  []ChannelSpec
 	CreatedAt time.Time
 	UpdatedAt time.Time
 	ClosedAt  time.Time
