@@ -12,7 +12,9 @@ import (
 // snapshot, or under the same write lock, as the room, so they are what
 // reading them later would return, as long as this transaction's own
 // writes are accounted for: a member write forgets the room's members, an
-// appended event is the room's last. Events never change once appended.
+// appended event is the room's last. Events never change once appended;
+// notes may be deleted (PruneNotes), which forgets what was read ahead of
+// their room's log.
 type ahead struct {
 	rooms   map[string]bool // the rooms read ahead
 	members map[string][]stick.Member

@@ -9,3 +9,6 @@ func (s *Store) ListenerListens() int64 { return s.listen.listens.Load() }
 func CheckServer(num int) error {
 	return (&Store{where: "PostgreSQL database \"t\" on h"}).checkServer(num)
 }
+
+// MigrationsThrough returns the migrations that make schema version v.
+func MigrationsThrough(v int) []string { return migrations[:v-baseVersion+1] }

@@ -163,6 +163,34 @@ CREATE TABLE hub_settings (
 	value TEXT NOT NULL
 );
 `,
+	// 13: the SQLite store's version 13: members' handles (unique per
+	// room), standby and wake record; notes' recipients (space-separated
+	// agent ids), interrupt and channel, with an index of a channel's
+	// notes; rooms' channel declarations (JSON). Notes may be deleted;
+	// every other event, and every update, is still refused.
+	`
+ALTER TABLE members
+	ADD COLUMN handle          TEXT NOT NULL DEFAULT '',
+	ADD COLUMN standby         BOOLEAN NOT NULL DEFAULT false,
+	ADD COLUMN wake_transports TEXT NOT NULL DEFAULT '',
+	ADD COLUMN woken_seq       BIGINT NOT NULL DEFAULT 0,
+	ADD COLUMN wake_state      TEXT,
+	ADD COLUMN wake_transport  TEXT,
+	ADD COLUMN wake_at         BIGINT;
+CREATE UNIQUE INDEX members_handle_idx ON members (room_id, handle) WHERE handle <> '';
+
+ALTER TABLE events
+	ADD COLUMN recipients TEXT,
+	ADD COLUMN interrupt  BOOLEAN NOT NULL DEFAULT false,
+	ADD COLUMN channel    TEXT;
+CREATE INDEX events_channel_idx ON events (room_id, channel, event_seq) WHERE event_type = 'note';
+DROP TRIGGER events_append_only ON events;
+CREATE TRIGGER events_no_update BEFORE UPDATE ON events FOR EACH ROW EXECUTE FUNCTION stick_append_only();
+CREATE TRIGGER events_no_delete BEFORE DELETE ON events FOR EACH ROW WHEN (OLD.event_type <> 'note')
+	EXECUTE FUNCTION stick_append_only();
+
+ALTER TABLE rooms ADD COLUMN channels_json TEXT;
+`,
 }
 
 // SchemaVersion is the schema version this build writes.

@@ -14,6 +14,7 @@ import (
 	"github.com/jackc/pgx/v5"
 	"github.com/jackc/pgx/v5/pgconn"
 	"github.com/jackc/pgx/v5/pgxpool"
+	"github.com/stickhq/stick/internal/storecodec"
 	"github.com/stickhq/stick/stick"
 )
 
@@ -51,7 +52,7 @@ func (t *tx) mustWrite() error {
 const roomCols = `room_id, canonical_path, topic, state, sequence_index, owner, reserved_for,
 	pending_handoff_event_seq, grant_event_seq, turn_id, lease_id, lease_expires_at, claim_expires_at,
 	owner_lease_ttl_ms, claim_ttl_ms, heartbeat_interval_ms, presence_ttl_ms, wait_max_wait_ms,
-	created_at, updated_at, closed_at, room_key, room_name, concluder, proxy_grace_ms`
+	created_at, updated_at, closed_at, room_key, room_name, concluder, proxy_grace_ms, channels_json`
 
 // Room implements stick.Tx.Room.
 func (t *tx) Room(id string) (stick.Room, bool, error) {
@@ -133,7 +134,7 @@ func (t *tx) rooms(q string, args ...any) ([]stick.Room, error) {
 		var (
 			id, path, topic, state, key     string
 			owner, reserved, lease          *string
-			name, concluder                 *string
+			name, concluder, channels       *string
 			seqIdx                          int
 			pending, grant, leaseAt, claim  *int64
 			turn, created, updated          int64
@@ -141,9 +142,14 @@ func (t *tx) rooms(q string, args ...any) ([]stick.Room, error) {
 			closed                          *int64
 		)
 		if err := rows.Scan(&id, &path, &topic, &state, &seqIdx, &owner, &reserved, &pending, &grant, &turn, &lease,
-			&leaseAt, &claim, &lttl, &cttl, &hb, &pttl, &wait, &created, &updated, &closed, &key, &name, &concluder, &grc); err != nil {
+			&leaseAt, &claim, &lttl, &cttl, &hb, &pttl, &wait, &created, &updated, &closed, &key, &name, &concluder, &grc, &channels); err != nil {
 			rows.Close()
 			return nil, err
+		}
+		specs, err := storecodec.DecodeChannels(str(channels))
+		if err != nil {
+			rows.Close()
+			return nil, fmt.Errorf("room %s: %w", id, err)
 		}
 		out = append(out, stick.Room{
 			ID: id, Path: path, Topic: topic, State: stick.RoomState(state), SequenceIndex: seqIdx,
@@ -152,13 +158,17 @@ func (t *tx) rooms(q string, args ...any) ([]stick.Room, error) {
 			Policy: stick.Policy{OwnerLeaseTTL: dur(lttl), ClaimTTL: dur(cttl), HeartbeatInterval: dur(hb),
 				PresenceTTL: dur(pttl), WaitMaxWait: dur(wait), ProxyGrace: dur(grc)},
 			CreatedAt: tm(&created), UpdatedAt: tm(&updated), ClosedAt: tm(closed),
-			Key: key, Name: str(name), Concluder: str(concluder),
+			Key: key, Name: str(name), Concluder: str(concluder), Channels: specs,
 		})
 	}
 	return out, rows.Err()
 }
 
-func roomArgs(r stick.Room) []any {
+func roomArgs(r stick.Room) ([]any, error) {
+	channels, err := storecodec.EncodeChannels(r.Channels)
+	if err != nil {
+		return nil, err
+	}
 	return []any{
 		r.ID, r.Path, r.Topic, string(r.State), r.SequenceIndex, nullText(r.Owner), nullText(r.ReservedFor),
 		nullInt(r.PendingHandoffSeq), nullInt(r.GrantSeq), r.TurnID, nullText(r.LeaseID),
@@ -166,8 +176,8 @@ func roomArgs(r stick.Room) []any {
 		nullMS(r.Policy.OwnerLeaseTTL), nullMS(r.Policy.ClaimTTL), nullMS(r.Policy.HeartbeatInterval),
 		nullMS(r.Policy.PresenceTTL), nullMS(r.Policy.WaitMaxWait),
 		ms(r.CreatedAt), ms(r.UpdatedAt), nullTime(r.ClosedAt), r.Key, nullText(r.Name), nullText(r.Concluder),
-		nullMS(r.Policy.ProxyGrace),
-	}
+		nullMS(r.Policy.ProxyGrace), nullText(channels),
+	}, nil
 }
 
 // placeholders returns "$from, ..., $to".
@@ -187,7 +197,11 @@ func (t *tx) CreateRoom(r stick.Room) error {
 	if err := t.mustWrite(); err != nil {
 		return err
 	}
-	return t.later(nil, "INSERT INTO rooms ("+roomCols+") VALUES ("+placeholders(1, 25)+")", roomArgs(r)...)
+	args, err := roomArgs(r)
+	if err != nil {
+		return err
+	}
+	return t.later(nil, "INSERT INTO rooms ("+roomCols+") VALUES ("+placeholders(1, 26)+")", args...)
 }
 
 // SaveRoom implements stick.Tx.SaveRoom: a room's id, path, topic, key,
@@ -197,15 +211,18 @@ func (t *tx) SaveRoom(r stick.Room) error {
 	if err := t.mustWrite(); err != nil {
 		return err
 	}
-	a := roomArgs(r)
-	args := []any{a[0], a[3], a[4], a[5], a[6], a[7], a[8], a[9], a[10], a[11], a[12], a[13], a[14], a[15], a[16], a[17], a[19], a[23], a[24]}
+	a, err := roomArgs(r)
+	if err != nil {
+		return err
+	}
+	args := []any{a[0], a[3], a[4], a[5], a[6], a[7], a[8], a[9], a[10], a[11], a[12], a[13], a[14], a[15], a[16], a[17], a[19], a[23], a[24], a[25]}
 	q := `UPDATE rooms SET state = $2, sequence_index = $3,
 		owner = $4, reserved_for = $5, pending_handoff_event_seq = $6, grant_event_seq = $7, turn_id = $8,
 		lease_id = $9, lease_expires_at = $10, claim_expires_at = $11, owner_lease_ttl_ms = $12, claim_ttl_ms = $13,
 		heartbeat_interval_ms = $14, presence_ttl_ms = $15, wait_max_wait_ms = $16, updated_at = $17, concluder = $18,
-		proxy_grace_ms = $19`
+		proxy_grace_ms = $19, channels_json = $20`
 	if r.State == stick.StateClosed {
-		q += ", closed_at = $20"
+		q += ", closed_at = $21"
 		args = append(args, a[20])
 	}
 	q += " WHERE room_id = $1"
@@ -218,7 +235,8 @@ func (t *tx) SaveRoom(r stick.Room) error {
 }
 
 const memberCols = `room_id, agent_id, ordinal, joined_at, last_seen_at, session_kind, display_name,
-	host_id, boot_id, pid, process_started_at, sync_cursor, reclaim_token`
+	host_id, boot_id, pid, process_started_at, sync_cursor, reclaim_token,
+	handle, standby, wake_transports, woken_seq, wake_state, wake_transport, wake_at`
 
 // Members implements stick.Tx.Members.
 func (t *tx) Members(roomID string) ([]stick.Member, error) {
@@ -244,10 +262,12 @@ func scanMembers(rows pgx.Rows) ([]stick.Member, error) {
 			display, host, boot, token *string
 			pid                        *int32
 			joined, seen               int64
-			started                    *int64
+			started, wakeAt            *int64
+			transports                 string
+			wakeState, wakeTransport   *string
 		)
 		if err := rows.Scan(&m.RoomID, &m.AgentID, &m.Ordinal, &joined, &seen, &kind, &display, &host, &boot, &pid,
-			&started, &m.SyncCursor, &token); err != nil {
+			&started, &m.SyncCursor, &token, &m.Handle, &m.Standby, &transports, &m.WokenSeq, &wakeState, &wakeTransport, &wakeAt); err != nil {
 			rows.Close()
 			return nil, err
 		}
@@ -257,6 +277,7 @@ func scanMembers(rows pgx.Rows) ([]stick.Member, error) {
 			m.Process.PID = int(*pid)
 		}
 		m.ReclaimToken = str(token)
+		m.WakeTransports, m.WakeState, m.WakeTransport, m.WakeAt = storecodec.SplitList(transports), str(wakeState), str(wakeTransport), tm(wakeAt)
 		out = append(out, m)
 	}
 	slices.SortFunc(out, func(a, b stick.Member) int {
@@ -276,13 +297,17 @@ func (t *tx) SaveMember(m stick.Member) error {
 	if p.PID != 0 {
 		pid = p.PID
 	}
-	return t.later(nil, "INSERT INTO members ("+memberCols+") VALUES ("+placeholders(1, 13)+")"+
+	return t.later(nil, "INSERT INTO members ("+memberCols+") VALUES ("+placeholders(1, 20)+")"+
 		" ON CONFLICT (room_id, agent_id) DO UPDATE SET ordinal = excluded.ordinal, joined_at = excluded.joined_at,"+
 		" last_seen_at = excluded.last_seen_at, session_kind = excluded.session_kind, display_name = excluded.display_name,"+
 		" host_id = excluded.host_id, boot_id = excluded.boot_id, pid = excluded.pid, process_started_at = excluded.process_started_at,"+
-		" sync_cursor = excluded.sync_cursor, reclaim_token = excluded.reclaim_token",
+		" sync_cursor = excluded.sync_cursor, reclaim_token = excluded.reclaim_token, handle = excluded.handle,"+
+		" standby = excluded.standby, wake_transports = excluded.wake_transports, woken_seq = excluded.woken_seq,"+
+		" wake_state = excluded.wake_state, wake_transport = excluded.wake_transport, wake_at = excluded.wake_at",
 		m.RoomID, m.AgentID, m.Ordinal, ms(m.JoinedAt), ms(m.LastSeenAt), string(m.Kind), nullText(m.DisplayName),
-		nullText(p.HostID), nullText(p.BootID), pid, nullTime(p.StartedAt), m.SyncCursor, nullText(m.ReclaimToken))
+		nullText(p.HostID), nullText(p.BootID), pid, nullTime(p.StartedAt), m.SyncCursor, nullText(m.ReclaimToken),
+		m.Handle, m.Standby, storecodec.JoinList(m.WakeTransports), m.WokenSeq, nullText(m.WakeState),
+		nullText(m.WakeTransport), nullTime(m.WakeAt))
 }
 
 // DeleteMember implements stick.Tx.DeleteMember.
@@ -295,7 +320,8 @@ func (t *tx) DeleteMember(roomID, agentID string) error {
 }
 
 const eventCols = `event_seq, event_id, room_id, turn_id, event_type, from_agent_id, to_agent_id,
-	handoff_json, reason, text, ref_event_seq, data_json, created_at, message_type, client_message_id`
+	handoff_json, reason, text, ref_event_seq, data_json, created_at, message_type, client_message_id,
+	recipients, interrupt, channel`
 
 // AppendEvent implements stick.Tx.AppendEvent. The event's Seq is the
 // last one plus one: the write lock is held, so no other transaction
@@ -326,10 +352,11 @@ func (t *tx) AppendEvent(e stick.Event) (stick.Event, error) {
 	t.seq++
 	e.Seq = t.seq
 	t.read.lastSeq(e.RoomID, e.Seq)
-	if err := t.later(nil, "INSERT INTO events ("+eventCols+") VALUES ("+placeholders(1, 15)+")",
+	if err := t.later(nil, "INSERT INTO events ("+eventCols+") VALUES ("+placeholders(1, 18)+")",
 		e.Seq, e.ID, e.RoomID, e.TurnID, string(e.Type), nullText(e.From), nullText(e.To), handoff,
 		nullText(e.Reason), nullText(e.Text), nullInt(e.Ref), data, ms(e.CreatedAt),
-		nullText(string(e.MessageType)), nullText(e.ClientMessageID)); err != nil {
+		nullText(string(e.MessageType)), nullText(e.ClientMessageID),
+		nullText(storecodec.JoinList(e.Recipients)), e.Interrupt, nullText(e.Channel)); err != nil {
 		return e, err
 	}
 	var err error
@@ -445,14 +472,15 @@ func scanEvents(rows pgx.Rows) ([]stick.Event, error) {
 			e                                         stick.Event
 			typ                                       string
 			from, to, handoff, reason, text, data, mt *string
-			cmid                                      *string
+			cmid, recipients, channel                 *string
 			ref                                       *int64
 			created                                   int64
 		)
 		if err := rows.Scan(&e.Seq, &e.ID, &e.RoomID, &e.TurnID, &typ, &from, &to, &handoff, &reason, &text, &ref, &data,
-			&created, &mt, &cmid); err != nil {
+			&created, &mt, &cmid, &recipients, &e.Interrupt, &channel); err != nil {
 			return nil, err
 		}
+		e.Recipients, e.Channel = storecodec.SplitList(str(recipients)), str(channel)
 		e.Type, e.From, e.To, e.Reason, e.Text, e.Ref = stick.EventType(typ), str(from), str(to), str(reason), str(text), num(ref)
 		e.CreatedAt, e.MessageType, e.ClientMessageID = tm(&created), stick.NoteType(str(mt)), str(cmid)
 		if h := str(handoff); h != "" {

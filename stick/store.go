@@ -200,7 +200,11 @@ type Tx interface {
 	// maxMessages notes, more than maxBytes bytes of text, or posted
 	// before olderThan (a zero limit or time sets none). It deletes notes
 	// only, never another type of event, and the search index forgets
-	// them. It returns how many it deleted.
+	// them. It returns how many it deleted. A store may keep the newest
+	// event of the whole store, a note past the limits too, until another
+	// event is appended: a store that numbers a new event one past the
+	// greatest Seq it holds would otherwise give a deleted note's Seq to
+	// the next event, which cursors past it would miss.
 	PruneNotes(roomID, channel string, maxMessages int, maxBytes int64, olderThan time.Time) (int, error)
 	// History returns the newest q.Limit events of q.RoomID that match
 	// q's filters, oldest first (see HistoryQuery).

@@ -53,7 +53,8 @@ const floorSchema = `CREATE TABLE IF NOT EXISTS rooms (
 	room_key                  TEXT NOT NULL DEFAULT '',
 	room_name                 TEXT,
 	concluder                 TEXT,
-	proxy_grace_ms            INTEGER
+	proxy_grace_ms            INTEGER,
+	channels_json             TEXT
 ) STRICT;
 CREATE UNIQUE INDEX IF NOT EXISTS rooms_open_path_idx ON rooms (canonical_path, topic) WHERE closed_at IS NULL AND canonical_path <> '';
 CREATE INDEX IF NOT EXISTS rooms_path_idx ON rooms (canonical_path);
@@ -75,9 +76,13 @@ CREATE TABLE IF NOT EXISTS events (
 	data_json         TEXT,
 	created_at        INTEGER NOT NULL,
 	message_type      TEXT,
-	client_message_id TEXT
+	client_message_id TEXT,
+	recipients        TEXT,
+	interrupt         INTEGER NOT NULL DEFAULT 0,
+	channel           TEXT
 );
 CREATE INDEX IF NOT EXISTS events_room_seq_idx ON events (room_id, event_seq);
+CREATE INDEX IF NOT EXISTS events_channel_idx ON events (room_id, channel, event_seq) WHERE event_type = 'note';
 CREATE UNIQUE INDEX IF NOT EXISTS events_client_message_idx ON events (room_id, from_agent_id, client_message_id)
 	WHERE client_message_id IS NOT NULL;
 INSERT OR IGNORE INTO rooms (room_id, canonical_path, room_key, state, owner_lease_ttl_ms, claim_ttl_ms, heartbeat_interval_ms,
@@ -92,11 +97,12 @@ const (
 	floorUpdate = `UPDATE rooms SET state = ?2, sequence_index = ?3, owner = ?4, reserved_for = ?5,
 		pending_handoff_event_seq = ?6, grant_event_seq = ?7, turn_id = ?8, lease_id = ?9, lease_expires_at = ?10,
 		claim_expires_at = ?11, owner_lease_ttl_ms = 120000, claim_ttl_ms = 30000, heartbeat_interval_ms = 20000,
-		presence_ttl_ms = 90000, wait_max_wait_ms = 60000, updated_at = ?12, concluder = NULL, proxy_grace_ms = 10000 WHERE room_id = ?1`
+		presence_ttl_ms = 90000, wait_max_wait_ms = 60000, updated_at = ?12, concluder = NULL, proxy_grace_ms = 10000,
+		channels_json = NULL WHERE room_id = ?1`
 )
 
 var (
-	floorInsert = "INSERT INTO events (" + eventCols[len("event_seq, "):] + ") VALUES (?1,?2,?3,?4,?5,?6,?7,?8,?9,?10,?11,?12,?13,?14)"
+	floorInsert = "INSERT INTO events (" + eventCols[len("event_seq, "):] + ") VALUES (?1,?2,?3,?4,?5,?6,?7,?8,?9,?10,?11,?12,?13,?14,?15,?16,?17)"
 )
 
 // floorHandoff is a release's handoff as the store keeps it: the size of
@@ -226,13 +232,13 @@ func (f *Floor) values(claim bool, now int64) floorValues {
 		return floorValues{
 			room: []any{floorRoom, "owned", f.turn % 2, "agent-a", nil, nil, seq, f.turn, lease, now + 120000, nil, now},
 			event: []any{fmt.Sprintf("evt_%032x", seq), floorRoom, f.turn, "claim", "agent-a", nil, nil,
-				"reserved_for_you", nil, nil, nil, now, nil, nil},
+				"reserved_for_you", nil, nil, nil, now, nil, nil, nil, int64(0), nil},
 		}
 	}
 	return floorValues{
 		room: []any{floorRoom, "reserved", f.turn % 2, nil, "agent-b", seq, nil, f.turn, nil, nil, now + 30000, now},
 		event: []any{fmt.Sprintf("evt_%032x", seq), floorRoom, f.turn, "release", "agent-a", "agent-b", floorHandoff,
-			nil, nil, nil, nil, now, nil, nil},
+			nil, nil, nil, nil, now, nil, nil, nil, int64(0), nil},
 	}
 }
 

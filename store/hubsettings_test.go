@@ -56,23 +56,13 @@ func TestHubSettingsMigrateAndPersist(t *testing.T) {
 // A database of schema version 11, the one before hub settings, gains
 // their table and keeps its tokens.
 func TestMigrationFromVersion11(t *testing.T) {
-	dir := t.TempDir()
-	st, err := OpenDir(dir, Options{})
-	if err != nil {
-		t.Fatal(err)
-	}
-	svc, _ := stick.New(st)
+	path := writeVersion(t, 11, `
+INSERT INTO tokens (token_id, name, role, secret_hash, created_at) VALUES ('tok_1', 'kept', 'agent', randomblob(32), 1);
+`)
+	dir := filepath.Dir(path)
 	ctx := context.Background()
-	if _, _, err := svc.CreateToken(ctx, stick.TokenRequest{Name: "kept"}); err != nil {
-		t.Fatal(err)
-	}
-	st.Close()
-	path := filepath.Join(dir, DBFileName)
 	c := rawConn(t, path)
-	for _, q := range []string{"DROP TABLE hub_settings", "UPDATE meta SET value = '11' WHERE key = 'schema_version'"} {
-		query(t, c, q)
-	}
-	st, err = OpenDir(dir, Options{})
+	st, err := OpenDir(dir, Options{})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -87,7 +77,7 @@ func TestMigrationFromVersion11(t *testing.T) {
 			t.Errorf("%s: %s, want %s", q, got, want)
 		}
 	}
-	svc, _ = stick.New(st)
+	svc, _ := stick.New(st)
 	if _, err := svc.SetPublicURL(ctx, "http://10.0.0.7:7420"); err != nil {
 		t.Fatal(err)
 	}

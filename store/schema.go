@@ -260,6 +260,35 @@ CREATE TABLE hub_settings (
 	value TEXT NOT NULL
 ) STRICT;
 `,
+	// 13: members that reach each other. A member's handle, unique in its
+	// room among the members that chose one; its standby; the ways its
+	// harness session can be woken (space-separated names) and its last
+	// wake. A note's recipients (space-separated agent ids, NULL for the
+	// whole room), whether it interrupts them, and its channel (NULL:
+	// stick.DefaultChannel), with an index for reading a channel's notes;
+	// the channels a room declares (JSON, NULL for none). A channel keeps
+	// its notes for a while only, so the log stays append-only but for
+	// notes, which may be deleted.
+	`
+ALTER TABLE members ADD COLUMN handle TEXT NOT NULL DEFAULT '';
+ALTER TABLE members ADD COLUMN standby INTEGER NOT NULL DEFAULT 0;
+ALTER TABLE members ADD COLUMN wake_transports TEXT NOT NULL DEFAULT '';
+ALTER TABLE members ADD COLUMN woken_seq INTEGER NOT NULL DEFAULT 0;
+ALTER TABLE members ADD COLUMN wake_state TEXT;
+ALTER TABLE members ADD COLUMN wake_transport TEXT;
+ALTER TABLE members ADD COLUMN wake_at INTEGER;
+CREATE UNIQUE INDEX members_handle_idx ON members (room_id, handle) WHERE handle <> '';
+
+ALTER TABLE events ADD COLUMN recipients TEXT;
+ALTER TABLE events ADD COLUMN interrupt INTEGER NOT NULL DEFAULT 0;
+ALTER TABLE events ADD COLUMN channel TEXT;
+CREATE INDEX events_channel_idx ON events (room_id, channel, event_seq) WHERE event_type = 'note';
+DROP TRIGGER events_no_delete;
+CREATE TRIGGER events_no_delete BEFORE DELETE ON events WHEN OLD.event_type <> 'note'
+	BEGIN SELECT RAISE(ABORT, 'events are append-only: only notes may be deleted'); END;
+
+ALTER TABLE rooms ADD COLUMN channels_json TEXT;
+`,
 }
 
 // keysVersion is the schema version that gave rooms their keys; a

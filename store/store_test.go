@@ -209,17 +209,27 @@ func TestEventsAreAppendOnly(t *testing.T) {
 		if err := tx.CreateRoom(stick.Room{ID: "room_1", Path: "/r", State: stick.StateIdle, CreatedAt: now, UpdatedAt: now}); err != nil {
 			return err
 		}
-		_, err := tx.AppendEvent(stick.Event{RoomID: "room_1", Type: stick.EventNote, Text: "hi", CreatedAt: now})
+		if _, err := tx.AppendEvent(stick.Event{RoomID: "room_1", Type: stick.EventNote, Text: "hi", CreatedAt: now}); err != nil {
+			return err
+		}
+		_, err := tx.AppendEvent(stick.Event{RoomID: "room_1", Type: stick.EventJoin, From: "a", CreatedAt: now})
 		return err
 	})
 	if err != nil {
 		t.Fatal(err)
 	}
 	c := rawConn(t, st.Path())
-	for _, q := range []string{"UPDATE events SET text = 'changed'", "DELETE FROM events"} {
+	for _, q := range []string{"UPDATE events SET text = 'changed'", "DELETE FROM events", "DELETE FROM events WHERE event_type = 'join'"} {
 		if err := sqlitex.ExecuteTransient(c, q, nil); err == nil {
 			t.Fatalf("%s must be refused", q)
 		}
+	}
+	// Notes alone may be deleted: a channel keeps its notes for a while.
+	if err := sqlitex.ExecuteTransient(c, "DELETE FROM events WHERE event_type = 'note'", nil); err != nil {
+		t.Fatalf("deleting a note: %v", err)
+	}
+	if v := pragma(t, c, "SELECT group_concat(event_type) FROM events"); v != "join" {
+		t.Fatalf("events left after deleting the note: %q, want join", v)
 	}
 }
 

@@ -8,6 +8,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/stickhq/stick/internal/storecodec"
 	"github.com/stickhq/stick/stick"
 	"zombiezen.com/go/sqlite"
 	"zombiezen.com/go/sqlite/sqlitex"
@@ -42,7 +43,7 @@ func (t *tx) Ring(room, agent string) {
 const roomCols = `room_id, canonical_path, topic, state, sequence_index, owner, reserved_for,
 	pending_handoff_event_seq, grant_event_seq, turn_id, lease_id, lease_expires_at, claim_expires_at,
 	owner_lease_ttl_ms, claim_ttl_ms, heartbeat_interval_ms, presence_ttl_ms, wait_max_wait_ms,
-	created_at, updated_at, closed_at, room_key, room_name, concluder, proxy_grace_ms`
+	created_at, updated_at, closed_at, room_key, room_name, concluder, proxy_grace_ms, channels_json`
 
 // Room implements stick.Tx.Room.
 func (t *tx) Room(id string) (stick.Room, bool, error) {
@@ -124,6 +125,13 @@ func (t *tx) RoomsNamed(name string, includeClosed bool) ([]stick.Room, error) {
 func (t *tx) rooms(q string, args ...any) ([]stick.Room, error) {
 	var out []stick.Room
 	err := sqlitex.Execute(t.conn, q, &sqlitex.ExecOptions{Args: args, ResultFunc: func(st *sqlite.Stmt) error {
+		var channels []stick.ChannelSpec
+		if st.ColumnType(25) != sqlite.TypeNull {
+			var err error
+			if channels, err = storecodec.DecodeChannels(st.ColumnText(25)); err != nil {
+				return fmt.Errorf("room %s: %w", st.ColumnText(0), err)
+			}
+		}
 		out = append(out, stick.Room{
 			ID: st.ColumnText(0), Path: st.ColumnText(1), Topic: st.ColumnText(2), State: stick.RoomState(st.ColumnText(3)),
 			SequenceIndex: st.ColumnInt(4), Owner: st.ColumnText(5), ReservedFor: st.ColumnText(6),
@@ -134,14 +142,18 @@ func (t *tx) rooms(q string, args ...any) ([]stick.Room, error) {
 				PresenceTTL: colMS(st, 16), WaitMaxWait: colMS(st, 17), ProxyGrace: colMS(st, 24),
 			},
 			CreatedAt: colTime(st, 18), UpdatedAt: colTime(st, 19), ClosedAt: colTime(st, 20),
-			Key: st.ColumnText(21), Name: st.ColumnText(22), Concluder: st.ColumnText(23),
+			Key: st.ColumnText(21), Name: st.ColumnText(22), Concluder: st.ColumnText(23), Channels: channels,
 		})
 		return nil
 	}})
 	return out, err
 }
 
-func roomArgs(r stick.Room) []any {
+func roomArgs(r stick.Room) ([]any, error) {
+	channels, err := storecodec.EncodeChannels(r.Channels)
+	if err != nil {
+		return nil, err
+	}
 	return []any{
 		r.ID, r.Path, r.Topic, string(r.State), r.SequenceIndex, nullText(r.Owner), nullText(r.ReservedFor),
 		nullInt(r.PendingHandoffSeq), nullInt(r.GrantSeq), r.TurnID, nullText(r.LeaseID),
@@ -149,8 +161,8 @@ func roomArgs(r stick.Room) []any {
 		nullMS(r.Policy.OwnerLeaseTTL), nullMS(r.Policy.ClaimTTL), nullMS(r.Policy.HeartbeatInterval),
 		nullMS(r.Policy.PresenceTTL), nullMS(r.Policy.WaitMaxWait),
 		ms(r.CreatedAt), ms(r.UpdatedAt), nullTime(r.ClosedAt), r.Key, nullText(r.Name), nullText(r.Concluder),
-		nullMS(r.Policy.ProxyGrace),
-	}
+		nullMS(r.Policy.ProxyGrace), nullText(channels),
+	}, nil
 }
 
 // CreateRoom implements stick.Tx.CreateRoom.
@@ -158,8 +170,12 @@ func (t *tx) CreateRoom(r stick.Room) error {
 	if err := t.mustWrite(); err != nil {
 		return err
 	}
-	return sqlitex.Execute(t.conn, "INSERT INTO rooms ("+roomCols+") VALUES ("+strings.Repeat("?,", 24)+"?)",
-		&sqlitex.ExecOptions{Args: roomArgs(r)})
+	args, err := roomArgs(r)
+	if err != nil {
+		return err
+	}
+	return sqlitex.Execute(t.conn, "INSERT INTO rooms ("+roomCols+") VALUES ("+strings.Repeat("?,", 25)+"?)",
+		&sqlitex.ExecOptions{Args: args})
 }
 
 // SaveRoom implements stick.Tx.SaveRoom.
@@ -175,12 +191,15 @@ func (t *tx) SaveRoom(r stick.Room) error {
 		owner = ?6, reserved_for = ?7, pending_handoff_event_seq = ?8, grant_event_seq = ?9, turn_id = ?10,
 		lease_id = ?11, lease_expires_at = ?12, claim_expires_at = ?13, owner_lease_ttl_ms = ?14, claim_ttl_ms = ?15,
 		heartbeat_interval_ms = ?16, presence_ttl_ms = ?17, wait_max_wait_ms = ?18, updated_at = ?20, concluder = ?24,
-		proxy_grace_ms = ?25`
+		proxy_grace_ms = ?25, channels_json = ?26`
 	if r.State == stick.StateClosed {
 		q += ", closed_at = ?21"
 	}
-	args := roomArgs(r)
-	err := sqlitex.Execute(t.conn, q+" WHERE room_id = ?1", &sqlitex.ExecOptions{Args: args})
+	args, err := roomArgs(r)
+	if err != nil {
+		return err
+	}
+	err = sqlitex.Execute(t.conn, q+" WHERE room_id = ?1", &sqlitex.ExecOptions{Args: args})
 	if err == nil && t.conn.Changes() != 1 {
 		return fmt.Errorf("save room %s: no such room", r.ID)
 	}
@@ -188,7 +207,8 @@ func (t *tx) SaveRoom(r stick.Room) error {
 }
 
 const memberCols = `room_id, agent_id, ordinal, joined_at, last_seen_at, session_kind, display_name,
-	host_id, boot_id, pid, process_started_at, sync_cursor, reclaim_token`
+	host_id, boot_id, pid, process_started_at, sync_cursor, reclaim_token,
+	handle, standby, wake_transports, woken_seq, wake_state, wake_transport, wake_at`
 
 // Members implements stick.Tx.Members.
 func (t *tx) Members(roomID string) ([]stick.Member, error) {
@@ -206,6 +226,8 @@ func (t *tx) Members(roomID string) ([]stick.Member, error) {
 			m.Process.StartedAt = colTime(st, 10)
 			m.SyncCursor = st.ColumnInt64(11)
 			m.ReclaimToken = st.ColumnText(12)
+			m.Handle, m.Standby, m.WakeTransports = st.ColumnText(13), st.ColumnInt(14) != 0, storecodec.SplitList(st.ColumnText(15))
+			m.WokenSeq, m.WakeState, m.WakeTransport, m.WakeAt = st.ColumnInt64(16), st.ColumnText(17), st.ColumnText(18), colTime(st, 19)
 			out = append(out, m)
 			return nil
 		}})
@@ -227,14 +249,18 @@ func (t *tx) SaveMember(m stick.Member) error {
 	}
 	// An upsert updates the row in place; INSERT OR REPLACE would delete and
 	// re-insert it, with a statement journal and foreign-key checks.
-	return sqlitex.Execute(t.conn, "INSERT INTO members ("+memberCols+") VALUES (?,?,?,?,?,?,?,?,?,?,?,?,?)"+
+	return sqlitex.Execute(t.conn, "INSERT INTO members ("+memberCols+") VALUES (?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?)"+
 		" ON CONFLICT (room_id, agent_id) DO UPDATE SET ordinal = excluded.ordinal, joined_at = excluded.joined_at,"+
 		" last_seen_at = excluded.last_seen_at, session_kind = excluded.session_kind, display_name = excluded.display_name,"+
 		" host_id = excluded.host_id, boot_id = excluded.boot_id, pid = excluded.pid, process_started_at = excluded.process_started_at,"+
-		" sync_cursor = excluded.sync_cursor, reclaim_token = excluded.reclaim_token",
+		" sync_cursor = excluded.sync_cursor, reclaim_token = excluded.reclaim_token, handle = excluded.handle,"+
+		" standby = excluded.standby, wake_transports = excluded.wake_transports, woken_seq = excluded.woken_seq,"+
+		" wake_state = excluded.wake_state, wake_transport = excluded.wake_transport, wake_at = excluded.wake_at",
 		&sqlitex.ExecOptions{Args: []any{
 			m.RoomID, m.AgentID, m.Ordinal, ms(m.JoinedAt), ms(m.LastSeenAt), string(m.Kind), nullText(m.DisplayName),
 			nullText(p.HostID), nullText(p.BootID), pid, nullTime(p.StartedAt), m.SyncCursor, nullText(m.ReclaimToken),
+			m.Handle, m.Standby, storecodec.JoinList(m.WakeTransports), m.WokenSeq, nullText(m.WakeState),
+			nullText(m.WakeTransport), nullTime(m.WakeAt),
 		}})
 }
 
@@ -249,7 +275,8 @@ func (t *tx) DeleteMember(roomID, agentID string) error {
 }
 
 const eventCols = `event_seq, event_id, room_id, turn_id, event_type, from_agent_id, to_agent_id,
-	handoff_json, reason, text, ref_event_seq, data_json, created_at, message_type, client_message_id`
+	handoff_json, reason, text, ref_event_seq, data_json, created_at, message_type, client_message_id,
+	recipients, interrupt, channel`
 
 // AppendEvent implements stick.Tx.AppendEvent.
 func (t *tx) AppendEvent(e stick.Event) (stick.Event, error) {
@@ -271,11 +298,12 @@ func (t *tx) AppendEvent(e stick.Event) (stick.Event, error) {
 	if len(e.Data) > 0 {
 		data = string(e.Data)
 	}
-	err := sqlitex.Execute(t.conn, "INSERT INTO events ("+eventCols[len("event_seq, "):]+") VALUES (?,?,?,?,?,?,?,?,?,?,?,?,?,?)",
+	err := sqlitex.Execute(t.conn, "INSERT INTO events ("+eventCols[len("event_seq, "):]+") VALUES (?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?)",
 		&sqlitex.ExecOptions{Args: []any{
 			e.ID, e.RoomID, e.TurnID, string(e.Type), nullText(e.From), nullText(e.To), handoff,
 			nullText(e.Reason), nullText(e.Text), nullInt(e.Ref), data, ms(e.CreatedAt),
 			nullText(string(e.MessageType)), nullText(e.ClientMessageID),
+			nullText(storecodec.JoinList(e.Recipients)), e.Interrupt, nullText(e.Channel),
 		}})
 	if err != nil {
 		return e, err
@@ -372,6 +400,7 @@ func eachEvent(conn *sqlite.Conn, q string, args []any, fn func(stick.Event) err
 			Type: stick.EventType(st.ColumnText(4)), From: st.ColumnText(5), To: st.ColumnText(6),
 			Reason: st.ColumnText(8), Text: st.ColumnText(9), Ref: st.ColumnInt64(10), CreatedAt: colTime(st, 12),
 			MessageType: stick.NoteType(st.ColumnText(13)), ClientMessageID: st.ColumnText(14),
+			Recipients: storecodec.SplitList(st.ColumnText(15)), Interrupt: st.ColumnInt(16) != 0, Channel: st.ColumnText(17),
 		}
 		if h := st.ColumnText(7); h != "" {
 			e.Handoff = new(stick.Handoff)
