@@ -56,7 +56,7 @@ type memberOut struct {
 type removeIn struct {
 	RoomID  string `json:"room_id"`
 	AgentID string `json:"agent_id" jsonschema:"The member to remove."`
-	Reason  string `json:"reason,omitempty"`
+	Reason  string `json:"reason,omitempty" jsonschema:"Why, for the log."`
 }
 
 // messagingTools are the tools of channels, handles, standby and removal.

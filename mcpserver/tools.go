@@ -132,8 +132,8 @@ type outNote struct {
 	Metadata        json.RawMessage `json:"metadata,omitempty"`
 	ClientMessageID string          `json:"client_message_id,omitempty" jsonschema:"Idempotency key for retries."`
 	To              []string        `json:"to,omitempty" jsonschema:"Recipients; default the whole room."`
-	Interrupt       bool            `json:"interrupt,omitempty"`
-	Channel         string          `json:"channel,omitempty"`
+	Interrupt       bool            `json:"interrupt,omitempty" jsonschema:"End the recipients' wait_for_turn now."`
+	Channel         string          `json:"channel,omitempty" jsonschema:"Default general."`
 }
 
 func (n outNote) note() stick.Note {

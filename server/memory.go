@@ -17,6 +17,9 @@ type noteIn struct {
 	ReplyTo         int64           `json:"reply_to,omitempty" jsonschema:"The event_seq it answers."`
 	Metadata        json.RawMessage `json:"metadata,omitempty" jsonschema:"A JSON object for tools."`
 	ClientMessageID string          `json:"client_message_id,omitempty" jsonschema:"Idempotency key of the note: the same id posts once."`
+	To              []string        `json:"to,omitempty" jsonschema:"Recipients: agent ids, handles or display names; none (or all) for the whole room. Routing, not privacy."`
+	Interrupt       bool            `json:"interrupt,omitempty" jsonschema:"With to: end the recipients' wait_for_turn at once."`
+	Channel         string          `json:"channel,omitempty" jsonschema:"The channel (default general; see /channels)."`
 }
 
 func (n noteIn) note() stick.Note {
@@ -24,7 +27,8 @@ func (n noteIn) note() stick.Note {
 	if string(meta) == "null" {
 		meta = nil
 	}
-	return stick.Note{Text: n.Text, Type: stick.NoteType(n.MessageType), ReplyTo: n.ReplyTo, Metadata: meta, ClientMessageID: n.ClientMessageID}
+	return stick.Note{Text: n.Text, Type: stick.NoteType(n.MessageType), ReplyTo: n.ReplyTo, Metadata: meta, ClientMessageID: n.ClientMessageID,
+		To: n.To, Interrupt: n.Interrupt, Channel: n.Channel}
 }
 
 // postNote posts a note to the room.
@@ -40,6 +44,7 @@ type syncIn struct {
 	AutoAdvance *bool    `json:"auto_advance,omitempty" jsonschema:"false: move the cursor only by ack_through."`
 	AckThrough  *int64   `json:"ack_through,omitempty" jsonschema:"The last event_seq you processed."`
 	CursorReset bool     `json:"cursor_reset,omitempty" jsonschema:"Replay from the start."`
+	Channels    []string `json:"channels,omitempty" jsonschema:"Only notes of these channels (other events still come)."`
 }
 
 // syncRoom posts the outbox, then returns the events this member has not
@@ -57,7 +62,7 @@ func syncRoom(c *call, in syncIn) (stick.SyncResult, error) {
 		defer end()
 	}
 	req := stick.SyncRequest{MaxItems: in.MaxItems, IncludeSelf: in.IncludeSelf, Wait: wait,
-		ManualAck: in.AutoAdvance != nil && !*in.AutoAdvance, AckThrough: in.AckThrough, CursorReset: in.CursorReset}
+		ManualAck: in.AutoAdvance != nil && !*in.AutoAdvance, AckThrough: in.AckThrough, CursorReset: in.CursorReset, Channels: in.Channels}
 	for _, n := range in.Outbox {
 		req.Outbox = append(req.Outbox, n.note())
 	}

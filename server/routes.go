@@ -61,6 +61,13 @@ func apiRoutes() []route {
 		endpoint(put, roomPath+"/doc", "update_room_doc", "Replace the document if it is still at expected_version", with(writeCodes, docCodes), updateDoc),
 		endpoint(p, roomPath+"/doc/append", "append_room_doc", "Add markdown to the end of the document or of a section", with(writeCodes, memberCodes), appendDoc),
 		endpoint(g, roomPath+"/doc/history", "room_doc_history", "List the document's versions", roomCodes, docHistory),
+		endpoint(g, roomPath+"/channels", "list_channels", "List the room's channels with their counts and last activity", roomCodes, listChannels),
+		endpoint(g, roomPath+"/history", "read_history", "Read the room's newest events that match every filter (channel, sender, type, time), oldest first", roomCodes, history),
+		endpoint(p, roomPath+"/handle", "set_handle", "Choose your handle in the room", with(writeCodes, memberCodes), setHandle),
+		endpoint(g, roomPath+"/me", "get_my_handle", "Read your identity in the room: handle, agent id, display name", memberCodes, whoAmI),
+		endpoint(p, roomPath+"/standby", "standby", "Stay a member without taking turns (or, with off, take turns again)", with(writeCodes, memberCodes), standby),
+		endpoint(p, roomPath+"/remove", "remove_member", "Remove a member from the sequence: an operator any member, an agent one whose process is proven gone",
+			with(writeCodes, memberCodes, []stick.Code{stick.CodeForbidden}), removeMember),
 		endpoint(g, apiPrefix+"/search", "search_events", "Search the rooms' logs and documents, best first", []stick.Code{stick.CodeSearchUnavailable}, search),
 	}
 	ex := endpoint(g, roomPath+"/export", "", "Export the room: state, members, document and every event, as markdown or JSON", roomCodes, export)
@@ -73,7 +80,7 @@ func apiRoutes() []route {
 	rts = append(rts, ex, members, concluder)
 	for i := range rts {
 		switch rts[i].tool {
-		case "get_room_state", "get_room_events", "read_room_doc", "room_doc_history":
+		case "get_room_state", "get_room_events", "read_room_doc", "room_doc_history", "list_channels", "read_history":
 			rts[i].attend = true
 		}
 	}
