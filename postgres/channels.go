@@ -36,9 +36,9 @@ func (t *tx) ChannelStats(roomID string) ([]stick.ChannelStat, error) {
 
 // pruneNotes deletes, in one statement, the notes of room $1 in one
 // channel (the condition that follows) past the limits, counted from the
-// newest: the $2-th and older, those past $3 bytes, those posted before
-// $4 (a limit of 0 or NULL sets none), and their search entries, and
-// returns how many. The store's newest event, $6, is never among them: a
+// newest: those older than the $2 newest, those past $3 bytes, those
+// posted before $4 (a limit of 0 or NULL sets none), and their search
+// entries, and returns how many. The store's newest event, $6, is never among them: a
 // new event's seq is one more than the greatest there is (see
 // AppendEvent), so deleting the greatest would give its seq to the next
 // event, and cursors past it would miss that event.

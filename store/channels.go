@@ -28,7 +28,7 @@ func (t *tx) ChannelStats(roomID string) ([]stick.ChannelStat, error) {
 }
 
 // prunedNotes selects the notes of room ?1 in one channel (the condition
-// that follows) past the limits, newest first: the ?2-th and older, those
+// that follows) past the limits: those older than the ?2 newest, those
 // past ?3 bytes counted from the newest, those posted before ?4 (a limit
 // of 0 or NULL sets none). The store's newest event is never among them:
 // a new event's event_seq is one more than the greatest there is, so

@@ -23,7 +23,8 @@
 //
 // The suite covers every Tx method (rooms, members, events and their
 // sequence numbers, idempotency keys, documents and their history,
-// search with the parsed query language, a hub's tokens and the hashes
+// search with the parsed query language, channels: their notes' stats,
+// pruning and the log's history by filters, a hub's tokens and the hashes
 // of their secrets, a hub's settings), Update's atomicity under concurrent writers on two
 // handles and its rollback, View's snapshot, the errors a store must pass
 // through or give, Close, and the wake-ups (Changed, Rung and Tx.Ring). It stores fixed times only, never reads a

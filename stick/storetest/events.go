@@ -2,6 +2,7 @@ package storetest
 
 import (
 	"encoding/json"
+	"fmt"
 	"slices"
 	"time"
 
@@ -14,6 +15,7 @@ var eventCases = []testCase{
 	{"Reads", testEventReads},
 	{"EmptyRoom", testEventsEmptyRoom},
 	{"SentEventByClientMessageID", testSentEvent},
+	{"DirectedNotesThroughEveryRead", testDirectedNotes},
 }
 
 // Every appended event gets a Seq greater than that of every event
@@ -107,6 +109,7 @@ func testEventFields(e *env) {
 			DoNot:         []string{"touch the parser"},
 		},
 		Reason: "direct_pass", Text: "über ✓ \"quoted\" and\nnewline", MessageType: stick.NoteDecision, ClientMessageID: "cm-1",
+		Recipients: []string{"claude-code:2", "human:ana@host"}, Interrupt: true, Channel: "review",
 		Ref: 3, Data: json.RawMessage(`{"order": ["a", "b"], "n": 2, "nested": {"ok": true}}`),
 		CreatedAt: at(42).Add(999 * time.Millisecond),
 	}
@@ -341,5 +344,80 @@ func testSentEvent(e *env) {
 		case tc.want >= 0:
 			mustEqual(e, "SentEvent", got, evs[tc.want], normEvent)
 		}
+	}
+}
+
+// A note's recipients, interrupt and channel read back as appended
+// through every read of the log, and a note without them reads back
+// without them (no recipients is nil, no channel ""), whatever the read.
+func testDirectedNotes(e *env) {
+	createRooms(e, newRoom("room_1", "/w/one"))
+	directed := note("room_1", "a", "please review", 1)
+	directed.Recipients, directed.Interrupt, directed.Channel, directed.ClientMessageID = []string{"codex:9", "human:bo"}, true, "review", "cm-d"
+	one := note("room_1", "b", "to one, no interrupt", 2)
+	one.Recipients, one.Channel, one.ClientMessageID = []string{"codex:9"}, stick.DefaultChannel, "cm-o"
+	plain := note("room_1", "a", "to the room", 3)
+	plain.ClientMessageID = "cm-p"
+	evs := appendEvents(e, directed, one, plain)
+	for i, want := range []stick.Event{directed, one, plain} {
+		want.Seq, want.ID = evs[i].Seq, evs[i].ID
+		mustEqual(e, "the note AppendEvent returns", evs[i], want, normEvent)
+	}
+	norm := normAll(normEvent)
+	reads := map[string]func(tx stick.Tx) ([]stick.Event, error){
+		"Events":       func(tx stick.Tx) ([]stick.Event, error) { return tx.Events("room_1", 0, 10) },
+		"EventsFor":    func(tx stick.Tx) ([]stick.Event, error) { return tx.EventsFor("room_1", 0, 10, "c") },
+		"LatestEvents": func(tx stick.Tx) ([]stick.Event, error) { return tx.LatestEvents("room_1", 10) },
+		"EventsBefore": func(tx stick.Tx) ([]stick.Event, error) { return tx.EventsBefore("room_1", evs[2].Seq+1, 10) },
+		"History": func(tx stick.Tx) ([]stick.Event, error) {
+			return tx.History(stick.HistoryQuery{RoomID: "room_1", Limit: 10})
+		},
+		"Event": func(tx stick.Tx) ([]stick.Event, error) {
+			var out []stick.Event
+			for _, ev := range evs {
+				got, ok, err := tx.Event("room_1", ev.Seq)
+				if err != nil || !ok {
+					return nil, fmt.Errorf("event %d: ok %v, err %v", ev.Seq, ok, err)
+				}
+				out = append(out, got)
+			}
+			return out, nil
+		},
+		"SentEvent": func(tx stick.Tx) ([]stick.Event, error) {
+			var out []stick.Event
+			for _, ev := range evs {
+				got, ok, err := tx.SentEvent("room_1", ev.From, ev.ClientMessageID)
+				if err != nil || !ok {
+					return nil, fmt.Errorf("sent event %s: ok %v, err %v", ev.ClientMessageID, ok, err)
+				}
+				out = append(out, got)
+			}
+			return out, nil
+		},
+	}
+	for name, fn := range reads {
+		mustEqual(e, name, read(e, fn), evs, norm)
+	}
+	if bv, ok := e.s.(stick.BriefViewer); ok {
+		var got []stick.Event
+		err := bv.BriefView(e.ctx, func(tx stick.Tx) (err error) {
+			got, err = tx.Events("room_1", 0, 10)
+			return err
+		})
+		if err != nil {
+			e.t.Fatal(err)
+		}
+		mustEqual(e, "Events in a BriefView", got, evs, norm)
+	}
+	again := directed
+	again.ClientMessageID = "cm-last"
+	last := appendEvents(e, again)[0]
+	for _, types := range [][]stick.EventType{nil, {stick.EventNote}} {
+		var got stick.Event
+		e.view(e.s, func(tx stick.Tx) (err error) {
+			got, _, err = tx.LastEvent("room_1", types...)
+			return err
+		})
+		mustEqual(e, fmt.Sprintf("LastEvent(%v)", types), got, last, normEvent)
 	}
 }

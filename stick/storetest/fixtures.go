@@ -75,6 +75,7 @@ func normRoom(r stick.Room) stick.Room {
 
 func normMember(m stick.Member) stick.Member {
 	m.JoinedAt, m.LastSeenAt, m.Process.StartedAt = utc(m.JoinedAt), utc(m.LastSeenAt), utc(m.Process.StartedAt)
+	m.WakeAt = utc(m.WakeAt)
 	return m
 }
 

@@ -16,6 +16,7 @@ var roomCases = []testCase{
 	{"RoomsByKey", testRoomsByKey},
 	{"RoomsNamed", testRoomsNamed},
 	{"NamedRoomsHaveNoPath", testNamedRoomsHaveNoPath},
+	{"ChannelDeclarations", testRoomChannels},
 }
 
 // fullRoom is a room with every field set.
@@ -29,7 +30,18 @@ func fullRoom(id, path string) stick.Room {
 			HeartbeatInterval: 5 * time.Minute, PresenceTTL: 4 * time.Hour, WaitMaxWait: 30 * time.Second,
 			ProxyGrace: 10*time.Second + 250*time.Millisecond,
 		},
+		Channels:  declared(),
 		CreatedAt: at(0), UpdatedAt: at(60).Add(7 * time.Millisecond),
+	}
+}
+
+// declared is a room's channel declarations with every field set, and
+// some not.
+func declared() []stick.ChannelSpec {
+	return []stick.ChannelSpec{
+		{Name: "review", Description: "Reviews of \"pull\" requests, über ✓", MaxMessages: 200, MaxBytes: 1 << 20, MaxAge: 36*time.Hour + 1500*time.Millisecond},
+		{Name: "ci", Description: "CI results"},
+		{Name: stick.DefaultChannel, Description: "Everything else", MaxAge: time.Hour},
 	}
 }
 
@@ -185,4 +197,61 @@ func roomIDs(rooms []stick.Room) []string {
 	}
 	slices.Sort(ids)
 	return ids
+}
+
+// A room's channel declarations read back as declared, in order, through
+// every read of rooms; SaveRoom replaces them, and clears them when given
+// none. A room that declares none reads back with nil Channels, whether
+// it was given nil or an empty list: the domain reads both as "the
+// default channels".
+func testRoomChannels(e *env) {
+	withChannels := func(r stick.Room, specs []stick.ChannelSpec) stick.Room {
+		r.Channels = specs
+		return r
+	}
+	keyed := withChannels(newRoom("room_keyed", "/w/keyed"), declared())
+	keyed.Key = "github.com/acme/api"
+	named := withChannels(newRoom("room_named", ""), declared()[1:2])
+	named.Name = "triage"
+	none := newRoom("room_none", "/w/none")
+	empty := withChannels(newRoom("room_empty", "/w/empty"), []stick.ChannelSpec{})
+	createRooms(e, keyed, named, none, empty)
+	empty.Channels = nil
+	want := map[string]stick.Room{keyed.ID: keyed, named.ID: named, none.ID: none, empty.ID: empty}
+	check := func(what string, got []stick.Room, n int) {
+		e.t.Helper()
+		if len(got) != n {
+			e.t.Fatalf("%s: %d rooms, want %d", what, len(got), n)
+		}
+		for _, r := range got {
+			mustEqual(e, what+": room "+r.ID, r, want[r.ID], normRoom)
+		}
+	}
+	for id := range want {
+		r, ok, err := roomOf(e, e.s, id)
+		if err != nil || !ok {
+			e.t.Fatalf("room %s: ok %v, err %v", id, ok, err)
+		}
+		check("Room", []stick.Room{r}, 1)
+	}
+	check("RoomsAt", read(e, func(tx stick.Tx) ([]stick.Room, error) {
+		return tx.RoomsAt([]string{"/w/keyed", "/w/none", "/w/empty"}, false)
+	}), 3)
+	check("RoomsUnder", read(e, func(tx stick.Tx) ([]stick.Room, error) { return tx.RoomsUnder("", true) }), 4)
+	check("RoomsByKey", read(e, func(tx stick.Tx) ([]stick.Room, error) { return tx.RoomsByKey(keyed.Key, false) }), 1)
+	check("RoomsNamed", read(e, func(tx stick.Tx) ([]stick.Room, error) { return tx.RoomsNamed("", false) }), 1)
+
+	for i, specs := range [][]stick.ChannelSpec{declared()[2:], nil, declared(), {}} {
+		r := withChannels(keyed, specs)
+		r.TurnID, r.UpdatedAt = int64(i+1), at(100+i)
+		e.update(e.s, func(tx stick.Tx) error { return tx.SaveRoom(r) })
+		if len(specs) == 0 {
+			r.Channels = nil
+		}
+		got, _, err := roomOf(e, e.s, keyed.ID)
+		if err != nil {
+			e.t.Fatal(err)
+		}
+		mustEqual(e, "the room after save "+itoa(i+1), got, r, normRoom)
+	}
 }

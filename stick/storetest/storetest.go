@@ -88,6 +88,7 @@ var groups = []group{
 	{"Events", eventCases},
 	{"Documents", docCases},
 	{"Search", searchCases},
+	{"Channels", channelCases},
 	{"Tokens", tokenCases},
 	{"HubSettings", hubSettingsCases},
 	{"Replays", replayCases},

@@ -168,6 +168,7 @@ func testViewFailsWrites(e *env) {
 				"DeleteMember": func() error { return tx.DeleteMember("room_1", "a") },
 				"AppendEvent":  func() error { _, err := tx.AppendEvent(note("room_1", "b", "second", 2)); return err },
 				"SaveDoc":      func() error { return tx.SaveDoc(docVersionAt("room_1", 2, "# Doc\n\nsecond\n")) },
+				"PruneNotes":   func() error { _, err := tx.PruneNotes("room_1", "", 0, 0, at(1000)); return err },
 			} {
 				if err := write(); err == nil {
 					e.t.Errorf("%s inside %s succeeded; write methods must fail in a read transaction", method, name)
