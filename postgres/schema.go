@@ -174,6 +174,8 @@ ALTER TABLE members
 	ADD COLUMN standby         BOOLEAN NOT NULL DEFAULT false,
 	ADD COLUMN wake_transports TEXT NOT NULL DEFAULT '',
 	ADD COLUMN woken_seq       BIGINT NOT NULL DEFAULT 0,
+	ADD COLUMN addressed_seq   BIGINT NOT NULL DEFAULT 0,
+	ADD COLUMN interrupt_seq   BIGINT NOT NULL DEFAULT 0,
 	ADD COLUMN wake_state      TEXT,
 	ADD COLUMN wake_transport  TEXT,
 	ADD COLUMN wake_at         BIGINT;

@@ -236,7 +236,7 @@ func (t *tx) SaveRoom(r stick.Room) error {
 
 const memberCols = `room_id, agent_id, ordinal, joined_at, last_seen_at, session_kind, display_name,
 	host_id, boot_id, pid, process_started_at, sync_cursor, reclaim_token,
-	handle, standby, wake_transports, woken_seq, wake_state, wake_transport, wake_at`
+	handle, standby, wake_transports, woken_seq, wake_state, wake_transport, wake_at, addressed_seq, interrupt_seq`
 
 // Members implements stick.Tx.Members.
 func (t *tx) Members(roomID string) ([]stick.Member, error) {
@@ -267,7 +267,8 @@ func scanMembers(rows pgx.Rows) ([]stick.Member, error) {
 			wakeState, wakeTransport   *string
 		)
 		if err := rows.Scan(&m.RoomID, &m.AgentID, &m.Ordinal, &joined, &seen, &kind, &display, &host, &boot, &pid,
-			&started, &m.SyncCursor, &token, &m.Handle, &m.Standby, &transports, &m.WokenSeq, &wakeState, &wakeTransport, &wakeAt); err != nil {
+			&started, &m.SyncCursor, &token, &m.Handle, &m.Standby, &transports, &m.WokenSeq, &wakeState, &wakeTransport, &wakeAt,
+			&m.AddressedSeq, &m.InterruptSeq); err != nil {
 			rows.Close()
 			return nil, err
 		}
@@ -297,17 +298,18 @@ func (t *tx) SaveMember(m stick.Member) error {
 	if p.PID != 0 {
 		pid = p.PID
 	}
-	return t.later(nil, "INSERT INTO members ("+memberCols+") VALUES ("+placeholders(1, 20)+")"+
+	return t.later(nil, "INSERT INTO members ("+memberCols+") VALUES ("+placeholders(1, 22)+")"+
 		" ON CONFLICT (room_id, agent_id) DO UPDATE SET ordinal = excluded.ordinal, joined_at = excluded.joined_at,"+
 		" last_seen_at = excluded.last_seen_at, session_kind = excluded.session_kind, display_name = excluded.display_name,"+
 		" host_id = excluded.host_id, boot_id = excluded.boot_id, pid = excluded.pid, process_started_at = excluded.process_started_at,"+
 		" sync_cursor = excluded.sync_cursor, reclaim_token = excluded.reclaim_token, handle = excluded.handle,"+
 		" standby = excluded.standby, wake_transports = excluded.wake_transports, woken_seq = excluded.woken_seq,"+
-		" wake_state = excluded.wake_state, wake_transport = excluded.wake_transport, wake_at = excluded.wake_at",
+		" wake_state = excluded.wake_state, wake_transport = excluded.wake_transport, wake_at = excluded.wake_at,"+
+		" addressed_seq = excluded.addressed_seq, interrupt_seq = excluded.interrupt_seq",
 		m.RoomID, m.AgentID, m.Ordinal, ms(m.JoinedAt), ms(m.LastSeenAt), string(m.Kind), nullText(m.DisplayName),
 		nullText(p.HostID), nullText(p.BootID), pid, nullTime(p.StartedAt), m.SyncCursor, nullText(m.ReclaimToken),
 		m.Handle, m.Standby, storecodec.JoinList(m.WakeTransports), m.WokenSeq, nullText(m.WakeState),
-		nullText(m.WakeTransport), nullTime(m.WakeAt))
+		nullText(m.WakeTransport), nullTime(m.WakeAt), m.AddressedSeq, m.InterruptSeq)
 }
 
 // DeleteMember implements stick.Tx.DeleteMember.

@@ -58,6 +58,7 @@ const (
 	ActionSetStandby      Action = "SetStandby"
 	ActionRegisterWake    Action = "RegisterWake"
 	ActionClaimWake       Action = "ClaimWake"
+	ActionAwaitWake       Action = "AwaitWake"
 	ActionReportWake      Action = "ReportWake"
 	ActionRemoveMember    Action = "RemoveMember"
 	ActionDeclareChannels Action = "DeclareChannels"
@@ -168,6 +169,7 @@ var access = map[Action]permission{
 	ActionSetStandby:      {AccessAgent, "standing by"},
 	ActionRegisterWake:    {AccessAgent, "registering how a session is woken"},
 	ActionClaimWake:       {AccessAgent, "waking a session"},
+	ActionAwaitWake:       {AccessAgent, "waiting to wake a session"},
 	ActionReportWake:      {AccessAgent, "reporting a wake"},
 	ActionRemoveMember:    {AccessAgent, "removing a member"},
 	ActionDeclareChannels: {AccessAgent, "declaring a room's channels"},

@@ -305,6 +305,47 @@ var accessCases = []accessCase{
 		_, err := s.ReorderMembers(h.ctx, h.c, h.named, []string{h.peer.AgentID})
 		return one(err)
 	}},
+	{action: stick.ActionSetHandle, miss: notFound, run: func(h *hub, s *stick.Service) (bool, error) {
+		_, err := s.SetHandle(h.ctx, h.c, h.named, "triager")
+		return one(err)
+	}},
+	{action: stick.ActionWhoAmI, miss: notFound, run: func(h *hub, s *stick.Service) (bool, error) {
+		_, err := s.WhoAmI(h.ctx, h.c, h.named)
+		return one(err)
+	}},
+	{action: stick.ActionSetStandby, miss: notFound, run: func(h *hub, s *stick.Service) (bool, error) {
+		_, err := s.SetStandby(h.ctx, h.c, h.named, true)
+		return one(err)
+	}},
+	{action: stick.ActionRegisterWake, miss: notFound, run: func(h *hub, s *stick.Service) (bool, error) {
+		return one(s.RegisterWake(h.ctx, h.c, h.named, []string{"claude-inbox"}))
+	}},
+	{action: stick.ActionClaimWake, miss: notFound, run: func(h *hub, s *stick.Service) (bool, error) {
+		_, _, err := s.ClaimWake(h.ctx, h.c, h.named)
+		return one(err)
+	}},
+	{action: stick.ActionAwaitWake, miss: notFound, prep: addressTo, run: func(h *hub, s *stick.Service) (bool, error) {
+		_, err := s.AwaitWake(h.ctx, h.c, h.named, func() bool { return true })
+		return one(err)
+	}},
+	{action: stick.ActionReportWake, miss: notFound, run: func(h *hub, s *stick.Service) (bool, error) {
+		return one(s.ReportWake(h.ctx, h.c, h.named, "claude-inbox", "queued"))
+	}},
+	{action: stick.ActionRemoveMember, miss: notFound, run: func(h *hub, s *stick.Service) (bool, error) {
+		_, err := s.RemoveMember(h.ctx, h.c, h.named, h.c.AgentID, "done here")
+		return one(err)
+	}},
+	{action: stick.ActionDeclareChannels, miss: notFound, run: func(h *hub, s *stick.Service) (bool, error) {
+		return one(s.DeclareChannels(h.ctx, h.c, h.named, []stick.ChannelSpec{{Name: "review", Description: "Reviews"}}))
+	}},
+	{action: stick.ActionListChannels, miss: notFound, run: func(h *hub, s *stick.Service) (bool, error) {
+		_, err := s.ListChannels(h.ctx, h.named)
+		return one(err)
+	}},
+	{action: stick.ActionHistory, miss: notFound, run: func(h *hub, s *stick.Service) (bool, error) {
+		_, err := s.History(h.ctx, stick.HistoryQuery{RoomID: h.named})
+		return one(err)
+	}},
 	{action: stick.ActionAbandonedRooms, miss: hidden, prep: abandon, run: func(h *hub, s *stick.Service) (bool, error) {
 		rooms, err := s.AbandonedRooms(h.ctx, 0)
 		return contains(rooms, func(r stick.AbandonedRoom) bool { return r.RoomID == h.named }), err
@@ -345,6 +386,14 @@ func publicURL(h *hub) {
 // concludes makes the principal's member responsible for triage's
 // conclusion.
 func concludes(h *hub) { h.setConcluder(h.c.AgentID) }
+
+// addressTo addresses a note to the principal's member in triage, so a
+// wake of it is due and AwaitWake returns at once.
+func addressTo(h *hub) {
+	if _, err := h.svc.Post(h.ctx, h.peer, h.named, stick.Note{Text: "a word, please", To: []string{h.c.AgentID}}); err != nil {
+		h.t.Fatal(err)
+	}
+}
 
 // setConcluder names agent responsible for triage's conclusion, as the
 // unrestricted Service may.

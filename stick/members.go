@@ -115,7 +115,7 @@ func (s *Service) SetStandby(ctx context.Context, c Caller, roomID string, on bo
 // reservation for it moves on as when a member leaves. Who may: a
 // Service acting for an operator, or for no principal, removes any
 // member when the caller is a person (the CLI); anyone else (an agent's
-// session) only a member whose process is proven gone. The caller need
+// session) only itself or a member whose process is proven gone. The caller need
 // not be a member when it may remove any member.
 //
 // Errors: invalid_argument (agent_id, reason), room_not_found,
@@ -164,7 +164,7 @@ func (s *Service) RemoveMember(ctx context.Context, c Caller, roomID, agentID, r
 				With("agent_id", agentID)
 		}
 		gone := sn.probe(target.Process) == procid.Gone
-		if !gone && !operator {
+		if !gone && !operator && agentID != c.AgentID {
 			return sn.describe(Errorf(CodeForbidden, "%s's process is not proven gone, so only an operator may remove it", agentID)).
 				With("agent_id", agentID).
 				WithHint("ask a person to run 'stick kick %s', or address a note to it; a member whose process exited can be removed by anyone", agentID)

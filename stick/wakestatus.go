@@ -149,7 +149,7 @@ func (sn *snapshot) wakeDue(tx Tx, m *Member) (WakeClaim, bool, error) {
 //
 // Errors: those of ClaimWake, and ctx's.
 func (s *Service) AwaitWake(ctx context.Context, c Caller, roomID string, idle func() bool) (WakeClaim, error) {
-	if err := s.act(ActionClaimWake, c); err != nil {
+	if err := s.act(ActionAwaitWake, c); err != nil {
 		return WakeClaim{}, err
 	}
 	for {

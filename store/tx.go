@@ -208,7 +208,7 @@ func (t *tx) SaveRoom(r stick.Room) error {
 
 const memberCols = `room_id, agent_id, ordinal, joined_at, last_seen_at, session_kind, display_name,
 	host_id, boot_id, pid, process_started_at, sync_cursor, reclaim_token,
-	handle, standby, wake_transports, woken_seq, wake_state, wake_transport, wake_at`
+	handle, standby, wake_transports, woken_seq, wake_state, wake_transport, wake_at, addressed_seq, interrupt_seq`
 
 // Members implements stick.Tx.Members.
 func (t *tx) Members(roomID string) ([]stick.Member, error) {
@@ -228,6 +228,7 @@ func (t *tx) Members(roomID string) ([]stick.Member, error) {
 			m.ReclaimToken = st.ColumnText(12)
 			m.Handle, m.Standby, m.WakeTransports = st.ColumnText(13), st.ColumnInt(14) != 0, storecodec.SplitList(st.ColumnText(15))
 			m.WokenSeq, m.WakeState, m.WakeTransport, m.WakeAt = st.ColumnInt64(16), st.ColumnText(17), st.ColumnText(18), colTime(st, 19)
+			m.AddressedSeq, m.InterruptSeq = st.ColumnInt64(20), st.ColumnInt64(21)
 			out = append(out, m)
 			return nil
 		}})
@@ -249,18 +250,19 @@ func (t *tx) SaveMember(m stick.Member) error {
 	}
 	// An upsert updates the row in place; INSERT OR REPLACE would delete and
 	// re-insert it, with a statement journal and foreign-key checks.
-	return sqlitex.Execute(t.conn, "INSERT INTO members ("+memberCols+") VALUES (?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?)"+
+	return sqlitex.Execute(t.conn, "INSERT INTO members ("+memberCols+") VALUES (?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?)"+
 		" ON CONFLICT (room_id, agent_id) DO UPDATE SET ordinal = excluded.ordinal, joined_at = excluded.joined_at,"+
 		" last_seen_at = excluded.last_seen_at, session_kind = excluded.session_kind, display_name = excluded.display_name,"+
 		" host_id = excluded.host_id, boot_id = excluded.boot_id, pid = excluded.pid, process_started_at = excluded.process_started_at,"+
 		" sync_cursor = excluded.sync_cursor, reclaim_token = excluded.reclaim_token, handle = excluded.handle,"+
 		" standby = excluded.standby, wake_transports = excluded.wake_transports, woken_seq = excluded.woken_seq,"+
-		" wake_state = excluded.wake_state, wake_transport = excluded.wake_transport, wake_at = excluded.wake_at",
+		" wake_state = excluded.wake_state, wake_transport = excluded.wake_transport, wake_at = excluded.wake_at,"+
+		" addressed_seq = excluded.addressed_seq, interrupt_seq = excluded.interrupt_seq",
 		&sqlitex.ExecOptions{Args: []any{
 			m.RoomID, m.AgentID, m.Ordinal, ms(m.JoinedAt), ms(m.LastSeenAt), string(m.Kind), nullText(m.DisplayName),
 			nullText(p.HostID), nullText(p.BootID), pid, nullTime(p.StartedAt), m.SyncCursor, nullText(m.ReclaimToken),
 			m.Handle, m.Standby, storecodec.JoinList(m.WakeTransports), m.WokenSeq, nullText(m.WakeState),
-			nullText(m.WakeTransport), nullTime(m.WakeAt),
+			nullText(m.WakeTransport), nullTime(m.WakeAt), m.AddressedSeq, m.InterruptSeq,
 		}})
 }
 

@@ -24,6 +24,7 @@ func member(room, agent string, ordinal int) stick.Member {
 		SyncCursor: int64(10 * ordinal), ReclaimToken: "token-" + agent,
 		Handle: "h-" + agent, Standby: true, WakeTransports: []string{"claude-inbox", "codex-queue"}, WokenSeq: int64(5 * ordinal),
 		WakeState: "queued", WakeTransport: "claude-inbox", WakeAt: at(200 + ordinal).Add(17 * time.Millisecond),
+		AddressedSeq: int64(7 * ordinal), InterruptSeq: int64(6 * ordinal),
 	}
 }
 
@@ -90,6 +91,8 @@ func testMemberWakeFields(e *env) {
 		func(m *stick.Member) { m.Standby = true },
 		func(m *stick.Member) { m.WakeTransports = []string{"codex-queue"} },
 		func(m *stick.Member) { m.WokenSeq = 1 << 40 },
+		func(m *stick.Member) { m.AddressedSeq = 1<<40 + 1 },
+		func(m *stick.Member) { m.InterruptSeq = 1<<40 + 2 },
 		func(m *stick.Member) { m.WakeState = "ambiguous" },
 		func(m *stick.Member) { m.WakeTransport = "codex-queue" },
 		func(m *stick.Member) { m.WakeAt = at(-3).Add(999 * time.Millisecond) },
