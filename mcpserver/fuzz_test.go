@@ -29,8 +29,8 @@ import (
 // name the offending field, and a rejected call (or any call of a read-only
 // tool) writes nothing to the database.
 //
-// The selector byte picks the tool (sel % 20, in toolNames order) and the
-// scene the room is brought to before the call (sel / 20 % 4, see scene).
+// The selector byte picks the tool (sel % 26, in toolNames order) and the
+// scene the room is brought to before the call (sel / 26 % 4, see scene).
 // In the arguments, $ROOM, $LEASE, $TURN, $AGENT, $PEER, $PATH, $TOKEN (the
 // fuzz member's reclaim token) and $DOCVERSION (the room document's
 // current version) are replaced by the fuzz room's current values (and
@@ -72,6 +72,8 @@ var fuzzCodes = []stick.Code{
 	stick.CodeInvalidArgument, stick.CodeInvalidHandoff, stick.CodeRoomNotFound, stick.CodeRoomClosed,
 	stick.CodeUnknownMember, stick.CodeTurnMismatch, stick.CodeStaleLease, stick.CodeTakeoverNotAvailable,
 	stick.CodeTakeoverIneligible, stick.CodeStickHeld, stick.CodeVersionConflict, stick.CodeAgentIDInUse,
+	// remove_member of a member whose process is not proven gone.
+	stick.CodeForbidden,
 }
 
 // callTimeout bounds one fuzzed call. wait_for_turn is made non-blocking and

@@ -14,7 +14,7 @@ import (
 
 type handleIn struct {
 	RoomID string `json:"room_id"`
-	Handle string `json:"handle" jsonschema:"Short name: a-z, 0-9 and -; \"\" drops it."`
+	Handle string `json:"handle" jsonschema:"a-z, 0-9, -; \"\" drops it."`
 }
 
 type channelsOut struct {
@@ -24,18 +24,18 @@ type channelsOut struct {
 
 type historyIn struct {
 	RoomID       string   `json:"room_id"`
-	Channels     []string `json:"channels,omitempty" jsonschema:"Only notes of these channels."`
-	From         []string `json:"from,omitempty" jsonschema:"Only events of these agent ids."`
-	Types        []string `json:"types,omitempty" jsonschema:"Only these event types (note, release, pass, ...)."`
-	MessageTypes []string `json:"message_types,omitempty" jsonschema:"Only notes of these types (question, decision, ...)."`
-	Since        string   `json:"since,omitempty" jsonschema:"RFC 3339 time, or a duration back from now such as 2h."`
-	Until        string   `json:"until,omitempty" jsonschema:"RFC 3339 time, or a duration back from now."`
-	Before       int64    `json:"before,omitempty" jsonschema:"Only events before this event_seq (older pages)."`
+	Channels     []string `json:"channels,omitempty" jsonschema:"Only notes of these."`
+	From         []string `json:"from,omitempty" jsonschema:"Only these agent ids."`
+	Types        []string `json:"types,omitempty" jsonschema:"Event types: note, pass, ..."`
+	MessageTypes []string `json:"message_types,omitempty" jsonschema:"Note types: question, ..."`
+	Since        string   `json:"since,omitempty" jsonschema:"RFC 3339, or a duration ago (2h)."`
+	Until        string   `json:"until,omitempty" jsonschema:"RFC 3339, or a duration ago."`
+	Before       int64    `json:"before,omitempty" jsonschema:"Older than this event_seq."`
 	Limit        int      `json:"limit,omitempty"`
 }
 
 func (historyIn) refine(s *jsonschema.Schema, _ stick.Policy) {
-	between(s, "limit", 0, stick.MaxEventLimit, "Newest events at most (default %d).", stick.DefaultEventLimit)
+	between(s, "limit", 0, stick.MaxEventLimit, "At most (default %d).", stick.DefaultEventLimit)
 }
 
 type historyOut struct {
@@ -45,7 +45,7 @@ type historyOut struct {
 
 type standbyIn struct {
 	RoomID string `json:"room_id"`
-	Off    bool   `json:"off,omitempty" jsonschema:"Take turns again instead."`
+	Off    bool   `json:"off,omitempty" jsonschema:"Take turns again."`
 }
 
 type memberOut struct {
@@ -55,8 +55,8 @@ type memberOut struct {
 
 type removeIn struct {
 	RoomID  string `json:"room_id"`
-	AgentID string `json:"agent_id" jsonschema:"The member to remove."`
-	Reason  string `json:"reason,omitempty" jsonschema:"Why, for the log."`
+	AgentID string `json:"agent_id" jsonschema:"The member."`
+	Reason  string `json:"reason,omitempty" jsonschema:"Why."`
 }
 
 // messagingTools are the tools of channels, handles, standby and removal.
@@ -64,7 +64,7 @@ func (b *toolbox) messagingTools(readOnly, write *mcp.ToolAnnotations) []func() 
 	return []func() error{
 		func() error {
 			return addTool(b, &mcp.Tool{Name: "list_channels", Title: "List the room's channels", Annotations: readOnly,
-				Description: "The room's channels (lanes for notes: append_note channel), each with its description, note count and last activity."},
+				Description: "The room's channels (lanes for notes), with counts and last activity."},
 				func(ctx context.Context, cl call, in roomIn) (channelsOut, string, error) {
 					chs, err := cl.svc.ListChannels(ctx, in.RoomID)
 					return channelsOut{RoomID: in.RoomID, Channels: chs}, textChannels(in.RoomID, chs), err
@@ -72,7 +72,7 @@ func (b *toolbox) messagingTools(readOnly, write *mcp.ToolAnnotations) []func() 
 		},
 		func() error {
 			return addTool(b, &mcp.Tool{Name: "read_history", Title: "Read the room's history, filtered", Annotations: readOnly,
-				Description: "The newest events of the room that match every filter given (channels, senders, types, time), oldest first."},
+				Description: "Newest events matching every filter given, oldest first."},
 				func(ctx context.Context, cl call, in historyIn) (historyOut, string, error) {
 					q, err := historyQuery(in, time.Now())
 					if err != nil {
@@ -91,7 +91,7 @@ func (b *toolbox) messagingTools(readOnly, write *mcp.ToolAnnotations) []func() 
 		},
 		func() error {
 			return addTool(b, &mcp.Tool{Name: "set_handle", Title: "Choose your handle in the room", Annotations: write,
-				Description: "Choose a short handle, unique in the room, shown beside your agent_id and usable in append_note to."},
+				Description: "Choose a handle, unique in the room, usable in append_note to."},
 				func(ctx context.Context, cl call, in handleIn) (stick.Identity, string, error) {
 					id, err := cl.svc.SetHandle(ctx, cl.caller, in.RoomID, in.Handle)
 					return id, textIdentity(id), err
@@ -99,7 +99,7 @@ func (b *toolbox) messagingTools(readOnly, write *mcp.ToolAnnotations) []func() 
 		},
 		func() error {
 			return addTool(b, &mcp.Tool{Name: "get_my_handle", Title: "Read your identity in the room", Annotations: readOnly,
-				Description: "Your handle, agent_id and display name in the room."},
+				Description: "Read your handle, agent_id and display name in the room."},
 				func(ctx context.Context, cl call, in roomIn) (stick.Identity, string, error) {
 					id, err := cl.svc.WhoAmI(ctx, cl.caller, in.RoomID)
 					return id, textIdentity(id), err
@@ -107,7 +107,7 @@ func (b *toolbox) messagingTools(readOnly, write *mcp.ToolAnnotations) []func() 
 		},
 		func() error {
 			return addTool(b, &mcp.Tool{Name: "standby", Title: "Stand by in the room", Annotations: write,
-				Description: "Stay a member without taking turns: the stick never comes to you in sequence; you are woken when addressed, passed the stick or asked for the conclusion."},
+				Description: "Stay a member without taking turns; you are woken when addressed or handed the stick."},
 				func(ctx context.Context, cl call, in standbyIn) (memberOut, string, error) {
 					m, err := cl.svc.SetStandby(ctx, cl.caller, in.RoomID, !in.Off)
 					text := "on standby in room_id " + in.RoomID + ": stop here; you will be woken when addressed or handed the stick"
@@ -121,7 +121,7 @@ func (b *toolbox) messagingTools(readOnly, write *mcp.ToolAnnotations) []func() 
 		},
 		func() error {
 			return addTool(b, &mcp.Tool{Name: "remove_member", Title: "Remove a member whose process is gone", Annotations: &mcp.ToolAnnotations{DestructiveHint: hint(true), OpenWorldHint: hint(false)},
-				Description: "Remove a member from the room's sequence; only one whose process is proven gone (a person can remove any). Logged."},
+				Description: "Remove a member whose process is gone (logged)."},
 				func(ctx context.Context, cl call, in removeIn) (membersOut, string, error) {
 					st, err := cl.svc.RemoveMember(ctx, cl.caller, in.RoomID, in.AgentID, in.Reason)
 					return membersOut{RoomID: in.RoomID, Members: st.Members}, "removed " + in.AgentID + " from room_id " + in.RoomID + "\n" + textMembers("", st.Members), err

@@ -12,9 +12,9 @@ import (
 )
 
 var toolNames = []string{
-	"append_note", "append_room_doc", "close_room", "get_room_events", "get_room_state", "heartbeat", "join_path", "leave_path",
-	"list_rooms", "pass_stick", "read_room_doc", "release_stick", "reorder_members", "room_doc_history", "search_events",
-	"set_room_policy", "sync", "takeover_stick", "update_room_doc", "wait_for_turn",
+	"append_note", "append_room_doc", "close_room", "get_my_handle", "get_room_events", "get_room_state", "heartbeat", "join_path", "leave_path",
+	"list_channels", "list_rooms", "pass_stick", "read_history", "read_room_doc", "release_stick", "remove_member", "reorder_members",
+	"room_doc_history", "search_events", "set_handle", "set_room_policy", "standby", "sync", "takeover_stick", "update_room_doc", "wait_for_turn",
 }
 
 // Every tool has a description, an input schema that is a valid JSON Schema

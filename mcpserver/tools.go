@@ -112,9 +112,9 @@ type noteIn struct {
 	ReplyTo         int64           `json:"reply_to,omitempty" jsonschema:"The event_seq it answers."`
 	Metadata        json.RawMessage `json:"metadata,omitempty"`
 	ClientMessageID string          `json:"client_message_id,omitempty" jsonschema:"Idempotency key for retries."`
-	To              []string        `json:"to,omitempty" jsonschema:"Recipients: agent ids, handles or display names; default the whole room."`
-	Interrupt       bool            `json:"interrupt,omitempty" jsonschema:"End the recipients' wait_for_turn now."`
-	Channel         string          `json:"channel,omitempty" jsonschema:"Default general (see list_channels)."`
+	To              []string        `json:"to,omitempty" jsonschema:"Agent ids, handles or names; default all."`
+	Interrupt       bool            `json:"interrupt,omitempty" jsonschema:"Ends their wait_for_turn."`
+	Channel         string          `json:"channel,omitempty" jsonschema:"Default general."`
 }
 
 func (noteIn) refine(s *jsonschema.Schema, _ stick.Policy) { noteType(s.Properties["message_type"]) }
@@ -131,8 +131,8 @@ type outNote struct {
 	ReplyTo         int64           `json:"reply_to,omitempty" jsonschema:"The event_seq it answers."`
 	Metadata        json.RawMessage `json:"metadata,omitempty"`
 	ClientMessageID string          `json:"client_message_id,omitempty" jsonschema:"Idempotency key for retries."`
-	To              []string        `json:"to,omitempty" jsonschema:"Recipients; default the whole room."`
-	Interrupt       bool            `json:"interrupt,omitempty" jsonschema:"End the recipients' wait_for_turn now."`
+	To              []string        `json:"to,omitempty" jsonschema:"Recipients."`
+	Interrupt       bool            `json:"interrupt,omitempty" jsonschema:"Ends their wait."`
 	Channel         string          `json:"channel,omitempty" jsonschema:"Default general."`
 }
 
@@ -154,7 +154,7 @@ type syncIn struct {
 	AutoAdvance *bool     `json:"auto_advance,omitempty" jsonschema:"false: move the cursor only by ack_through."`
 	AckThrough  *int64    `json:"ack_through,omitempty" jsonschema:"The last event_seq you processed."`
 	CursorReset bool      `json:"cursor_reset,omitempty" jsonschema:"Replay from the start."`
-	Channels    []string  `json:"channels,omitempty" jsonschema:"Only notes of these channels (other events still come)."`
+	Channels    []string  `json:"channels,omitempty" jsonschema:"Only notes of these channels."`
 }
 
 func (syncIn) refine(s *jsonschema.Schema, _ stick.Policy) {
@@ -342,7 +342,7 @@ func (b *toolbox) register() error {
 		},
 		func() error {
 			return addTool(b, &mcp.Tool{Name: "append_note", Title: "Post a note to the room", Annotations: write,
-				Description: "Post a note (progress, warning, question, answer, decision), with or without the stick; to addresses members (routing, not privacy: all can read it)."},
+				Description: "Post a note (progress, warning, question, answer, decision), with or without the stick."},
 				func(ctx context.Context, cl call, in noteIn) (noteOut, string, error) {
 					res, err := cl.svc.Post(ctx, cl.caller, in.RoomID, outNote{Text: in.Text, MessageType: in.MessageType, ReplyTo: in.ReplyTo,
 						Metadata: in.Metadata, ClientMessageID: in.ClientMessageID, To: in.To, Interrupt: in.Interrupt, Channel: in.Channel}.note())

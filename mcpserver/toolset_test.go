@@ -17,10 +17,13 @@ import (
 
 // The most characters a model reads about the tools (their names,
 // descriptions and input schemas as tools/list serializes them) before it
-// has done anything, for every tool and for the core set.
+// has done anything, for every tool and for the core set. The six tools
+// of channels, handles, standby and removal, and append_note's and sync's
+// recipients and channels, cost about 2,900 of the first (11,700 before
+// them) and 50 of the second.
 const (
-	allToolsBudget  = 12000
-	coreToolsBudget = 7000
+	allToolsBudget  = 15000
+	coreToolsBudget = 7100
 )
 
 var coreToolNames = []string{
@@ -254,7 +257,9 @@ func itoa(n int64) string { b, _ := json.Marshal(n); return string(b) }
 func TestOutputSchemas(t *testing.T) {
 	for _, tool := range listTools(t, serve(t, mcpserver.AllTools)) {
 		b, _ := json.Marshal(tool.OutputSchema)
-		if strings.Contains(string(b), `"description"`) {
+		// A description keyword has a string value; a property of that
+		// name (a channel's description) has a schema.
+		if strings.Contains(string(b), `"description":"`) {
 			t.Errorf("%s: the output schema carries descriptions: %s", tool.Name, b)
 		}
 		var s struct {
