@@ -21,6 +21,11 @@ type eventView struct {
 	Reason   string
 	Text     string
 	NoteType string
+	// Recipients are the members a note is addressed to; Channel its
+	// channel when not the default; Interrupt marks an interrupting note.
+	Recipients []string
+	Channel    string
+	Interrupt  bool
 	// Ref is the event a note answers or a claim received, 0 for none.
 	Ref     int64
 	Doc     string
@@ -61,7 +66,8 @@ func viewOf(e stick.Event) eventView {
 	}
 	e = render.SafeEvent(e)
 	v := eventView{Seq: e.Seq, Type: string(e.Type), Verb: verbs[e.Type], From: e.From, To: e.To, Turn: e.TurnID,
-		At: e.CreatedAt, Reason: e.Reason, Text: e.Text, NoteType: string(e.MessageType), Ref: e.Ref, Doc: doc}
+		At: e.CreatedAt, Reason: e.Reason, Text: e.Text, NoteType: string(e.MessageType), Ref: e.Ref, Doc: doc,
+		Recipients: e.Recipients, Channel: e.Channel, Interrupt: e.Interrupt}
 	if v.Verb == "" {
 		v.Verb = "logged " + string(e.Type)
 	}

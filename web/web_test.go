@@ -544,3 +544,19 @@ func TestSecureCookieFollowsTheHub(t *testing.T) {
 		t.Fatal("once the hub is https, its next cookie is not Secure")
 	}
 }
+
+// A message shows its recipients, its channel and its interrupt mark.
+func TestRoomPageShowsMessages(t *testing.T) {
+	e := newEnv(t, true)
+	room := e.join("codex:a1", "msgs")
+	e.join("claude:b2", "msgs")
+	if _, err := e.svc.Post(e.ctx, agent("codex:a1"), room, stick.Note{Text: "please review", To: []string{"claude:b2"}, Interrupt: true, Channel: "errors"}); err != nil {
+		t.Fatal(err)
+	}
+	body := e.page(e.client(), "/rooms/"+room)
+	for _, want := range []string{"please review", `<span class="muted">to</span> <strong class="agent">claude:b2</strong>`, ">#errors<", ">interrupt<"} {
+		if !strings.Contains(body, want) {
+			t.Errorf("the room page lacks %q", want)
+		}
+	}
+}
