@@ -113,9 +113,10 @@ func (s *Service) SetStandby(ctx context.Context, c Caller, roomID string, on bo
 // holds the stick loses it (its lease is fenced: its later calls fail
 // with stale_lease or turn_mismatch) and the room goes idle; a
 // reservation for it moves on as when a member leaves. Who may: a
-// Service acting for an operator, or for no principal, removes any
-// member when the caller is a person (the CLI); anyone else (an agent's
-// session) only itself or a member whose process is proven gone. The caller need
+// Service acting for an operator removes any member, and so does one
+// acting for no principal when the caller is a person (the CLI); anyone
+// else (an agent's session) removes only itself or a member whose process
+// is proven gone. The caller need
 // not be a member when it may remove any member.
 //
 // Errors: invalid_argument (agent_id, reason), room_not_found,
@@ -137,7 +138,9 @@ func (s *Service) RemoveMember(ctx context.Context, c Caller, roomID, agentID, r
 	if err := requireRoomID(roomID); err != nil {
 		return RoomStatus{}, err
 	}
-	operator := s.operates() && c.kind() != KindHarness
+	// A hub's operator token may remove anyone; without a principal (on
+	// this host) a person may, and an agent's session may not.
+	operator := s.operates() && (s.principal != nil || c.kind() != KindHarness)
 	var out RoomStatus
 	err := s.store.Update(ctx, func(tx Tx) error {
 		sn, err := s.load(tx, roomID)
