@@ -27,7 +27,7 @@ func (m *Model) command(line string) tea.Cmd {
 	rest = strings.TrimSpace(rest)
 	switch name {
 	case "/quit":
-		return tea.Quit
+		return m.quit()
 	case "/help":
 		m.local(append([]string{m.pal.bold("commands:")}, helpLines...))
 	case "/who":

@@ -17,7 +17,7 @@ type grant struct {
 }
 
 // footer is the room's status in one line: who holds the stick and for
-// how long, who is next, who is away or gone.
+// how long, who is next, who (but this console) is away or gone.
 func (m *Model) footer() string {
 	if !m.haveStatus {
 		return m.pal.dim("reading the room…")
@@ -49,7 +49,7 @@ func (m *Model) footer() string {
 	for _, s := range []string{stick.MemberAway, stick.MemberGone} {
 		var who []string
 		for _, mem := range st.Members {
-			if mem.Status == s {
+			if mem.Status == s && mem.AgentID != m.self {
 				who = append(who, m.name(mem.AgentID))
 			}
 		}
@@ -61,8 +61,9 @@ func (m *Model) footer() string {
 }
 
 // next is who gets the stick after the holder: the reserved recipient,
-// else the first active member after the holder in sequence order that
-// takes turns by itself (not on standby, not this console).
+// else, as a release picks, the first member after the holder in sequence
+// order that takes turns (active, or away) and is not on standby; never
+// this console, which takes no turns.
 func (m *Model) next() string {
 	st := m.status
 	if st.ReservedFor != "" {
@@ -71,7 +72,7 @@ func (m *Model) next() string {
 	at := slices.IndexFunc(st.Members, func(mem stick.MemberStatus) bool { return mem.AgentID == st.Owner })
 	for i := 1; i <= len(st.Members); i++ {
 		mem := st.Members[(at+i+len(st.Members))%len(st.Members)]
-		if mem.AgentID != st.Owner && mem.AgentID != m.self && mem.Status == stick.MemberActive && !mem.Standby {
+		if mem.AgentID != st.Owner && mem.AgentID != m.self && (mem.Status == stick.MemberActive || mem.Status == stick.MemberAway) && !mem.Standby {
 			return mem.AgentID
 		}
 	}

@@ -80,6 +80,7 @@ type Model struct {
 	noticeBad bool   // notice is an error
 	linkErr   string // why the last read of the room failed, made safe
 	sending   string // the line being posted, "" when none
+	quitting  bool   // /quit waits for the note being posted
 }
 
 // entry is one item of the conversation: an event of the log, or lines
@@ -214,8 +215,7 @@ func (m *Model) Update(msg tea.Msg) (tea.Model, tea.Cmd) {
 	case readAgainMsg:
 		return m, m.readEvents(m.cursor)
 	case postedMsg:
-		m.posted(msg)
-		return m, m.refresh()
+		return m, m.posted(msg)
 	case tickMsg:
 		return m, tea.Batch(m.tick(), m.refresh())
 	}
@@ -345,9 +345,6 @@ func (m *Model) submit() tea.Cmd {
 	switch {
 	case line == "":
 		return nil
-	case m.sending != "":
-		m.say("still posting the last note; press Enter again once it is posted", true)
-		return nil
 	case strings.HasPrefix(line, "/"):
 		return m.command(line)
 	}
@@ -360,8 +357,12 @@ func (m *Model) submit() tea.Cmd {
 }
 
 // post posts text to the room; line is what the user typed, kept in the
-// input until the room has taken the note.
+// input until the room has taken the note. One note is posted at a time.
 func (m *Model) post(line, text string, to []string, interrupt bool) tea.Cmd {
+	if m.sending != "" {
+		m.say("still posting the last note; press Enter again once it is posted", true)
+		return nil
+	}
 	m.sending = line
 	m.say("posting…", false)
 	return func() tea.Msg {
@@ -371,12 +372,16 @@ func (m *Model) post(line, text string, to []string, interrupt bool) tea.Cmd {
 }
 
 // posted handles the end of a post: the error, with the line kept to be
-// corrected, or the input cleared and the deliveries started.
-func (m *Model) posted(msg postedMsg) {
+// corrected, or the input cleared and the deliveries started; then the
+// quit that waited for it.
+func (m *Model) posted(msg postedMsg) tea.Cmd {
 	m.sending = ""
 	if msg.err != nil {
 		m.say(errText(msg.err), true)
-		return
+		if m.quitting {
+			return tea.Quit
+		}
+		return m.refresh()
 	}
 	if strings.TrimSpace(m.input.Value()) == msg.line {
 		m.input.Reset()
@@ -386,6 +391,20 @@ func (m *Model) posted(msg postedMsg) {
 		m.deliveries[e.Seq] = deliveriesOf(e)
 		m.observe()
 	}
+	if m.quitting {
+		return tea.Quit
+	}
+	return m.refresh()
+}
+
+// quit ends the program, once the note being posted, if any, is posted.
+func (m *Model) quit() tea.Cmd {
+	if m.sending == "" {
+		return tea.Quit
+	}
+	m.quitting = true
+	m.say("leaving once the note is posted…", false)
+	return nil
 }
 
 // errText is an error as the console shows it, made safe: the code, the

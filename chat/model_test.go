@@ -295,11 +295,22 @@ func TestChatFooter(t *testing.T) {
 	c.poll()
 	c.shows("held by reviewer · next: codex:1a2b")
 
-	// After the last member, the sequence starts again; the console, on
-	// standby, is never next.
+	// Away members take turns too; gone ones do not, and after the last
+	// member the sequence starts again, past the console, which takes no
+	// turns, and members on standby.
 	f.setStatus(func(st *stick.RoomStatus) { st.ReservedFor = ""; st.Owner = "claude-code:77" })
 	c.poll()
-	c.shows("held by reviewer · next: codex:1a2b")
+	c.shows("held by reviewer · next: gemini:9")
+	f.setStatus(func(st *stick.RoomStatus) {
+		st.Owner = "gemini:9"
+		st.Members[0].Standby = false
+		st.Members[1].Standby = true
+	})
+	c.poll()
+	c.shows("held by gemini:9 · next: reviewer")
+	f.setStatus(func(st *stick.RoomStatus) { st.Members[0].Status = stick.MemberAway })
+	c.poll()
+	c.lacks("away: human:ana")
 
 	f.setStatus(func(st *stick.RoomStatus) { st.State, st.Owner = stick.StateStaleOwner, "codex:1a2b" })
 	c.poll()
@@ -376,6 +387,22 @@ func TestChatQuit(t *testing.T) {
 	c.typeText("/quit")
 	if !quits(c.press(enter)) {
 		t.Fatal("/quit does not quit")
+	}
+
+	// /quit while a note is being posted waits for the post.
+	f := room()
+	c = newConsole(t, f, noColor)
+	c.typeText("last words")
+	posting := c.press(enter)
+	c.input.Reset()
+	c.typeText("/quit")
+	if cmd := c.press(enter); cmd != nil {
+		t.Fatal("/quit during a post does not wait for it")
+	}
+	c.shows("leaving once the note is posted")
+	_, after := c.Update(posting())
+	if !quits(after) || f.lastPost(t).text != "last words" {
+		t.Fatalf("the post before /quit: %+v, quits %v", f.lastPost(t), quits(after))
 	}
 }
 
