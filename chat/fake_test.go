@@ -158,7 +158,7 @@ type console struct {
 func newConsole(t *testing.T, f *fakeBackend, getenv func(string) string) *console {
 	t.Helper()
 	c := &console{t: t, f: f, now: t0}
-	c.Model = New(context.Background(), f, Options{Where: "/src/app", Getenv: getenv, Now: func() time.Time { return c.now }, Location: time.UTC})
+	c.Model = New(context.Background(), f, Options{Where: "at /src/app", Getenv: getenv, Now: func() time.Time { return c.now }, Location: time.UTC})
 	c.Update(tea.WindowSizeMsg{Width: 100, Height: 30})
 	c.poll()
 	return c

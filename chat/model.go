@@ -35,7 +35,8 @@ const maxEntries = 2000
 
 // Options tune the console.
 type Options struct {
-	// Where names the room in the header: its path, or "the room named X".
+	// Where says in the header which room this is, after "room": "at
+	// PATH" or "named NAME" (see stick.Where).
 	Where string
 	// Getenv reads the environment (NO_COLOR); os.Getenv when nil.
 	Getenv func(string) string
@@ -356,14 +357,16 @@ func (m *Model) submit() tea.Cmd {
 	return m.post(line, text, to, false)
 }
 
-// post posts text to the room; line is what the user typed, kept in the
-// input until the room has taken the note. One note is posted at a time.
+// post posts text to the room. line, what the user typed, leaves the
+// input, which is free for the next line at once, and comes back to it if
+// the room refuses the note. One note is posted at a time.
 func (m *Model) post(line, text string, to []string, interrupt bool) tea.Cmd {
 	if m.sending != "" {
 		m.say("still posting the last note; press Enter again once it is posted", true)
 		return nil
 	}
 	m.sending = line
+	m.input.Reset()
 	m.say("posting…", false)
 	return func() tea.Msg {
 		res, err := m.b.Post(m.ctx, text, to, interrupt)
@@ -371,20 +374,24 @@ func (m *Model) post(line, text string, to []string, interrupt bool) tea.Cmd {
 	}
 }
 
-// posted handles the end of a post: the error, with the line kept to be
-// corrected, or the input cleared and the deliveries started; then the
-// quit that waited for it.
+// posted handles the end of a post: the error, with the line back in the
+// input to be corrected (unless the user has typed another since: the
+// error then names it), or the deliveries started; then the quit that
+// waited for it.
 func (m *Model) posted(msg postedMsg) tea.Cmd {
 	m.sending = ""
 	if msg.err != nil {
-		m.say(errText(msg.err), true)
+		if m.input.Value() == "" {
+			m.input.SetValue(msg.line)
+			m.input.CursorEnd()
+			m.say(errText(msg.err), true)
+		} else {
+			m.say("not posted, "+render.Line(msg.line)+": "+errText(msg.err), true)
+		}
 		if m.quitting {
 			return tea.Quit
 		}
 		return m.refresh()
-	}
-	if strings.TrimSpace(m.input.Value()) == msg.line {
-		m.input.Reset()
 	}
 	m.say("", false)
 	if e := msg.res.Event; !msg.res.Duplicate && len(e.Recipients) > 0 {
@@ -425,7 +432,7 @@ func errText(err error) string {
 // the notice line and the input.
 func (m *Model) View() tea.View {
 	w, h := m.size()
-	header := m.pal.bold("stick chat") + m.pal.dim(" · ") + render.Line(m.opt.Where) + m.pal.dim(" · you are ") + m.name(m.self)
+	header := m.pal.bold("stick chat") + m.pal.dim(" · ") + "room " + render.Line(m.opt.Where) + m.pal.dim(" · you are ") + m.name(m.self)
 	bottom := []string{m.fit(m.footer(), w)}
 	for _, n := range m.notices() {
 		bottom = append(bottom, wrap(n, w)...)

@@ -104,12 +104,27 @@ func TestChatShowsPostErrorsAndKeepsTheLine(t *testing.T) {
 	}
 	c.lacks("please look\n")
 
+	// A line typed while the refused note was being posted stays, and the
+	// error names the note.
+	c.input.Reset()
+	c.typeText("@nobody hi")
+	refused := c.press(enter)
+	if c.input.Value() != "" {
+		t.Fatalf("the input keeps %q while the note is posted", c.input.Value())
+	}
+	c.typeText("next line")
+	c.Update(refused())
+	c.shows("not posted, @nobody hi: unknown_member: no member nobody")
+	if got := c.input.Value(); got != "next line" {
+		t.Fatalf("the input holds %q, want the line typed since", got)
+	}
+
 	// Only @names: nothing to post, said before anything is sent.
 	c.input.Reset()
 	c.send("@reviewer")
 	c.shows("nothing to post: write the note after the @names")
-	if n := f.postCount(); n != 1 {
-		t.Fatalf("%d posts, want the one refused", n)
+	if n := f.postCount(); n != 2 {
+		t.Fatalf("%d posts, want the two refused", n)
 	}
 
 	// A read of the room that fails says so, and clears once one works.
@@ -394,7 +409,6 @@ func TestChatQuit(t *testing.T) {
 	c = newConsole(t, f, noColor)
 	c.typeText("last words")
 	posting := c.press(enter)
-	c.input.Reset()
 	c.typeText("/quit")
 	if cmd := c.press(enter); cmd != nil {
 		t.Fatal("/quit during a post does not wait for it")
@@ -414,7 +428,7 @@ func TestChatLayout(t *testing.T) {
 	c := newConsole(t, f, noColor)
 	c.shows("10:00:01 codex:1a2b: first\n    second    column\n")
 	lines := strings.Split(c.screen(), "\n")
-	if len(lines) != 30 || !strings.HasPrefix(lines[0], "stick chat · /src/app · you are human:ana") || !strings.HasPrefix(lines[29], "> ") {
+	if len(lines) != 30 || !strings.HasPrefix(lines[0], "stick chat · room at /src/app · you are human:ana") || !strings.HasPrefix(lines[29], "> ") {
 		t.Fatalf("the screen is not 30 lines of header, conversation, footer and input:\n%s", c.screen())
 	}
 	c.send(strings.Repeat("word ", 40) + "end")
