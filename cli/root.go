@@ -235,7 +235,7 @@ Agents use it through the MCP server, 'stick mcp', which their harness starts
 		newWait(agent), newTry(agent), newHold(agent), newRelease(agent), newPass(agent), newTakeover(agent), newHeartbeat(agent),
 		newWhoami(agent), newStatus(agent), newList(agent), newJoin(agent), newState(agent), newEvents(agent), newSync(agent),
 		newPolicy(agent), newLeave(agent), newClose(agent), newRooms(agent),
-		newNote(agent), newDoc(agent), newSearch(agent), newExport(agent),
+		newNote(agent), newChat(agent), newDoc(agent), newSearch(agent), newExport(agent),
 		newDemo(), newInstall(), newUninstall(), newInstallSkill(), newUninstallSkill(), newPrompt(), newDoctor(), newMCP(version), newMan(version),
 		newServe(version), newToken(),
 		newVersion(version), newWhere(), newGuardian(), newHook())
@@ -251,7 +251,7 @@ var commandGroups = []struct {
 }{
 	{"turn", "Take turns:", []string{"wait", "try", "hold", "release", "pass", "takeover", "heartbeat"}},
 	{"room", "Watch and manage a room:", []string{"whoami", "status", "list", "join", "state", "events", "sync", "policy", "leave", "close", "rooms"}},
-	{"memory", "Share what you know:", []string{"note", "doc", "search", "export"}},
+	{"memory", "Share what you know:", []string{"note", "chat", "doc", "search", "export"}},
 	{"setup", "Set up:", []string{"demo", "install", "uninstall", "install-skill", "uninstall-skill", "prompt", "doctor", "mcp", "man"}},
 	{"hub", "Serve other machines:", []string{"serve", "token"}},
 }
