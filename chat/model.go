@@ -159,6 +159,7 @@ func (m *Model) Init() tea.Cmd {
 
 func (m *Model) now() time.Time { return m.opt.Now() }
 
+// readStatus reads the room's status.
 func (m *Model) readStatus() tea.Cmd {
 	return func() tea.Msg {
 		st, err := m.b.Status(m.ctx)
@@ -166,6 +167,7 @@ func (m *Model) readStatus() tea.Cmd {
 	}
 }
 
+// readEvents reads the log after the cursor after, waiting for news.
 func (m *Model) readEvents(after int64) tea.Cmd {
 	wait := m.opt.Wait
 	return func() tea.Msg {
@@ -174,6 +176,7 @@ func (m *Model) readEvents(after int64) tea.Cmd {
 	}
 }
 
+// tick is the clock that reads the status again and redraws the footer.
 func (m *Model) tick() tea.Cmd {
 	return tea.Tick(m.opt.Poll, func(time.Time) tea.Msg { return tickMsg{} })
 }
