@@ -235,7 +235,7 @@ Agents use it through the MCP server, 'stick mcp', which their harness starts
 		newWait(agent), newTry(agent), newHold(agent), newRelease(agent), newPass(agent), newTakeover(agent), newHeartbeat(agent),
 		newWhoami(agent), newStatus(agent), newList(agent), newJoin(agent), newState(agent), newEvents(agent), newSync(agent),
 		newPolicy(agent), newLeave(agent), newClose(agent), newRooms(agent), newStandby(agent), newKick(agent), newHandle(agent),
-		newNote(agent), newChannels(agent), newDoc(agent), newSearch(agent), newExport(agent),
+		newNote(agent), newChannels(agent), newChat(agent), newDoc(agent), newSearch(agent), newExport(agent),
 		newDemo(), newInstall(), newUninstall(), newInstallSkill(), newUninstallSkill(), newPrompt(), newDoctor(), newMCP(version), newMan(version),
 		newServe(version), newToken(),
 		newVersion(version), newWhere(), newGuardian(), newHook())
