@@ -64,7 +64,12 @@ func SafeStatus(st stick.RoomStatus) stick.RoomStatus {
 	members := make([]stick.MemberStatus, len(st.Members))
 	for i, m := range st.Members {
 		m.AgentID, m.DisplayName = Line(m.AgentID), Line(m.DisplayName)
-		m.Status, m.TurnRole = Line(m.Status), Line(m.TurnRole)
+		m.Status, m.TurnRole, m.Handle = Line(m.Status), Line(m.TurnRole), Line(m.Handle)
+		if m.Wake != nil {
+			w := *m.Wake
+			w.Transports, w.LastState, w.LastTransport = Lines(w.Transports), Line(w.LastState), Line(w.LastTransport)
+			m.Wake = &w
+		}
 		members[i] = m
 	}
 	if st.Members != nil {

@@ -153,7 +153,17 @@ func WriteState(w io.Writer, s Style, st stick.RoomStatus, now time.Time) {
 	fmt.Fprintln(w)
 	rows := make([][]string, 0, len(st.Members))
 	for _, m := range st.Members {
-		rows = append(rows, []string{fmt.Sprint(m.Ordinal), m.AgentID, s.State(m.Status), Dash(m.TurnRole), Ago(now, m.LastSeenAt)})
+		name, status := m.AgentID, s.State(m.Status)
+		if m.Handle != "" {
+			name += " @" + m.Handle
+		}
+		if m.Standby {
+			status += " (standby)"
+		}
+		if m.Wake != nil && m.Wake.LastState != "" {
+			status += ", woken: " + m.Wake.LastState
+		}
+		rows = append(rows, []string{fmt.Sprint(m.Ordinal), name, status, Dash(m.TurnRole), Ago(now, m.LastSeenAt)})
 	}
 	WriteTable(w, s, []string{"#", "MEMBER", "STATUS", "TURN", "LAST SEEN"}, rows)
 	if h := st.PendingHandoff; h != nil && h.Handoff != nil {
