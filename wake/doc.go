@@ -14,8 +14,8 @@
 //
 // The text sent is a fixed notice built by [Notice]: who addressed the
 // session in which room and how to read it, never a message's body. The
-// inbox token a registration holds is never printed, logged, marshalled or
-// put in a delivery's detail.
+// inbox token a registration holds is never printed, logged, marshalled,
+// put in a delivery's detail, or left in the environment codex runs in.
 //
 // The package imports only the standard library, so every frontend can use
 // it.

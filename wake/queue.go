@@ -4,7 +4,9 @@ import (
 	"context"
 	"errors"
 	"io/fs"
+	"os"
 	"os/exec"
+	"slices"
 	"strconv"
 	"strings"
 	"time"
@@ -21,7 +23,8 @@ const waitDelay = 500 * time.Millisecond
 
 // queue delivers text to a Codex thread by running
 // `<codex> queue --thread <thread> --message <text>` with no input, within
-// ctx. Exit status 0 is Queued. Any other exit status, or a codex that
+// ctx, in this process's environment without the Claude Code inbox token
+// (see codexEnv). Exit status 0 is Queued. Any other exit status, or a codex that
 // cannot be started, is Failed, with the first line codex wrote to its
 // standard error. A codex stopped at the deadline, with its process group,
 // or killed by a signal, is Ambiguous: it may have queued the text first.
@@ -37,6 +40,7 @@ func queue(ctx context.Context, thread, text string, o Options) Delivery {
 	}
 
 	cmd := exec.CommandContext(ctx, o.Codex, "queue", "--thread", thread, "--message", text)
+	cmd.Env = codexEnv()
 	var stdout, stderr prefix
 	cmd.Stdout, cmd.Stderr = &stdout, &stderr
 	ownGroup(cmd)
@@ -62,6 +66,14 @@ func queue(ctx context.Context, thread, text string, o Options) Delivery {
 		return result(Ambiguous, "codex was stopped: "+problem(ctx, err, o.Timeout)+"; it may have queued the message")
 	}
 	return result(Ambiguous, "codex ended abnormally ("+err.Error()+"); it may have queued the message")
+}
+
+// codexEnv is the environment codex runs in: this process's, without
+// CLAUDE_CODE_MESSAGING_TOKEN. The inbox token is a secret of the process
+// that wakes and no business of codex's, which would hand it on to
+// everything it runs.
+func codexEnv() []string {
+	return slices.DeleteFunc(os.Environ(), func(kv string) bool { return strings.HasPrefix(kv, envClaudeToken+"=") })
 }
 
 // startProblem says why codex could not be started.

@@ -66,6 +66,24 @@ func TestQueueQueued(t *testing.T) {
 	assertArgs(t, codex, "queue", "--thread", "019a-thread", "--message", queueText)
 }
 
+// Codex runs in this process's environment without the Claude Code inbox
+// token, the secret of the process that wakes.
+func TestQueueKeepsTheInboxTokenFromCodex(t *testing.T) {
+	t.Setenv("CLAUDE_CODE_MESSAGING_TOKEN", secretToken)
+	t.Setenv("STICK_WAKE_TEST_KEPT", "kept")
+	codex := script(t, t.TempDir(), "codex", `export -p > "$0.env"`)
+	if d := deliverQueue(t, "019a-thread", wake.Options{Codex: codex}); d.State != wake.Queued {
+		t.Fatalf("delivery = %v, want queued", d)
+	}
+	b, err := os.ReadFile(codex + ".env")
+	if err != nil {
+		t.Fatalf("codex did not run: %v", err)
+	}
+	if env := string(b); strings.Contains(env, secretToken) || strings.Contains(env, "CLAUDE_CODE_MESSAGING_TOKEN") || !strings.Contains(env, "STICK_WAKE_TEST_KEPT") {
+		t.Fatalf("codex ran with the inbox token, or without the rest of the environment:\n%s", env)
+	}
+}
+
 // With no path given, "codex" is looked up on PATH.
 func TestQueueFindsCodexOnPath(t *testing.T) {
 	dir := t.TempDir()
