@@ -16,11 +16,6 @@ import (
 var stickBin string
 
 func TestMain(m *testing.M) {
-	// The tests' servers must not wake the harness session the tests may
-	// be run from: the ways to wake it are set by the tests that want them.
-	for _, env := range []string{"CLAUDE_CODE_MESSAGING_SOCKET", "CLAUDE_CODE_MESSAGING_TOKEN", "CODEX_THREAD_ID"} {
-		os.Unsetenv(env)
-	}
 	cleanup := func() {}
 	if os.Getenv("STICK_BIN") == "" && os.Getenv("STICK_TESTPROC_HELPER") == "" {
 		dir, err := os.MkdirTemp("", "stick-bin")
