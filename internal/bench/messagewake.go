@@ -21,12 +21,13 @@ func init() {
 const wakeReceiver = "receiver"
 
 // wakeSettle is how long message-wake's sender lets the receiver's Sync
-// get into its wait before it posts: Sync's first look at the room is a
-// write transaction (well under a millisecond on either store), and a
-// note that lands before the wait is found by that look, which is not a
-// wake-up. That look most often writes nothing (the cursor has not moved,
-// the presence is fresh), so there is no commit to watch for. Longer
-// pauses leave both processes idle longer, and slower to wake.
+// get into its wait before it posts: a note that lands before the wait is
+// found by Sync's first look at the room, which is not a wake-up. That
+// look is a write transaction that most often writes nothing (the cursor
+// has not moved, the presence is fresh), so there is no commit to watch
+// for; 2 ms leaves it time on either store (with Sync instrumented, every
+// one of 1,000 Syncs on each store returned from its wait). Longer pauses
+// leave both processes idle longer, and slower to wake.
 const wakeSettle = 2 * time.Millisecond
 
 // wakeWait is the wait of the receiver's every Sync: far longer than any
@@ -86,10 +87,10 @@ func syncWaiter(args []string) error {
 // addressed to it while it waits (wakeSettle after it said it calls
 // Sync), again and again: each timed from just before the sender calls
 // Post until the receiver's Sync returns with the note among the notes
-// addressed to it, on the shared wall clock as the library handoff is. The receiver hears of the commit through the
-// store's wake-ups across processes (the bell a commit rings on SQLite,
-// NOTIFY on PostgreSQL); its Sync then reads the room and writes its
-// cursor. Each Sync must return exactly the note sent (its seq, its text,
+// addressed to it, on the shared wall clock as the library handoff is.
+// The receiver hears of the commit through the store's wake-ups across
+// processes (the bell a commit rings on SQLite, NOTIFY on PostgreSQL);
+// its Sync then reads the room and writes its cursor. Each Sync must return exactly the note sent (its seq, its text,
 // its sender), addressed to the receiver, in Addressed and not in
 // Received, and nothing else; the first that does not is a problem and
 // ends the scenario.
