@@ -68,10 +68,12 @@ SQLite transactions through stick's driver and pragmas, the same through
 the sqlite3 tool for comparison, a pipe round trip between two processes,
 an HTTP round trip over loopback, an MCP call of an empty tool over
 stdio, a bare Go program's start). Then it runs each scenario on a fresh
-temporary database with real processes; the hub's scenarios start a real
-'stick serve' and talk to it as HTTP clients with tokens, or through
-'stick mcp --server' proxies as harnesses on other hosts do, or read its
-web page as a browser signed in with a viewer's token does.
+temporary database with real processes (message-wake: a note addressed
+to a member blocked in Sync in another process, until that Sync returns
+it, each note checked); the hub's scenarios start a real 'stick serve'
+and talk to it as HTTP clients with tokens, or through 'stick mcp
+--server' proxies as harnesses on other hosts do, or read its web page
+as a browser signed in with a viewer's token does.
 
 It prints the machine, a table of the floors (count, p50, p99, mean,
 throughput, CPU, what), and a table of the scenarios: count, p50, p99,
@@ -103,6 +105,7 @@ scenario that does not apply to the store is skipped with a line saying
 why.`,
 		Example: `  stickbench                       # every floor and scenario, full size
   stickbench handoff-library cycle # only these, after their floors
+  stickbench message-wake          # a note addressed to a member until its waiting Sync returns it
   stickbench handoff-rest handoff-http remote-crash hub-idle hub-notes serve-start-up   # the hub's
   stickbench web-room web-live web-idle   # the hub's web page
   stickbench --span 60s web-idle   # a longer measured span

@@ -7,10 +7,10 @@ import (
 
 // The benchmarks run the scenarios for benchstat: b.N is the number of
 // operations of the count-based scenarios (handoffs, turns, cycles, kills,
-// starts, notes, big-database rooms and calls, page loads, live events),
-// so run them with a fixed count, for example -benchtime 500x; contention
-// and the idle waiters (of 'stick mcp', of the hub and of the page) run at
-// their quick spans whatever b.N is.
+// starts, notes, messages, big-database rooms and calls, page loads, live
+// events), so run them with a fixed count, for example -benchtime 500x;
+// contention and the idle waiters (of 'stick mcp', of the hub and of the
+// page) run at their quick spans whatever b.N is.
 // Each reports its figures as metrics.
 
 func BenchmarkHandoffLibrary(b *testing.B) { benchScenario(b, "handoff-library", false) }
@@ -23,6 +23,7 @@ func BenchmarkCrashDetection(b *testing.B) { benchScenario(b, "crash-detection",
 func BenchmarkStartUp(b *testing.B)        { benchScenario(b, "start-up", false) }
 func BenchmarkBigDatabase(b *testing.B)    { benchScenario(b, "big-database", false) }
 func BenchmarkSyncBacklog(b *testing.B)    { benchScenario(b, "sync-backlog", false) }
+func BenchmarkMessageWake(b *testing.B)    { benchScenario(b, "message-wake", false) }
 func BenchmarkSearch(b *testing.B)         { benchScenario(b, "search", false) }
 func BenchmarkHandoffREST(b *testing.B)    { benchScenario(b, "handoff-rest", false) }
 func BenchmarkHandoffHTTP(b *testing.B)    { benchScenario(b, "handoff-http", false) }

@@ -2,7 +2,7 @@
 // on a fresh database, one scenario at a time (handoffs through the
 // library and through 'stick mcp', a crowd of waiters, claim/release
 // cycles, contention, idle waiters, crash detection, start-up, a big
-// database, and a hub, 'stick serve', with its HTTP clients and its web
+// database, a note addressed to a member that waits in Sync, and a hub, 'stick serve', with its HTTP clients and its web
 // page), each with its target. Before the scenarios a run measures the
 // floors under them, what the machine and stick's dependencies do with
 // nothing of stick's logic (SQLite transactions shaped like a claim and a

@@ -34,6 +34,7 @@ func postgresTargets() map[string]pgTarget {
 		"contention":       {">= 1,000 grants/s", func(r Result) bool { return r.Throughput >= 1000 }},
 		"idle-waiters":     {"< 2% of one core in total, the database's server processes included", func(r Result) bool { return r.CPU < 2 }},
 		"big-database":     {"each p99 <= 5 ms", p99(5 * time.Millisecond)},
+		"message-wake":     {"p50 <= 6 ms", func(r Result) bool { return r.P50 <= 6*time.Millisecond }},
 		"search":           {"p99 <= 30 ms", p99(30 * time.Millisecond)},
 		"cross-host-crash": {"p50 <= 200 ms", func(r Result) bool { return r.P50 <= 200*time.Millisecond }},
 	}

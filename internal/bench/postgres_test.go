@@ -59,7 +59,7 @@ func TestPostgresPlanAndTargets(t *testing.T) {
 	if !r.Met || !strings.Contains(r.Target, "none on PostgreSQL") || !strings.Contains(r.Target, sc.Target) {
 		t.Errorf("cycle on PostgreSQL: met %v, target %q", r.Met, r.Target)
 	}
-	for _, name := range []string{"handoff-library", "contention", "idle-waiters", "big-database", "search"} {
+	for _, name := range []string{"handoff-library", "contention", "idle-waiters", "big-database", "search", "message-wake"} {
 		if sc := Scenarios()[indexOf(Scenarios(), name)]; sc.PostgresTarget == "" || sc.pgMet == nil {
 			t.Errorf("%s has no target on PostgreSQL", name)
 		}
@@ -127,5 +127,28 @@ func TestCrossHostCrashSkippedOnSQLite(t *testing.T) {
 	}
 	if want := "cross-host-crash: skipped: " + rep.Skipped[0].Why; !slices.Contains(logged, want) {
 		t.Errorf("logged %q; want the line %q", logged, want)
+	}
+}
+
+// On PostgreSQL message-wake's receiver waits in Sync in its own process
+// on the scenario's database, every note comes back once, and the result
+// is judged by the target for PostgreSQL.
+func TestMessageWakeOnPostgres(t *testing.T) {
+	server := pgtest.URL(t)
+	sc := Scenarios()[indexOf(Scenarios(), "message-wake")]
+	rs, err := RunOne(context.Background(), sc, Options{Quick: true, Database: server})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(rs) != 1 || rs[0].Count != 50 || len(rs[0].Problems) > 0 {
+		t.Fatalf("results: %+v", rs)
+	}
+	r := rs[0]
+	t.Logf("p50 %v, p99 %v, max %v, notes %v", r.P50, r.P99, r.Max, r.Notes)
+	if r.Target != "p50 <= 6 ms" || sc.PostgresTarget != r.Target {
+		t.Errorf("target %q; want PostgreSQL's %q", r.Target, sc.PostgresTarget)
+	}
+	if want := r.P50 <= 6*time.Millisecond; r.Met != want {
+		t.Errorf("met %v with p50 %v", r.Met, r.P50)
 	}
 }

@@ -19,8 +19,8 @@ type Options struct {
 	// check that it works, not to measure it; targets are still judged.
 	Quick bool
 	// Count, when positive, replaces the number of operations of the
-	// count-based scenarios (handoffs, turns, cycles, kills, starts, and
-	// the big database's calls; not its size).
+	// count-based scenarios (handoffs, turns, cycles, kills, starts,
+	// messages, and the big database's calls; not its size).
 	Count int
 	// Span, when positive, replaces the measured span of the scenarios
 	// that run for a time (cycle, contention, the idle waiters of 'stick
@@ -81,6 +81,7 @@ func Scenarios() []Scenario {
 		{Name: "start-up", What: "spawn 'stick mcp' until its initialize response; resident memory after join_path", Target: "p50 <= 20 ms, RSS <= 25 MB", run: startUp},
 		{Name: "big-database", What: "10,000 rooms, 1,000,000 events: join, state, events (limit 100)", Target: "each p99 <= 2 ms", run: bigDatabase},
 		{Name: "sync-backlog", What: "a member catches up on 10,000 pending events through Sync, 50 per page", Target: "p99 <= 5 ms per page", run: syncBacklog},
+		{Name: "message-wake", What: "a note addressed to a member posted in one process until that member's Sync, blocked in another process, returns it among the notes addressed to it", Target: "p50 <= 2 ms", run: messageWake},
 		{Name: "search", What: "full-text search over 100,000 notes and 100 documents, top 20 by bm25", Target: "p99 <= 20 ms", run: searchEvents},
 		// The hub's: a real 'stick serve' on a loopback port, with tokens,
 		// and plain HTTP clients of its JSON API, or 'stick mcp --server'
