@@ -302,3 +302,17 @@ func printHistory(cmd *cobra.Command, s *session, r stick.RoomSummary, f history
 	}
 	return nil
 }
+
+// printAddressed prints first the notes addressed to the caller in r that
+// it has not read yet, if it is a member with any.
+func printAddressed(cmd *cobra.Command, p *printer, s *session, r stick.RoomSummary) {
+	evs, err := s.svc.Addressed(cmd.Context(), s.caller, r.RoomID)
+	if err != nil || len(evs) == 0 {
+		return
+	}
+	fmt.Fprintln(p.w, p.Bold(fmt.Sprintf("addressed to you, unread (%d; 'stick sync%s' marks them read):", len(evs), agentArg(cmd))))
+	for _, e := range evs {
+		render.WriteEvent(p.w, p, e)
+	}
+	fmt.Fprintln(p.w, p.Bold("the log:"))
+}

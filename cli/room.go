@@ -390,6 +390,9 @@ events as they commit, until interrupted.`, stick.DefaultEventLimit),
 			}
 			return inNamedRoom(cmd, *agent, roomID, args, func(s *session, r stick.RoomSummary) error {
 				p := newPrinter(cmd.OutOrStdout(), asJSON)
+				if !asJSON {
+					printAddressed(cmd, p, s, r)
+				}
 				which := render.Line(shellQuote(r.CanonicalPath))
 				if cmd.Flags().Changed("room") {
 					which = "--room " + render.Line(r.RoomID)

@@ -161,6 +161,8 @@ var toolWords = map[string]string{
 	"max_items": "--max", "wait_seconds": "--wait", "ack_through": "--ack",
 	"read_room_doc": "'stick doc'", "update_room_doc": "'stick doc edit'", "append_room_doc": "'stick doc append'",
 	"room_doc_history": "'stick doc history'", "search_events": "'stick search'",
+	"list_channels": "'stick channels'", "read_history": "'stick events'", "set_handle": "'stick handle'",
+	"get_my_handle": "'stick handle'", "remove_member": "'stick kick'",
 	"reclaim_token": "reclaim token (set $" + identity.ReclaimTokenEnv + ")",
 }
 

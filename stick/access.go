@@ -64,6 +64,7 @@ const (
 	ActionDeclareChannels Action = "DeclareChannels"
 	ActionListChannels    Action = "ListChannels"
 	ActionHistory         Action = "History"
+	ActionAddressed       Action = "Addressed"
 )
 
 // permission is one row of the access table: the weakest role that may
@@ -164,6 +165,7 @@ var access = map[Action]permission{
 	ActionSetPublicURL:    {AccessOperator, "setting the hub's public URL"},
 	ActionListChannels:    {AccessViewer, "listing a room's channels"},
 	ActionHistory:         {AccessViewer, "reading a room's history"},
+	ActionAddressed:       {AccessAgent, "reading the notes addressed to one"},
 	ActionSetHandle:       {AccessAgent, "choosing a handle"},
 	ActionWhoAmI:          {AccessAgent, "reading one's identity"},
 	ActionSetStandby:      {AccessAgent, "standing by"},

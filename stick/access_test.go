@@ -342,6 +342,13 @@ var accessCases = []accessCase{
 		_, err := s.ListChannels(h.ctx, h.named)
 		return one(err)
 	}},
+	{action: stick.ActionAddressed, miss: notFound, prep: addressTo, run: func(h *hub, s *stick.Service) (bool, error) {
+		evs, err := s.Addressed(h.ctx, h.c, h.named)
+		if err == nil && len(evs) != 1 {
+			h.t.Errorf("Addressed gave %d notes, want the one addressed", len(evs))
+		}
+		return one(err)
+	}},
 	{action: stick.ActionHistory, miss: notFound, run: func(h *hub, s *stick.Service) (bool, error) {
 		_, err := s.History(h.ctx, stick.HistoryQuery{RoomID: h.named})
 		return one(err)

@@ -130,7 +130,7 @@ func post(tx Tx, sn *snapshot, c Caller, n Note, field string) (PostResult, erro
 		return PostResult{}, err
 	}
 	if n.Interrupt && len(to) == 0 {
-		return PostResult{}, invalidArg(field+"interrupt", "%sinterrupt needs recipients: name them in to", field).
+		return PostResult{}, invalidArg(field+"interrupt", "%sinterrupt needs recipients: address the note to the members to interrupt", field).
 			WithHint("an interrupt ends its recipients' wait_for_turn; a note to the whole room interrupts nobody")
 	}
 	channel, err := sn.channel(n.Channel, field)
@@ -183,7 +183,7 @@ func (n Note) validate(field string) error {
 	}
 	if len(n.To) > MaxRecipients {
 		return invalidArg(field+"to", "%sto names %d recipients; at most %d are allowed", field, len(n.To), MaxRecipients).
-			WithHint("post to the whole room instead (leave to out)")
+			WithHint("post to the whole room instead (name no recipient)")
 	}
 	for i, name := range n.To {
 		if err := checkLen(field+"to["+strconv.Itoa(i)+"]", name, MaxAgentIDLen); err != nil {

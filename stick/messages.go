@@ -62,7 +62,7 @@ func (sn *snapshot) recipient(name string) (string, *Error) {
 	case 0:
 		return "", Errorf(CodeInvalidArgument, "no member of room %s is named %s; its members are %s",
 			sn.room.ID, Quote(name), sn.memberNames()).
-			WithHint("address a member by its agent_id, handle or display name (see get_room_state), or leave to out to post to the whole room")
+			WithHint("address a member by its agent_id, handle or display name (see get_room_state), or name no recipient to post to the whole room")
 	default:
 		return "", Errorf(CodeInvalidArgument, "%s names several members of room %s (%s); its members are %s",
 			Quote(name), sn.room.ID, strings.Join(found, ", "), sn.memberNames()).
@@ -178,4 +178,40 @@ func (s *Service) told(ctx context.Context, c Caller, roomID string, seq int64) 
 		m.WokenSeq = seq
 		return sn.saveMember(tx, m)
 	})
+}
+
+// Addressed returns the notes addressed to the caller in the room that it
+// has not been given yet (past its sync cursor), oldest first, at most
+// MaxAddressedInResult of the newest: what a frontend shows a member
+// first. Reading them does not move the cursor.
+//
+// Errors: invalid_argument, room_not_found, unknown_member.
+func (s *Service) Addressed(ctx context.Context, c Caller, roomID string) ([]Event, error) {
+	if err := s.act(ActionAddressed, c); err != nil {
+		return nil, err
+	}
+	if err := c.validate(); err != nil {
+		return nil, err
+	}
+	if err := requireRoomID(roomID); err != nil {
+		return nil, err
+	}
+	var unread bool
+	var cursor int64
+	err := s.briefView(ctx, func(tx Tx) error {
+		sn, err := s.load(tx, roomID)
+		if err != nil {
+			return err
+		}
+		m, err := sn.memberOf(c.AgentID)
+		if err != nil {
+			return err
+		}
+		unread, cursor = m.AddressedSeq > m.SyncCursor, m.SyncCursor
+		return nil
+	})
+	if err != nil || !unread {
+		return nil, err
+	}
+	return s.addressed(ctx, c.AgentID, roomID, cursor)
 }
