@@ -267,14 +267,15 @@ func printHistory(cmd *cobra.Command, s *session, r stick.RoomSummary, f history
 			q.NoteTypes = append(q.NoteTypes, stick.NoteType(t))
 		}
 	}
-	var err error
-	now := time.Now()
-	if q.Since, err = stick.ParseSince("since", f.since, now); err != nil {
+	since, err := stick.ParseTimeBound("since", f.since)
+	if err != nil {
 		return err
 	}
-	if q.Until, err = stick.ParseSince("until", f.until, now); err != nil {
+	until, err := stick.ParseTimeBound("until", f.until)
+	if err != nil {
 		return err
 	}
+	q.Since, q.SinceAgo, q.Until, q.UntilAgo = since.At, since.Ago, until.At, until.Ago
 	evs, err := s.svc.History(cmd.Context(), q)
 	if err != nil {
 		return err

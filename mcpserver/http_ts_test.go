@@ -144,7 +144,7 @@ func TestHTTPTypeScriptSDK(t *testing.T) {
 		t.Fatal(err)
 	}
 	var done struct {
-		Done struct{ Mismatch, NotFound, Release tsResult }
+		Done struct{ Mismatch, NotFound, Release, Handle, Me, Channels, Message, History, Unknown tsResult }
 	}
 	next(&done)
 	d := done.Done
@@ -159,6 +159,22 @@ func TestHTTPTypeScriptSDK(t *testing.T) {
 	}
 	if d.Release.Error || d.Release.Data["reserved_for"] != "codex@bob" {
 		t.Fatalf("release: %+v", d.Release)
+	}
+	if d.Handle.Error || d.Me.Data["handle"] != "ts" || d.Me.Data["agent_id"] != "typescript@ana-laptop" {
+		t.Errorf("handle: %+v %+v", d.Handle, d.Me)
+	}
+	if chs, _ := d.Channels.Data["channels"].([]any); d.Channels.Error || len(chs) != 4 {
+		t.Errorf("channels: %+v", d.Channels)
+	}
+	ev, _ := d.Message.Data["event"].(map[string]any)
+	if to, _ := ev["recipients"].([]any); d.Message.Error || len(to) != 1 || to[0] != "codex@bob" || ev["channel"] != "parallel-work" {
+		t.Errorf("message: %+v", d.Message)
+	}
+	if evs, _ := d.History.Data["events"].([]any); d.History.Error || len(evs) != 1 {
+		t.Errorf("history of parallel-work: %+v", d.History)
+	}
+	if e, _ := d.Unknown.Data["error"].(map[string]any); !d.Unknown.Error || e["code"] != string(stick.CodeInvalidArgument) || !strings.Contains(d.Unknown.Text, "codex@bob") {
+		t.Errorf("a message to nobody: %+v", d.Unknown)
 	}
 	select {
 	case r := <-waited:

@@ -4,7 +4,6 @@ import (
 	"context"
 	"fmt"
 	"strings"
-	"time"
 
 	"github.com/google/jsonschema-go/jsonschema"
 	"github.com/modelcontextprotocol/go-sdk/mcp"
@@ -74,7 +73,7 @@ func (b *toolbox) messagingTools(readOnly, write *mcp.ToolAnnotations) []func() 
 			return addTool(b, &mcp.Tool{Name: "read_history", Title: "Read the room's history, filtered", Annotations: readOnly,
 				Description: "Newest events matching every filter given, oldest first."},
 				func(ctx context.Context, cl call, in historyIn) (historyOut, string, error) {
-					q, err := historyQuery(in, time.Now())
+					q, err := historyQuery(in)
 					if err != nil {
 						return historyOut{}, "", err
 					}
@@ -131,8 +130,8 @@ func (b *toolbox) messagingTools(readOnly, write *mcp.ToolAnnotations) []func() 
 }
 
 // historyQuery turns a read_history call into a query; since and until
-// are RFC 3339 times or durations back from now.
-func historyQuery(in historyIn, now time.Time) (stick.HistoryQuery, error) {
+// are RFC 3339 times or spans back from now (see stick.ParseTimeBound).
+func historyQuery(in historyIn) (stick.HistoryQuery, error) {
 	q := stick.HistoryQuery{RoomID: in.RoomID, Channels: in.Channels, From: in.From, Before: in.Before, Limit: in.Limit}
 	for _, t := range in.Types {
 		q.Types = append(q.Types, stick.EventType(t))
@@ -140,11 +139,12 @@ func historyQuery(in historyIn, now time.Time) (stick.HistoryQuery, error) {
 	for _, t := range in.MessageTypes {
 		q.NoteTypes = append(q.NoteTypes, stick.NoteType(t))
 	}
-	var err error
-	if q.Since, err = stick.ParseSince("since", in.Since, now); err != nil {
+	since, err := stick.ParseTimeBound("since", in.Since)
+	if err != nil {
 		return q, err
 	}
-	q.Until, err = stick.ParseSince("until", in.Until, now)
+	until, err := stick.ParseTimeBound("until", in.Until)
+	q.Since, q.SinceAgo, q.Until, q.UntilAgo = since.At, since.Ago, until.At, until.Ago
 	return q, err
 }
 

@@ -2,7 +2,6 @@ package server
 
 import (
 	"strings"
-	"time"
 
 	"github.com/stickhq/stick/stick"
 )
@@ -46,12 +45,7 @@ func history(c *call, q historyQuery) (logOut, error) {
 	for _, t := range list(q.MessageType) {
 		hq.NoteTypes = append(hq.NoteTypes, stick.NoteType(t))
 	}
-	var err error
-	now := time.Now()
-	if hq.Since, err = stick.ParseSince("since", q.Since, now); err != nil {
-		return logOut{}, err
-	}
-	if hq.Until, err = stick.ParseSince("until", q.Until, now); err != nil {
+	if err := timeBounds(&hq, q.Since, q.Until); err != nil {
 		return logOut{}, err
 	}
 	evs, err := c.svc.History(c.ctx, hq)
@@ -109,4 +103,15 @@ type removeIn struct {
 // removeMember removes a member from the room's sequence.
 func removeMember(c *call, in removeIn) (stick.RoomStatus, error) {
 	return c.svc.RemoveMember(c.ctx, c.caller, c.room, in.AgentID, in.Reason)
+}
+
+// timeBounds sets q's time bounds from a query's since and until.
+func timeBounds(q *stick.HistoryQuery, since, until string) error {
+	s, err := stick.ParseTimeBound("since", since)
+	if err != nil {
+		return err
+	}
+	u, err := stick.ParseTimeBound("until", until)
+	q.Since, q.SinceAgo, q.Until, q.UntilAgo = s.At, s.Ago, u.At, u.Ago
+	return err
 }

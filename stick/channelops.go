@@ -101,6 +101,17 @@ func (s *Service) History(ctx context.Context, q HistoryQuery) ([]Event, error) 
 	if q.Before < 0 {
 		return nil, invalidArg("before", "before must be an event_seq (positive), got %d", q.Before)
 	}
+	if q.SinceAgo < 0 || q.UntilAgo < 0 {
+		return nil, invalidArg("since", "a span back from now must be positive")
+	}
+	now := s.clock.Now()
+	if q.SinceAgo > 0 {
+		q.Since = now.Add(-q.SinceAgo)
+	}
+	if q.UntilAgo > 0 {
+		q.Until = now.Add(-q.UntilAgo)
+	}
+	q.SinceAgo, q.UntilAgo = 0, 0
 	if !q.Since.IsZero() && !q.Until.IsZero() && !q.Since.Before(q.Until) {
 		return nil, invalidArg("since", "since (%s) must be before until (%s)", q.Since.Format(time.RFC3339), q.Until.Format(time.RFC3339))
 	}

@@ -30,6 +30,9 @@ type HistoryQuery struct {
 	// Since and Until keep only events appended at or after Since and
 	// before Until (zero: no bound).
 	Since, Until time.Time
+	// SinceAgo and UntilAgo, when set, are Since and Until as spans back
+	// from the Service's now (its clock), for the frontends.
+	SinceAgo, UntilAgo time.Duration
 	// Before keeps only events whose Seq is below it, for paging back
 	// (0: no bound).
 	Before int64
@@ -37,26 +40,34 @@ type HistoryQuery struct {
 	Limit int
 }
 
-// ParseSince reads a time bound of a history query: "" for none, an RFC
-// 3339 time, or a duration back from now such as 90m, 2h or 3d. field
+// TimeBound is a bound of a history query as a person or model writes
+// it: a time, or a span back from now that the Service measures on its
+// own clock when it runs the query.
+type TimeBound struct {
+	At  time.Time
+	Ago time.Duration
+}
+
+// ParseTimeBound reads a time bound of a history query: "" for none, an
+// RFC 3339 time, or a span back from now such as 90m, 2h or 3d. field
 // names it in the error.
 //
 // Errors: invalid_argument.
-func ParseSince(field, s string, now time.Time) (time.Time, error) {
+func ParseTimeBound(field, s string) (TimeBound, error) {
 	s = strings.TrimSpace(s)
 	if s == "" {
-		return time.Time{}, nil
+		return TimeBound{}, nil
 	}
 	if t, err := time.Parse(time.RFC3339, s); err == nil {
-		return t, nil
+		return TimeBound{At: t}, nil
 	}
 	if days, ok := strings.CutSuffix(s, "d"); ok {
-		if n, err := strconv.Atoi(days); err == nil && n >= 0 && n < 100000 {
-			return now.Add(-time.Duration(n) * 24 * time.Hour), nil
+		if n, err := strconv.Atoi(days); err == nil && n > 0 && n < 100000 {
+			return TimeBound{Ago: time.Duration(n) * 24 * time.Hour}, nil
 		}
 	}
-	if d, err := time.ParseDuration(s); err == nil && d >= 0 {
-		return now.Add(-d), nil
+	if d, err := time.ParseDuration(s); err == nil && d > 0 {
+		return TimeBound{Ago: d}, nil
 	}
-	return time.Time{}, invalidArg(field, "%s %s is neither a time (RFC 3339, like 2026-11-28T09:00:00Z) nor a duration back from now (like 2h or 3d)", field, Quote(s))
+	return TimeBound{}, invalidArg(field, "%s %s is neither a time (RFC 3339, like 2026-11-28T09:00:00Z) nor a span back from now (like 2h or 3d)", field, Quote(s))
 }

@@ -2,8 +2,9 @@
 // TestHTTPTypeScriptSDK: node client.mjs URL TOKEN CLIENT_NAME ROOM_NAME.
 // It joins the named room, takes the stick, prints {"holding": ...}, waits
 // for a line on stdin, makes two faults, releases with a handoff and
-// prints {"done": ...}. The SDK checks every result against the tool's
-// output schema.
+// prints {"done": ...}, then chooses a handle, lists the channels, sends
+// the other member a message and reads it back from the history. The SDK
+// checks every result against the tool's output schema.
 import { createInterface } from "node:readline";
 import { Client } from "@modelcontextprotocol/sdk/client/index.js";
 import { StreamableHTTPClientTransport } from "@modelcontextprotocol/sdk/client/streamableHttp.js";
@@ -36,6 +37,12 @@ const release = await call("release_stick", {
   ...lease,
   handoff: { status: "typed from TypeScript", next_action: "check the Go side", artifacts: [{ path: "client.mjs", role: "review" }] },
 });
-console.log(JSON.stringify({ done: { mismatch, notFound, release } }));
+const handle = await call("set_handle", { room_id: room, handle: "ts" });
+const me = await call("get_my_handle", { room_id: room });
+const channels = await call("list_channels", { room_id: room });
+const message = await call("append_note", { room_id: room, text: "typed from TypeScript, for you", to: [release.data.reserved_for], channel: "parallel-work" });
+const history = await call("read_history", { room_id: room, channels: ["parallel-work"], since: "1h" });
+const unknown = await call("append_note", { room_id: room, text: "to nobody", to: ["nobody"] });
+console.log(JSON.stringify({ done: { mismatch, notFound, release, handle, me, channels, message, history, unknown } }));
 await client.close();
 process.exit(0);
