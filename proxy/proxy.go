@@ -290,7 +290,9 @@ func (p *Proxy) forward(ctx context.Context, req *mcp.CallToolRequest) (*mcp.Cal
 		return p.failed(ctx, err)
 	}
 	tool := req.Params.Name
-	defer p.wake.calling(tool, req.Params.Arguments)()
+	var answer *mcp.CallToolResult
+	ended := p.wake.calling(tool, req.Params.Arguments)
+	defer func() { ended(answer) }()
 	params := &mcp.CallToolParams{Name: tool, Arguments: req.Params.Arguments}
 	if token := req.Params.GetProgressToken(); token != nil {
 		params.SetProgressToken(token)
@@ -308,6 +310,7 @@ func (p *Proxy) forward(ctx context.Context, req *mcp.CallToolRequest) (*mcp.Cal
 		case err == nil:
 			p.live.follow(tool, res)
 			p.wake.follow(tool, res)
+			answer = res
 			return res, nil
 		case answered(err):
 			return nil, err // the hub answered: a protocol error, passed on as it is

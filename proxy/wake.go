@@ -25,10 +25,17 @@ import (
 // wait_for_turn, a sync that waits), asks the hub for the next wake with
 // a long poll. The hub claims it (once per unread batch, whatever the
 // number of proxies and hubs); the proxy delivers a fixed notice with
-// package wake and reports the delivery state. A wake the hub claims
-// while a wait has begun meanwhile goes once no call waits. The secret of
-// a transport never leaves this process: only the transports' names and
-// the delivery states go to the hub.
+// package wake and reports the delivery state. The secret of a transport
+// never leaves this process: only the transports' names and the delivery
+// states go to the hub.
+//
+// A wake the hub claims while a call waits (one may begin while an await
+// is in flight) goes once no call waits, unless a call that ended since
+// the await began gave the member what the wake was for: the notes
+// addressed to it (every wait_for_turn's result carries them, a sync's
+// reads them), or the stick handed to it (a your_turn). A local 'stick
+// mcp' never claims while a call waits, and the result of the wait tells
+// the member of those notes, so neither wakes it for them.
 
 // wakePoll is how long one await asks the hub to wait for a wake.
 const wakePoll = 25 * time.Second
@@ -38,15 +45,24 @@ const wakePoll = 25 * time.Second
 type wakers struct {
 	p  *Proxy
 	mu sync.Mutex
-	// loops are the loops running, by room; waits counts the calls that
-	// wait in each room now.
+	// loops are the loops running, by room; rooms what the calls of the
+	// harness do in each room.
 	loops map[string]*wakeLoop
-	waits map[string]int
+	rooms map[string]*roomCalls
 	// changed is closed, and replaced, whenever a room's waits drop to
-	// none, or the loops stop.
+	// none.
 	changed chan struct{}
 	// stopped is set once the proxy's connection ended: no loop starts.
 	stopped bool
+}
+
+// roomCalls is what the calls of the harness in one room do: waits
+// counts those that wait now; told is the newest note addressed to the
+// member that a result gave it, turns counts the turns results granted.
+type roomCalls struct {
+	waits int
+	told  int64
+	turns int64
 }
 
 // wakeLoop is one room's loop.
@@ -55,34 +71,80 @@ type wakeLoop struct{ cancel context.CancelFunc }
 // enabled reports whether the harness can be woken at all.
 func (w *wakers) enabled() bool { return len(w.p.cfg.Wake) > 0 }
 
+// room returns what the calls do in room; w.mu is held.
+func (w *wakers) room(room string) *roomCalls {
+	if w.rooms == nil {
+		w.rooms = map[string]*roomCalls{}
+	}
+	rc := w.rooms[room]
+	if rc == nil {
+		rc = &roomCalls{}
+		w.rooms[room] = rc
+	}
+	return rc
+}
+
 // calling marks a call of tool with args as waiting in its room, when it
 // waits there (every wait_for_turn, a sync with wait_seconds), until the
-// returned function is called: no wake is delivered meanwhile.
-func (w *wakers) calling(tool string, args json.RawMessage) func() {
+// returned function is called with the call's result (nil when it
+// failed): no wake is delivered meanwhile, and the result says what the
+// member was given (see covered).
+func (w *wakers) calling(tool string, args json.RawMessage) func(res *mcp.CallToolResult) {
 	if !w.enabled() || tool != "wait_for_turn" && tool != "sync" {
-		return func() {}
+		return func(*mcp.CallToolResult) {}
 	}
 	var in struct {
 		RoomID      string  `json:"room_id"`
 		WaitSeconds float64 `json:"wait_seconds"`
 	}
-	if json.Unmarshal(args, &in) != nil || in.RoomID == "" || tool == "sync" && in.WaitSeconds <= 0 {
-		return func() {}
+	if json.Unmarshal(args, &in) != nil || in.RoomID == "" {
+		return func(*mcp.CallToolResult) {}
 	}
-	w.mu.Lock()
-	if w.waits == nil {
-		w.waits = map[string]int{}
-	}
-	w.waits[in.RoomID]++
-	w.mu.Unlock()
-	return sync.OnceFunc(func() {
+	waits := tool == "wait_for_turn" || in.WaitSeconds > 0
+	if waits {
 		w.mu.Lock()
-		defer w.mu.Unlock()
-		if w.waits[in.RoomID]--; w.waits[in.RoomID] <= 0 {
-			delete(w.waits, in.RoomID)
-			w.broadcast()
-		}
-	})
+		w.room(in.RoomID).waits++
+		w.mu.Unlock()
+	}
+	var once sync.Once
+	return func(res *mcp.CallToolResult) {
+		once.Do(func() {
+			told, turn := given(tool, res)
+			w.mu.Lock()
+			defer w.mu.Unlock()
+			rc := w.room(in.RoomID)
+			rc.told = max(rc.told, told)
+			if turn {
+				rc.turns++
+			}
+			if waits {
+				if rc.waits--; rc.waits == 0 {
+					w.broadcast()
+				}
+			}
+		})
+	}
+}
+
+// given reads what a result of wait_for_turn or sync gave the member: the
+// newest note addressed to it (a sync's cursor: what it read), and
+// whether it got the stick.
+func given(tool string, res *mcp.CallToolResult) (told int64, turn bool) {
+	if res == nil || res.IsError {
+		return 0, false
+	}
+	m, _ := res.StructuredContent.(map[string]any)
+	notes, _ := m["addressed"].([]any)
+	for _, n := range notes {
+		e, _ := n.(map[string]any)
+		seq, _ := e["event_seq"].(float64)
+		told = max(told, int64(seq))
+	}
+	if tool == "sync" {
+		cursor, _ := m["cursor"].(float64)
+		told = max(told, int64(cursor))
+	}
+	return told, tool == "wait_for_turn" && m["status"] == "your_turn"
 }
 
 // broadcast wakes the loops that wait for a change; w.mu is held.
@@ -100,7 +162,7 @@ func (w *wakers) idle(ctx context.Context, room string) bool {
 		if w.changed == nil {
 			w.changed = make(chan struct{})
 		}
-		n, changed := w.waits[room], w.changed
+		n, changed := w.room(room).waits, w.changed
 		w.mu.Unlock()
 		if n == 0 {
 			return ctx.Err() == nil
@@ -111,6 +173,26 @@ func (w *wakers) idle(ctx context.Context, room string) bool {
 			return false
 		}
 	}
+}
+
+// turns is how many turns the results of the calls in room granted.
+func (w *wakers) turns(room string) int64 {
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	return w.room(room).turns
+}
+
+// covered reports whether the calls in room gave the member what claim
+// wakes it for: a note addressed to it, given in a result; the stick
+// handed to it, granted by a your_turn since turns counted turnsBefore.
+func (w *wakers) covered(room string, claim stick.WakeClaim, turnsBefore int64) bool {
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	rc := w.room(room)
+	if claim.Why == stick.WakeAddressed {
+		return rc.told >= claim.Seq
+	}
+	return rc.turns > turnsBefore
 }
 
 // follow starts a room's loop after a join the harness made, and ends it
@@ -190,7 +272,7 @@ func (w *wakers) run(ctx context.Context, room string, loop *wakeLoop) {
 			Due   bool             `json:"due"`
 			Claim *stick.WakeClaim `json:"claim"`
 		}
-		start := time.Now()
+		start, turns := time.Now(), w.turns(room)
 		await := func() error {
 			return w.p.wakeCall(ctx, room, "await", map[string]any{"wait_ms": wakePoll.Milliseconds()}, &out)
 		}
@@ -212,9 +294,13 @@ func (w *wakers) run(ctx context.Context, room string, loop *wakeLoop) {
 		}
 		backoff = minBackoff
 		// A wait may have begun while the hub claimed the wake: it goes
-		// once no call waits, as a local 'stick mcp' claims it then.
+		// once no call waits, unless a call gave the member what it was
+		// for meanwhile.
 		if !w.idle(ctx, room) {
 			return
+		}
+		if w.covered(room, *out.Claim, turns) {
+			continue
 		}
 		ds := wake.Deliver(ctx, w.p.cfg.Wake, mcpserver.WakeNotice(*out.Claim), w.p.cfg.WakeOptions)
 		if len(ds) == 0 {

@@ -144,7 +144,8 @@ func eventually(t *testing.T, what string, cond func() bool) {
 // delivers the two lines of a wake (its token, a notice naming the
 // sender, no message body), and the hub's state shows it queued; a second
 // note before it reads wakes nothing more; once it has read, the next
-// one wakes it again. The token reaches neither the hub nor a log.
+// one wakes it again. The token reaches neither the hub nor a log; once
+// the member left, the proxy stops asking the hub.
 func TestProxyWakesItsHarness(t *testing.T) {
 	t.Parallel()
 	h, token := teamHub(t)
@@ -174,6 +175,9 @@ func TestProxyWakesItsHarness(t *testing.T) {
 	peer.ok(post, path+"/notes", map[string]any{"text": "one more", "to": []string{id}})
 	noticed(t, box.next(t, "a note after the member read"), sender, room, "one more")
 	box.none(t, 300*time.Millisecond, "after the third note's wake")
+	peer.polls(1) // the proxy asks the hub for the member's next wake
+	r.ok("leave_path", map[string]any{"room_id": room})
+	peer.polls(0) // and asks no more once the member left
 
 	state := peer.do(get, path, nil)
 	for what, text := range map[string]string{"the room's state": string(state.body), "the proxy's log": r.stderr.String(), "the hub's log": h.proc.Stderr()} {
@@ -264,8 +268,10 @@ func (l lockedWriter) Write(b []byte) (int, error) {
 }
 
 // No wake goes to a harness while it waits for the stick through its
-// proxy: a note addressed to it (not an interrupt) reaches its inbox only
-// once the wait has ended, as with a local 'stick mcp'.
+// proxy: a note addressed to it (not an interrupt) does not reach its
+// inbox, and the wait's result gives it the note, so none goes after
+// either, as with a local 'stick mcp'. Once it has read, and nothing
+// waits, the next note wakes it.
 func TestProxyWaitingIsNotWoken(t *testing.T) {
 	t.Parallel()
 	h, token := teamHub(t)
@@ -312,9 +318,13 @@ func TestProxyWaitingIsNotWoken(t *testing.T) {
 
 	holder.ok(post, path+"/release", map[string]any{"lease_id": str(turn, "lease_id"), "expected_turn_id": num(turn, "turn_id"),
 		"handoff": map[string]any{"status": "Lexer looked at.", "next_action": "Fix the lexer."}})
-	if w := within(t, waited, "the member's your_turn"); str(w, "status") != "your_turn" {
+	w := within(t, waited, "the member's your_turn")
+	if told := list(w, "addressed"); str(w, "status") != "your_turn" || len(told) != 1 || str(told[0].(map[string]any), "text") != "look at the lexer" {
 		t.Fatalf("the member's wait: %v", w)
 	}
-	noticed(t, box.next(t, "the note once the wait ended"), sender, room, "look at the lexer")
+	box.none(t, time.Second, "a note the member's wait gave it")
+	call(t, cs, "sync", map[string]any{"room_id": room}, "")
+	holder.ok(post, path+"/notes", map[string]any{"text": "and the parser", "to": []string{id}})
+	noticed(t, box.next(t, "a note once the member read and nothing waits"), sender, room, "and the parser")
 	eventually(t, "wake.last_state queued", func() bool { return str(wakeOf(t, holder, path, id), "last_state") == "queued" })
 }
