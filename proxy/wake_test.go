@@ -62,7 +62,9 @@ func TestWaitsHoldWakes(t *testing.T) {
 func TestCoveredWakes(t *testing.T) {
 	w := wokenProxy()
 	result := func(m map[string]any) *mcp.CallToolResult { return &mcp.CallToolResult{StructuredContent: m} }
-	note := func(seq int64) stick.WakeClaim { return stick.WakeClaim{RoomID: "room_a", Seq: seq, Why: stick.WakeAddressed} }
+	note := func(seq int64) stick.WakeClaim {
+		return stick.WakeClaim{RoomID: "room_a", Seq: seq, Why: stick.WakeAddressed}
+	}
 	handed := stick.WakeClaim{RoomID: "room_a", Seq: 9, Why: stick.WakeHanded}
 	args := json.RawMessage(`{"room_id":"room_a","max_wait_ms":60000}`)
 	before := w.turns("room_a")
