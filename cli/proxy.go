@@ -14,10 +14,13 @@ import (
 	"github.com/stickhq/stick/proxy"
 	"github.com/stickhq/stick/stick"
 	"github.com/stickhq/stick/store"
+	"github.com/stickhq/stick/wake"
 )
 
 // serveProxy is 'stick mcp --server URL': a proxy for the hub at hub,
-// serving the harness over stdin and stdout (see package proxy).
+// serving the harness over stdin and stdout (see package proxy), which
+// wakes the harness's session through the transports its environment
+// names (wake.FromEnv), as a local 'stick mcp' does.
 func serveProxy(cmd *cobra.Command, version, hub, tokenFile string, tools mcpserver.ToolSet) error {
 	tuneGC(cmd.Context())
 	stderr := cmd.ErrOrStderr()
@@ -33,7 +36,7 @@ func serveProxy(cmd *cobra.Command, version, hub, tokenFile string, tools mcpser
 	// this process: the proxy keeps no database.
 	dataDir, _ := store.DataDir()
 	p, err := proxy.New(proxy.Config{Server: hub, Token: token, Harness: harness, DataDir: dataDir, Getenv: os.Getenv,
-		Tools: tools, Version: version, Log: stderr})
+		Tools: tools, Version: version, Log: stderr, Wake: wake.FromEnv(os.Getenv)})
 	if err != nil {
 		return err
 	}

@@ -20,7 +20,10 @@
 //     mcp --server') that session is the harness's ([Session], sent in
 //     [SessionHeader], [ProxySession] on the proxy's side), and
 //     [NameSession] gives such a caller the process the hub's liveness
-//     judges by the proxy's stream ([SessionProcess] on [HubHost]);
+//     judges by the proxy's stream ([SessionProcess] on [HubHost]); every
+//     frontend of a hub (MCP over HTTP, the JSON API) names the caller of
+//     a request through [NameRequest], so a proxy's requests to either
+//     act as one member;
 //   - and the owner-only record ([Records]) that lets a harness restarted
 //     in the same workspace find its member again without its reclaim
 //     token.

@@ -98,6 +98,31 @@ func NameSession(p stick.Principal, client Client, s Session) (stick.Caller, err
 	return c, nil
 }
 
+// NameRequest names the caller of one request to a hub that authenticated
+// it as p, from client, in session: the value of SessionHeader, "" when
+// the request has none. Without a session it is NamePrincipal's caller;
+// with one, NameSession's, and proxied is set: the member stands behind
+// a proxy, whose liveness stream the hub judges its process by. Every
+// frontend of a hub (MCP over HTTP, the JSON API) names its callers
+// through it, so a proxy's requests to either act as one member.
+//
+// The session is no proof: whoever holds p's token may name any session,
+// and so act as any member of that token, never as one of another token.
+// A malformed session is invalid_argument, as are the failures of
+// NamePrincipal.
+func NameRequest(p stick.Principal, client Client, session string) (c stick.Caller, proxied bool, err error) {
+	if session == "" {
+		c, err = NamePrincipal(p, client, "")
+		return c, false, err
+	}
+	s, err := ParseSession(session)
+	if err != nil {
+		return stick.Caller{}, false, err
+	}
+	c, err = NameSession(p, client, s)
+	return c, err == nil, err
+}
+
 // SessionProcess is the process a hub records for a member behind a proxy
 // in session s with p's token: on HubHost, so that every program but the
 // hub judges it as a process of another host (Unknown, by timeouts); its

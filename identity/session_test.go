@@ -97,3 +97,25 @@ func TestNameSession(t *testing.T) {
 		t.Fatal("one session under two tokens is one process")
 	}
 }
+
+// A hub names each request's caller alike on every frontend: without a
+// session as NamePrincipal does, with one as NameSession does (proxied),
+// and a malformed session is refused with invalid_argument on the header.
+func TestNameRequest(t *testing.T) {
+	claude := identity.Client{Name: "claude-code", Version: "2.0"}
+	plain, proxied, err := identity.NameRequest(team, claude, "")
+	want, _ := identity.NamePrincipal(team, claude, "")
+	if err != nil || proxied || plain != want {
+		t.Fatalf("no session: %+v, %v, %v; want %+v", plain, proxied, err, want)
+	}
+	const session = "4242.1767000000123.0123456789abcdef"
+	got, proxied, err := identity.NameRequest(team, claude, session)
+	s, _ := identity.ParseSession(session)
+	want, _ = identity.NameSession(team, claude, s)
+	if err != nil || !proxied || got.AgentID != want.AgentID || !got.Process.Same(want.Process) {
+		t.Fatalf("a session: %+v, %v, %v; want %+v", got, proxied, err, want)
+	}
+	if _, proxied, err := identity.NameRequest(team, claude, "4242.x"); stick.ErrorCode(err) != stick.CodeInvalidArgument || proxied {
+		t.Fatalf("a malformed session: %v", err)
+	}
+}

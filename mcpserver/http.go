@@ -64,7 +64,7 @@ const statelessProtocol = "2026-07-28"
 // (stick.WithPrincipal, put there by the hub's authentication in front of
 // the handler); one without is refused with 401 and nothing else happens.
 // Each tool call acts as the member that principal and the client's name
-// make (see memberOf), and behind a proxy ('stick mcp --server') the
+// make (see identity.NameRequest), and behind a proxy ('stick mcp --server') the
 // session it names in identity.SessionHeader, through the service
 // HTTPConfig.ServiceFor gives the principal. Nothing of a member lives in
 // an MCP session. A call of a tool that writes with an Idempotency-Key

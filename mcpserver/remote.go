@@ -15,7 +15,8 @@ import (
 //     live connection derives it: over HTTP, every call names its member
 //     afresh from the credential the request authenticated as, the
 //     client's name and, behind a proxy ('stick mcp --server'), the
-//     session of its harness (memberOf). Nothing is claimed, as nothing
+//     session of its harness (identity.NameRequest, as the hub's JSON
+//     API names its callers). Nothing is claimed, as nothing
 //     lives between two requests; two clients of one credential are two
 //     members, and two harnesses of one client with one credential are
 //     one member, unless proxies name their sessions apart.
@@ -66,28 +67,6 @@ func noCredential() *stick.Error {
 		WithHint("send the hub's token in an Authorization: Bearer header")
 }
 
-// memberOf names the member a call authenticated as p makes from client:
-// the credential's name and the client's, through package identity, so
-// every frontend of a hub names its callers alike; behind a proxy, with
-// the session the proxy names (identity.SessionHeader, "" for none) and
-// the process the hub's liveness judges by the proxy's stream (proxied
-// is then set). It is the one place the HTTP transport names a member.
-// Nothing is claimed: the name never depends on the calls running beside
-// it, and a restarted client is the same member at once. A malformed
-// session is invalid_argument.
-func memberOf(p stick.Principal, client identity.Client, session string) (c stick.Caller, proxied bool, err error) {
-	if session == "" {
-		c, err = identity.NamePrincipal(p, client, "")
-		return c, false, err
-	}
-	s, err := identity.ParseSession(session)
-	if err != nil {
-		return stick.Caller{}, false, err
-	}
-	c, err = identity.NameSession(p, client, s)
-	return c, true, err
-}
-
 // header returns the value of an HTTP header of the request that carried
 // req, "" when it has none.
 func header(req *mcp.CallToolRequest, name string) string {
@@ -98,7 +77,9 @@ func header(req *mcp.CallToolRequest, name string) string {
 }
 
 // bind implements frontend: a call acts as the member its principal,
-// client and session name (memberOf), through the service the hub gives
+// client and session name (identity.NameRequest: nothing is claimed, so
+// the name never depends on the calls running beside it, and a restarted
+// client is the same member at once), through the service the hub gives
 // the principal; a proxied member's leases are kept by its proxy's
 // stream. A call whose request carried no principal is refused with
 // unauthenticated.
@@ -107,7 +88,7 @@ func (r *remote) bind(_ context.Context, req *mcp.CallToolRequest, _ string) (ca
 	if !ok {
 		return call{}, noCredential()
 	}
-	caller, proxied, err := memberOf(p, clientOf(req), header(req, identity.SessionHeader))
+	caller, proxied, err := identity.NameRequest(p, clientOf(req), header(req, identity.SessionHeader))
 	if err != nil {
 		return call{}, err
 	}

@@ -101,12 +101,7 @@ func (s *Server) startWaker(req *mcp.CallToolRequest, c stick.Caller, room strin
 				}
 				return
 			}
-			how := "Call the sync tool of stick (room_id " + room + ") to read it."
-			if claim.Why != stick.WakeAddressed {
-				how = "Call wait_for_turn of stick (room_id " + room + ") to take the stick."
-			}
-			text := wake.Notice(claim.From, room, how)
-			ds := wake.Deliver(ctx, s.cfg.Wake, text, s.cfg.WakeOptions)
+			ds := wake.Deliver(ctx, s.cfg.Wake, WakeNotice(claim), s.cfg.WakeOptions)
 			if len(ds) == 0 {
 				continue
 			}
@@ -116,6 +111,19 @@ func (s *Server) startWaker(req *mcp.CallToolRequest, c stick.Caller, room strin
 			}
 		}
 	}()
+}
+
+// WakeNotice is the text that wakes a session for claim (see
+// wake.Notice): who addressed it in which room, and the tool to call, sync
+// to read a note, wait_for_turn to take the stick handed to it. Every
+// frontend that wakes a session ('stick mcp', and 'stick mcp --server'
+// for a hub's claims) sends this text.
+func WakeNotice(claim stick.WakeClaim) string {
+	how := "Call the sync tool of stick (room_id " + claim.RoomID + ") to read it."
+	if claim.Why != stick.WakeAddressed {
+		how = "Call wait_for_turn of stick (room_id " + claim.RoomID + ") to take the stick."
+	}
+	return wake.Notice(claim.From, claim.RoomID, how)
 }
 
 // stopWaker ends the wake loop of key, if it runs.

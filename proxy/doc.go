@@ -13,6 +13,14 @@
 // hub (package liveness) that says when its harness exits and names the
 // leases the hub keeps alive while it is up.
 //
+// A harness session that can be woken (Config.Wake, from the harness's
+// environment: Claude Code's inbox socket, Codex's queue) is woken by its
+// proxy, the process on its host, when it is addressed while none of its
+// calls waits in the room: the hub claims each wake through its JSON API
+// (once per unread batch) and the proxy delivers it with package wake,
+// then reports the delivery state; a transport's secret never leaves the
+// proxy.
+//
 // A hub that goes away is connected to again, with backoff, and logged
 // on standard error. A call whose answer was lost is sent again; a write
 // goes with an Idempotency-Key, so the hub answers its retry with the

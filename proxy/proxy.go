@@ -18,6 +18,7 @@ import (
 	"github.com/stickhq/stick/mcpserver"
 	"github.com/stickhq/stick/procid"
 	"github.com/stickhq/stick/stick"
+	"github.com/stickhq/stick/wake"
 )
 
 // CodeHubUnreachable: the proxy could not reach the hub for as long as it
@@ -56,6 +57,14 @@ type Config struct {
 	// Transport carries the proxy's HTTP requests (default
 	// http.DefaultTransport).
 	Transport http.RoundTripper
+	// Wake are the ways the harness's session can be woken (see
+	// wake.FromEnv), tried in order; none: it is not woken. After a join
+	// the proxy registers their names in the room on the hub and
+	// delivers the wakes the hub claims for the member (see wakers); a
+	// transport's secret never leaves this process.
+	Wake []wake.Registration
+	// WakeOptions tune the deliveries.
+	WakeOptions wake.Options
 }
 
 // DefaultRetryFor is how long a call is retried while the hub cannot be
@@ -90,6 +99,8 @@ type Proxy struct {
 	claims   *identity.Claims
 	hub      hubConn
 	live     *stream
+	// wake runs the wake loops of the rooms the harness joined.
+	wake wakers
 	// progress maps the progress tokens of calls in flight to the
 	// harness's session, which the hub's progress is passed on to.
 	progress sync.Map
@@ -142,6 +153,7 @@ func New(cfg Config) (*Proxy, error) {
 		claims: identity.NewClaims(cfg.DataDir), named: make(chan struct{})}
 	p.http = &http.Client{Transport: &transport{p: p, base: cfg.Transport}}
 	p.hub.p = p
+	p.wake.p = p
 	p.live = newStream(p)
 	set, _ := mcpserver.ParseToolSet(string(cfg.Tools))
 	p.srv = mcp.NewServer(&mcp.Implementation{Name: "stick", Title: "stick: take turns in a shared workspace", Version: cfg.Version},
@@ -188,6 +200,7 @@ func (p *Proxy) Run(ctx context.Context, t mcp.Transport) error {
 		_ = ss.Close()
 		err = <-ended
 	}
+	p.wake.stopAll()
 	// A harness that exits closes its pipes, or stops its servers, a
 	// moment before it is gone: wait that moment, to say it at once.
 	select {
@@ -201,8 +214,10 @@ func (p *Proxy) Run(ctx context.Context, t mcp.Transport) error {
 	return err
 }
 
-// release ends the stream and gives the claimed id up.
+// release ends the wake loops and the stream, and gives the claimed id
+// up.
 func (p *Proxy) release() {
+	p.wake.stopAll()
 	p.hub.close()
 	p.mu.Lock()
 	defer p.mu.Unlock()
@@ -275,6 +290,9 @@ func (p *Proxy) forward(ctx context.Context, req *mcp.CallToolRequest) (*mcp.Cal
 		return p.failed(ctx, err)
 	}
 	tool := req.Params.Name
+	var answer *mcp.CallToolResult
+	ended := p.wake.calling(tool, req.Params.Arguments)
+	defer func() { ended(answer) }()
 	params := &mcp.CallToolParams{Name: tool, Arguments: req.Params.Arguments}
 	if token := req.Params.GetProgressToken(); token != nil {
 		params.SetProgressToken(token)
@@ -291,6 +309,8 @@ func (p *Proxy) forward(ctx context.Context, req *mcp.CallToolRequest) (*mcp.Cal
 		switch {
 		case err == nil:
 			p.live.follow(tool, res)
+			p.wake.follow(tool, res)
+			answer = res
 			return res, nil
 		case answered(err):
 			return nil, err // the hub answered: a protocol error, passed on as it is

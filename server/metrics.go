@@ -39,7 +39,7 @@ func newMetrics(rooms func(context.Context) (open, members int, err error)) *met
 			Buckets: []float64{.0005, .001, .002, .005, .01, .025, .05, .1, .25, .5, 1, 2.5, 5, 10, 30, 60, 600},
 		}, []string{"route"}),
 		polls: prometheus.NewGauge(prometheus.GaugeOpts{
-			Name: "stick_long_polls_open", Help: "Long polls (waits for a turn, waits for events) in progress.",
+			Name: "stick_long_polls_open", Help: "Long polls (waits for a turn, for events, for members, for a wake) in progress.",
 		}),
 		streams: prometheus.NewGauge(prometheus.GaugeOpts{
 			Name: "stick_liveness_streams_open", Help: "Liveness streams of proxies ('stick mcp --server') up.",

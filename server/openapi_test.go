@@ -14,6 +14,7 @@ import (
 	"time"
 
 	"github.com/google/jsonschema-go/jsonschema"
+	"github.com/stickhq/stick/identity"
 	"github.com/stickhq/stick/internal/replay"
 	"github.com/stickhq/stick/liveness"
 	"github.com/stickhq/stick/stick"
@@ -118,6 +119,9 @@ func (b *docBuilder) operation(rt route) error {
 	params = append(params, map[string]any{"name": ClientHeader, "in": "header",
 		"description": "What the client is (default curl): with the token's name it makes the member the request acts as.",
 		"schema":      map[string]any{"type": "string", "maxLength": maxClientLen}})
+	params = append(params, map[string]any{"name": identity.SessionHeader, "in": "header",
+		"description": "The harness session a proxy ('stick mcp --server') names, <pid>.<start ms>.<key>: with the token and the client it makes the member, the one the proxy's MCP calls act as.",
+		"schema":      map[string]any{"type": "string", "maxLength": 128}})
 	if rt.write() {
 		params = append(params, map[string]any{"name": "Idempotency-Key", "in": "header",
 			"description": "A key of the write: sent again with the same request, the first answer comes back and nothing is done twice.",

@@ -76,10 +76,13 @@ func (l stderrFile) String() string {
 // connect starts a harness named client whose proxy forwards to url, with
 // the environment env (its token) and the extra arguments of 'stick mcp'.
 // Each harness has a data directory of its own: it runs on another host.
+// A harness is woken only through what env names: the session that runs
+// the tests is never woken by them.
 func connect(t *testing.T, url, client string, env []string, args ...string) *remote {
 	t.Helper()
 	pidfile := filepath.Join(t.TempDir(), "proxy.pid")
 	cmd := testproc.Command(t, "harness", append([]string{pidfile, "mcp", "--server", url}, args...)...)
+	cmd.Env = append(cmd.Env, "CLAUDE_CODE_MESSAGING_SOCKET=", "CLAUDE_CODE_MESSAGING_TOKEN=", "CODEX_THREAD_ID=")
 	cmd.Env = append(cmd.Env, append([]string{"TALKING_STICK_DATA_DIR=" + t.TempDir()}, env...)...)
 	stderr, err := os.Create(filepath.Join(t.TempDir(), "stderr"))
 	if err != nil {

@@ -6,6 +6,7 @@ import (
 	"reflect"
 	"strings"
 
+	"github.com/stickhq/stick/identity"
 	"github.com/stickhq/stick/internal/replay"
 	"github.com/stickhq/stick/stick"
 )
@@ -116,7 +117,7 @@ func (s *Server) serveRoute(rt route) http.Handler {
 		c.principal, _ = stick.PrincipalFrom(r.Context())
 		c.svc = s.serviceFor(c.principal)
 		var err error
-		if c.caller, err = s.callerOf(c.principal, c.client); err != nil {
+		if c.caller, err = s.callerOf(c.principal, c.client, r.Header.Get(identity.SessionHeader)); err != nil {
 			s.writeError(w, r, err)
 			return
 		}

@@ -36,7 +36,7 @@ func with(codes ...[]stick.Code) []stick.Code {
 }
 
 // apiRoutes are the endpoints of the JSON API: one for every MCP tool,
-// and the export.
+// the export, a team's session, and a proxy's waking of its harness.
 func apiRoutes() []route {
 	g, p, put := http.MethodGet, http.MethodPost, http.MethodPut
 	rts := []route{
@@ -77,7 +77,16 @@ func apiRoutes() []route {
 	concluder := endpoint(p, roomPath+"/concluder", "", "Name the member responsible for the room's conclusion (an operator, or that member itself)",
 		with(writeCodes, memberCodes), setConcluder)
 	concluder.op = "set_concluder"
-	rts = append(rts, ex, members, concluder)
+	register := endpoint(p, roomPath+"/wake/register", "", "Record how your harness session can be woken: the names of its transports ('stick mcp --server' calls it after a join)",
+		with(writeCodes, memberCodes), registerWake)
+	register.op = "register_wake"
+	await := endpoint(p, roomPath+"/wake/await", "", "Wait up to wait_ms until a wake of your session is due, and claim it: once per unread batch (a long poll; 'stick mcp --server' delivers it)",
+		with(writeCodes, memberCodes), awaitWake)
+	await.op = "await_wake"
+	report := endpoint(p, roomPath+"/wake/report", "", "Record how the last wake went: its transport and state, shown as wake.last_state in the room's state",
+		with(writeCodes, memberCodes), reportWake)
+	report.op = "report_wake"
+	rts = append(rts, ex, members, concluder, register, await, report)
 	for i := range rts {
 		switch rts[i].tool {
 		case "get_room_state", "get_room_events", "read_room_doc", "room_doc_history", "list_channels", "read_history":
