@@ -55,26 +55,33 @@ func (s *Service) WhoAmI(ctx context.Context, c Caller, roomID string) (Identity
 	if err := s.act(ActionWhoAmI, c); err != nil {
 		return Identity{}, err
 	}
+	var out Identity
+	err := s.memberView(ctx, c, roomID, func(m *Member) { out = identityOf(roomID, m) })
+	return out, err
+}
+
+// memberView reads the caller's member record in the room in a brief
+// read and gives it to fn.
+//
+// Errors: invalid_argument, room_not_found, unknown_member.
+func (s *Service) memberView(ctx context.Context, c Caller, roomID string, fn func(*Member)) error {
 	if err := c.validate(); err != nil {
-		return Identity{}, err
+		return err
 	}
 	if err := requireRoomID(roomID); err != nil {
-		return Identity{}, err
+		return err
 	}
-	var out Identity
-	err := s.briefView(ctx, func(tx Tx) error {
+	return s.briefView(ctx, func(tx Tx) error {
 		sn, err := s.load(tx, roomID)
 		if err != nil {
 			return err
 		}
 		m, err := sn.memberOf(c.AgentID)
-		if err != nil {
-			return err
+		if err == nil {
+			fn(m)
 		}
-		out = identityOf(roomID, m)
-		return nil
+		return err
 	})
-	return out, err
 }
 
 func identityOf(roomID string, m *Member) Identity {

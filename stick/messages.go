@@ -190,25 +190,10 @@ func (s *Service) Addressed(ctx context.Context, c Caller, roomID string) ([]Eve
 	if err := s.act(ActionAddressed, c); err != nil {
 		return nil, err
 	}
-	if err := c.validate(); err != nil {
-		return nil, err
-	}
-	if err := requireRoomID(roomID); err != nil {
-		return nil, err
-	}
 	var unread bool
 	var cursor int64
-	err := s.briefView(ctx, func(tx Tx) error {
-		sn, err := s.load(tx, roomID)
-		if err != nil {
-			return err
-		}
-		m, err := sn.memberOf(c.AgentID)
-		if err != nil {
-			return err
-		}
+	err := s.memberView(ctx, c, roomID, func(m *Member) {
 		unread, cursor = m.AddressedSeq > m.SyncCursor, m.SyncCursor
-		return nil
 	})
 	if err != nil || !unread {
 		return nil, err
