@@ -63,7 +63,9 @@ func PlainEvents(evs []stick.Event) string {
 		if e.To != "" {
 			fmt.Fprintf(&b, " to %s", e.To)
 		}
-		if e.Reason != "" {
+		if r := Removal(e); r != "" {
+			fmt.Fprintf(&b, " (%s)", r)
+		} else if e.Reason != "" {
 			fmt.Fprintf(&b, " (%s)", e.Reason)
 		}
 		if e.MessageType != "" && e.MessageType != stick.DefaultNoteType {

@@ -57,6 +57,9 @@ func WriteEvent(w io.Writer, s Style, e stick.Event) {
 	if why, ok := e.TakeoverData(); ok && why.TakeoverReason != "" {
 		reason = Line(string(why.TakeoverReason)) + ": " + reason
 	}
+	if r := Removal(e); r != "" {
+		reason = r
+	}
 	if reason != "" {
 		line += s.Dim(" (" + reason + ")")
 	}

@@ -1,6 +1,7 @@
 package render_test
 
 import (
+	"encoding/json"
 	"strings"
 	"testing"
 	"time"
@@ -117,5 +118,22 @@ func TestWriteState(t *testing.T) {
 	render.WriteState(&b, tags{}, st, now)
 	if !strings.Contains(b.String(), "holder <b>human:ana</b>, lease until 09:45:00\nconcluder <b>codex:1</b>\n\n") {
 		t.Errorf("state with a concluder:\n%s", b.String())
+	}
+}
+
+// A removal says who removed the member and why, its text made safe.
+func TestRemovalInWords(t *testing.T) {
+	data, _ := json.Marshal(stick.RemovedData{By: "ana", Reason: "done\x1b[2J", Gone: true, HeldTurn: 4})
+	e := stick.Event{Type: stick.EventLeave, From: "bob", Reason: stick.ReasonRemoved, Data: data}
+	if got, want := render.Removal(e), `removed by ana, its process gone, losing the stick: done\x1b[2J`; got != want {
+		t.Fatalf("Removal = %q, want %q", got, want)
+	}
+	var b strings.Builder
+	render.WriteEvent(&b, tags{}, e)
+	if !strings.Contains(b.String(), "(removed by ana") {
+		t.Fatalf("WriteEvent: %q", b.String())
+	}
+	if render.Removal(stick.Event{Type: stick.EventLeave, From: "bob"}) != "" {
+		t.Fatal("a member that left by itself reads as removed")
 	}
 }

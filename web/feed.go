@@ -61,6 +61,9 @@ var verbs = map[stick.EventType]string{
 // viewOf makes the view of an event.
 func viewOf(e stick.Event) eventView {
 	doc := render.DocNote(e)
+	if r := render.Removal(e); r != "" {
+		e.Reason = r
+	}
 	if td, ok := e.TakeoverData(); ok && td.TakeoverReason != "" && e.Reason == "" {
 		e.Reason = string(td.TakeoverReason)
 	}
