@@ -99,7 +99,7 @@ func (m *Model) who() []string {
 	widths := make([]int, len(header))
 	for _, r := range rows {
 		for i, c := range r {
-			r[i] = render.Line(dash(c))
+			r[i] = render.Line(render.StripEscapes(dash(c)))
 			widths[i] = max(widths[i], lipgloss.Width(r[i]))
 		}
 	}

@@ -210,10 +210,11 @@ func TestChatEventsToggle(t *testing.T) {
 	c.shows(append(turns, always...)...)
 }
 
-// What members write reaches the screen harmless: escape sequences,
-// controls and bidirectional overrides in a note's text, a sender's id, a
-// handle and a recipient are written out visibly, and the only escape
-// sequences on the screen are the console's own colours.
+// What members write reaches the screen harmless: the escape sequences
+// of a note's text, a sender's id, a handle, a recipient and a reason are
+// stripped, their other controls and bidirectional overrides written out
+// visibly, and the only escape sequences on the screen are the console's
+// own colours.
 func TestChatHostileTextMadeHarmless(t *testing.T) {
 	evil := "codex:\x1b]0;pwned\x07"
 	f := room()
@@ -229,9 +230,9 @@ func TestChatHostileTextMadeHarmless(t *testing.T) {
 		c.send("/who")
 		s := c.screen()
 		for _, want := range []string{
-			`before\x1b]0;pwned\x07middle\x1b[2Jafter\x1b[31mred\u009b2J\u202egnp.exe\rforged\x7f\x00 end`,
-			`    line two\x1b]52;c;cm0=\x1b\`,
-			`codex:\x1b]0;pwned\x07`, `h\x1b[2Jandle`, `x\x1b[H`, `s\x1b]0;t\x07`, `n\u202e`,
+			`beforemiddleafterred\u202egnp.exe\rforged\x7f\x00 end`,
+			`    line two`,
+			`codex:`, ` handle `, `n\u202e`,
 		} {
 			if !strings.Contains(stripSGR(s), want) {
 				t.Fatalf("the screen lacks %q:\n%s", want, s)

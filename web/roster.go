@@ -36,8 +36,11 @@ type deadline struct {
 // memberRow is one member of the roster.
 type memberRow struct {
 	AgentID, DisplayName, Kind, Status string
-	Holder, Reserved                   bool
-	LastSeen                           time.Time
+	// Handle is the member's handle, "" for none; Standby marks a member
+	// on standby, and Woken is how its last wake went ("" for none).
+	Handle, Woken             string
+	Holder, Reserved, Standby bool
+	LastSeen                  time.Time
 }
 
 // rosterOf makes the roster of st as read at now.
@@ -51,8 +54,13 @@ func rosterOf(st stick.RoomStatus, now time.Time) rosterView {
 		v.Claim = &deadline{At: *st.ClaimExpires, Over: !now.Before(*st.ClaimExpires)}
 	}
 	for _, m := range st.Members {
-		v.Members = append(v.Members, memberRow{AgentID: m.AgentID, DisplayName: m.DisplayName, Kind: render.Line(string(m.Kind)),
-			Status: m.Status, Holder: m.TurnRole == "holder", Reserved: m.TurnRole == "reserved", LastSeen: m.LastSeenAt})
+		row := memberRow{AgentID: m.AgentID, DisplayName: m.DisplayName, Kind: render.Line(string(m.Kind)),
+			Status: m.Status, Holder: m.TurnRole == "holder", Reserved: m.TurnRole == "reserved", LastSeen: m.LastSeenAt,
+			Handle: m.Handle, Standby: m.Standby}
+		if m.Wake != nil {
+			row.Woken = m.Wake.LastState
+		}
+		v.Members = append(v.Members, row)
 	}
 	v.Sig = signature(v)
 	return v

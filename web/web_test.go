@@ -545,7 +545,8 @@ func TestSecureCookieFollowsTheHub(t *testing.T) {
 	}
 }
 
-// A message shows its recipients, its channel and its interrupt mark.
+// A message shows its recipients, its channel and its interrupt mark; the
+// roster shows a member's handle and standby.
 func TestRoomPageShowsMessages(t *testing.T) {
 	e := newEnv(t, true)
 	room := e.join("codex:a1", "msgs")
@@ -553,8 +554,15 @@ func TestRoomPageShowsMessages(t *testing.T) {
 	if _, err := e.svc.Post(e.ctx, agent("codex:a1"), room, stick.Note{Text: "please review", To: []string{"claude:b2"}, Interrupt: true, Channel: "errors"}); err != nil {
 		t.Fatal(err)
 	}
+	if _, err := e.svc.SetHandle(e.ctx, agent("claude:b2"), room, "reviewer"); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := e.svc.SetStandby(e.ctx, agent("claude:b2"), room, true); err != nil {
+		t.Fatal(err)
+	}
 	body := e.page(e.client(), "/rooms/"+room)
-	for _, want := range []string{"please review", `<span class="muted">to</span> <strong class="agent">claude:b2</strong>`, ">#errors<", ">interrupt<"} {
+	for _, want := range []string{"please review", `<span class="muted">to</span> <strong class="agent">claude:b2</strong>`, ">#errors<", ">interrupt<",
+		`<span class="handle">@reviewer</span>`, `<span class="badge">standby</span>`} {
 		if !strings.Contains(body, want) {
 			t.Errorf("the room page lacks %q", want)
 		}
