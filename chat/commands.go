@@ -5,6 +5,7 @@ import (
 
 	tea "charm.land/bubbletea/v2"
 	"charm.land/lipgloss/v2"
+	"github.com/stickhq/stick/internal/printable"
 	"github.com/stickhq/stick/render"
 )
 
@@ -99,7 +100,7 @@ func (m *Model) who() []string {
 	widths := make([]int, len(header))
 	for _, r := range rows {
 		for i, c := range r {
-			r[i] = render.Line(render.StripEscapes(dash(c)))
+			r[i] = render.Line(printable.StripEscapes(dash(c)))
 			widths[i] = max(widths[i], lipgloss.Width(r[i]))
 		}
 	}

@@ -3,13 +3,14 @@ package chat
 import (
 	"strings"
 
+	"github.com/stickhq/stick/internal/printable"
 	"github.com/stickhq/stick/render"
 	"github.com/stickhq/stick/stick"
 )
 
 // The lines of the conversation: each event of the log as the console
 // shows it. A member's text loses its terminal escape sequences
-// (render.StripEscapes), and its other controls are written out visibly
+// (printable.StripEscapes), and its other controls are written out visibly
 // (render.Text for several lines, render.Line for names and reasons), so
 // nothing a member writes acts on the terminal.
 
@@ -34,13 +35,13 @@ func isTurnEvent(t stick.EventType) bool {
 // compact is a member's text of several lines made safe and written on
 // one line: its runs of white space (newlines too) as one space.
 func compact(s string) string {
-	return strings.Join(strings.Fields(render.Text(render.StripEscapes(s))), " ")
+	return strings.Join(strings.Fields(render.Text(printable.StripEscapes(s))), " ")
 }
 
 // noteText is a note's text made safe, as lines; tabs become spaces, as
 // the console lays out lines by their width.
 func noteText(s string) []string {
-	return strings.Split(strings.ReplaceAll(render.Text(render.StripEscapes(s)), "\t", indent), "\n")
+	return strings.Split(strings.ReplaceAll(render.Text(printable.StripEscapes(s)), "\t", indent), "\n")
 }
 
 // name is how the console names a member: its handle, else its agent id,
@@ -51,7 +52,7 @@ func (m *Model) name(agentID string) string {
 	if mem, ok := m.members[agentID]; ok && mem.Handle != "" {
 		n = mem.Handle
 	}
-	return m.pal.member(agentID, render.Line(render.StripEscapes(n)))
+	return m.pal.member(agentID, render.Line(printable.StripEscapes(n)))
 }
 
 // names is name of each of ids, joined with commas.
@@ -110,7 +111,7 @@ func (m *Model) eventLines(e stick.Event) []string {
 	case stick.EventClose:
 		line := ts + m.pal.warn("×") + " " + from + " closed the room"
 		if e.Reason != "" {
-			line += m.pal.dim(" (" + render.Line(render.StripEscapes(e.Reason)) + ")")
+			line += m.pal.dim(" (" + render.Line(printable.StripEscapes(e.Reason)) + ")")
 		}
 		if e.Text != "" {
 			line += ": " + compact(e.Text)
@@ -124,7 +125,7 @@ func (m *Model) eventLines(e stick.Event) []string {
 func (m *Model) turnEvent(e stick.Event, from string) string {
 	why := ""
 	if e.Reason != "" {
-		why = m.pal.dim(" (" + render.Line(render.StripEscapes(e.Reason)) + ")")
+		why = m.pal.dim(" (" + render.Line(printable.StripEscapes(e.Reason)) + ")")
 	}
 	switch e.Type {
 	case stick.EventClaim:

@@ -4,6 +4,8 @@ import (
 	"strings"
 	"unicode"
 	"unicode/utf8"
+
+	"github.com/stickhq/stick/internal/printable"
 )
 
 // clean keeps of s what reads the same on every terminal and in every
@@ -16,28 +18,17 @@ import (
 func clean(s string) string {
 	var b strings.Builder
 	space := false
+	s = printable.StripEscapes(s)
 	for i := 0; i < len(s); {
 		r, size := utf8.DecodeRuneInString(s[i:])
+		i += size
 		switch {
 		case r == utf8.RuneError && size <= 1:
-			i++
 			continue
-		case r == 0x1b:
-			i = skipEscape(s, i+size)
-			continue
-		case r == 0x9b:
-			i = skipCSI(s, i+size)
-			continue
-		case r == 0x90 || r == 0x98 || r == 0x9d || r == 0x9e || r == 0x9f:
-			i = skipString(s, i+size)
-			continue
-		}
-		i += size
-		if unicode.IsSpace(r) {
+		case unicode.IsSpace(r):
 			space = b.Len() > 0
 			continue
-		}
-		if unicode.IsControl(r) || hidden(r) {
+		case unicode.IsControl(r) || hidden(r):
 			continue
 		}
 		if space {
@@ -63,66 +54,6 @@ func hidden(r rune) bool {
 		return true
 	}
 	return false
-}
-
-// skipEscape returns the index after the escape sequence whose ESC ends
-// just before j: a CSI (ESC [), a string (ESC ] OSC, ESC P DCS, ESC X,
-// ESC ^, ESC _), or intermediate bytes and one final byte. Anything else
-// leaves only the ESC dropped.
-func skipEscape(s string, j int) int {
-	if j >= len(s) {
-		return j
-	}
-	switch c := s[j]; {
-	case c == '[':
-		return skipCSI(s, j+1)
-	case c == ']' || c == 'P' || c == 'X' || c == '^' || c == '_':
-		return skipString(s, j+1)
-	case c >= 0x20 && c <= 0x2f:
-		for j < len(s) && s[j] >= 0x20 && s[j] <= 0x2f {
-			j++
-		}
-		if j < len(s) && s[j] >= 0x30 && s[j] <= 0x7e {
-			j++
-		}
-		return j
-	case c >= 0x30 && c <= 0x7e:
-		return j + 1
-	}
-	return j
-}
-
-// skipCSI returns the index after a control sequence's parameter and
-// intermediate bytes and its final byte, starting at j.
-func skipCSI(s string, j int) int {
-	for j < len(s) && s[j] >= 0x20 && s[j] <= 0x3f {
-		j++
-	}
-	if j < len(s) && s[j] >= 0x40 && s[j] <= 0x7e {
-		j++
-	}
-	return j
-}
-
-// skipString returns the index after a control string starting at j, which
-// ends with BEL, the string terminator (ESC \ or U+009C), or before another
-// ESC; an unterminated string runs to the end of s, as a terminal would
-// swallow it.
-func skipString(s string, j int) int {
-	for ; j < len(s); j++ {
-		switch {
-		case s[j] == 0x07:
-			return j + 1
-		case s[j] == 0x1b:
-			if j+1 < len(s) && s[j+1] == '\\' {
-				return j + 2
-			}
-			return j
-		case strings.HasPrefix(s[j:], "\u009c"):
-			return j + len("\u009c")
-		}
-	}
-	return j
 }
 
 // capRunes cuts s to at most n runes, the last one an ellipsis when

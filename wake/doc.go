@@ -17,6 +17,6 @@
 // inbox token a registration holds is never printed, logged, marshalled,
 // put in a delivery's detail, or left in the environment codex runs in.
 //
-// The package imports only the standard library, so every frontend can use
-// it.
+// The package imports only the standard library and internal/printable
+// (whose StripEscapes it cleans text with), so every frontend can use it.
 package wake

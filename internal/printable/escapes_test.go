@@ -1,9 +1,9 @@
-package render_test
+package printable_test
 
 import (
 	"testing"
 
-	"github.com/stickhq/stick/render"
+	"github.com/stickhq/stick/internal/printable"
 )
 
 func TestStripEscapes(t *testing.T) {
@@ -17,7 +17,7 @@ func TestStripEscapes(t *testing.T) {
 		"lone\x1b":                                            "lone",
 		"plain \u202e text\r\x7f":                             "plain \u202e text\r\x7f",
 	} {
-		if got := render.StripEscapes(in); got != want {
+		if got := printable.StripEscapes(in); got != want {
 			t.Errorf("StripEscapes(%q) = %q, want %q", in, got, want)
 		}
 	}
