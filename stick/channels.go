@@ -24,8 +24,12 @@ const (
 	MinChannelBytes = 1024
 )
 
-// channelName is the shape of a channel's name (and of a handle).
-var channelName = regexp.MustCompile(`^[a-z0-9-]+$`)
+// shortName is the shape of a channel's name, a handle and a wake
+// transport's name.
+var shortName = regexp.MustCompile(`^[a-z0-9-]+$`)
+
+// isShortName reports whether s has the shape of shortName and at most max bytes.
+func isShortName(s string, max int) bool { return len(s) <= max && shortName.MatchString(s) }
 
 // ChannelSpec declares one channel of a room: a named lane for notes
 // (roadmap, review, ci). Notes and the document stay per room; a note
@@ -111,7 +115,7 @@ func validateChannelName(field, name string) error {
 	if name == "" {
 		return invalidArg(field, "%s is empty; a channel name is lower-case letters, digits and '-', for example review", field)
 	}
-	if len(name) > MaxChannelNameLen || !channelName.MatchString(name) {
+	if !isShortName(name, MaxChannelNameLen) {
 		return invalidArg(field, "%s %q is not a channel name: use lower-case letters, digits and '-' (at most %d), for example review",
 			field, name, MaxChannelNameLen)
 	}

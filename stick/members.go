@@ -27,7 +27,7 @@ func (s *Service) SetHandle(ctx context.Context, c Caller, roomID, handle string
 		return Identity{}, err
 	}
 	handle = strings.TrimPrefix(strings.TrimSpace(handle), "@")
-	if handle != "" && (len(handle) > MaxMemberHandleLen || !channelName.MatchString(handle)) {
+	if handle != "" && !isShortName(handle, MaxMemberHandleLen) {
 		return Identity{}, invalidArg("handle", "handle %s is not a handle: use lower-case letters, digits and '-' (at most %d), for example reviewer",
 			Quote(handle), MaxMemberHandleLen)
 	}

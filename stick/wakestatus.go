@@ -75,7 +75,7 @@ func (s *Service) RegisterWake(ctx context.Context, c Caller, roomID string, tra
 		return invalidArg("transports", "%d transports are given; at most %d are allowed", len(transports), MaxWakeTransports)
 	}
 	for _, t := range transports {
-		if len(t) > MaxChannelNameLen || !channelName.MatchString(t) {
+		if !isShortName(t, MaxChannelNameLen) {
 			return invalidArg("transports", "transport %s is not a transport name (lower-case letters, digits and '-')", Quote(t))
 		}
 	}
@@ -209,7 +209,7 @@ func (s *Service) ReportWake(ctx context.Context, c Caller, roomID, transport, s
 	default:
 		return invalidArg("state", "state must be queued, ambiguous or failed, got %s", Quote(state))
 	}
-	if len(transport) > MaxChannelNameLen || !channelName.MatchString(transport) {
+	if !isShortName(transport, MaxChannelNameLen) {
 		return invalidArg("transport", "transport %s is not a transport name", Quote(transport))
 	}
 	return s.memberUpdate(ctx, c, roomID, func(tx Tx, sn *snapshot) error {
