@@ -267,15 +267,9 @@ func printHistory(cmd *cobra.Command, s *session, r stick.RoomSummary, f history
 			q.NoteTypes = append(q.NoteTypes, stick.NoteType(t))
 		}
 	}
-	since, err := stick.ParseTimeBound("since", f.since)
-	if err != nil {
+	if err := q.SetSpan(f.since, f.until); err != nil {
 		return err
 	}
-	until, err := stick.ParseTimeBound("until", f.until)
-	if err != nil {
-		return err
-	}
-	q.Since, q.SinceAgo, q.Until, q.UntilAgo = since.At, since.Ago, until.At, until.Ago
 	evs, err := s.svc.History(cmd.Context(), q)
 	if err != nil {
 		return err

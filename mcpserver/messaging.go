@@ -130,7 +130,7 @@ func (b *toolbox) messagingTools(readOnly, write *mcp.ToolAnnotations) []func() 
 }
 
 // historyQuery turns a read_history call into a query; since and until
-// are RFC 3339 times or spans back from now (see stick.ParseTimeBound).
+// are RFC 3339 times or spans back from now (see stick.HistoryQuery.SetSpan).
 func historyQuery(in historyIn) (stick.HistoryQuery, error) {
 	q := stick.HistoryQuery{RoomID: in.RoomID, Channels: in.Channels, From: in.From, Before: in.Before, Limit: in.Limit}
 	for _, t := range in.Types {
@@ -139,12 +139,7 @@ func historyQuery(in historyIn) (stick.HistoryQuery, error) {
 	for _, t := range in.MessageTypes {
 		q.NoteTypes = append(q.NoteTypes, stick.NoteType(t))
 	}
-	since, err := stick.ParseTimeBound("since", in.Since)
-	if err != nil {
-		return q, err
-	}
-	until, err := stick.ParseTimeBound("until", in.Until)
-	q.Since, q.SinceAgo, q.Until, q.UntilAgo = since.At, since.Ago, until.At, until.Ago
+	err := q.SetSpan(in.Since, in.Until)
 	return q, err
 }
 

@@ -45,7 +45,7 @@ func history(c *call, q historyQuery) (logOut, error) {
 	for _, t := range list(q.MessageType) {
 		hq.NoteTypes = append(hq.NoteTypes, stick.NoteType(t))
 	}
-	if err := timeBounds(&hq, q.Since, q.Until); err != nil {
+	if err := hq.SetSpan(q.Since, q.Until); err != nil {
 		return logOut{}, err
 	}
 	evs, err := c.svc.History(c.ctx, hq)
@@ -103,15 +103,4 @@ type removeIn struct {
 // removeMember removes a member from the room's sequence.
 func removeMember(c *call, in removeIn) (stick.RoomStatus, error) {
 	return c.svc.RemoveMember(c.ctx, c.caller, c.room, in.AgentID, in.Reason)
-}
-
-// timeBounds sets q's time bounds from a query's since and until.
-func timeBounds(q *stick.HistoryQuery, since, until string) error {
-	s, err := stick.ParseTimeBound("since", since)
-	if err != nil {
-		return err
-	}
-	u, err := stick.ParseTimeBound("until", until)
-	q.Since, q.SinceAgo, q.Until, q.UntilAgo = s.At, s.Ago, u.At, u.Ago
-	return err
 }

@@ -40,34 +40,38 @@ type HistoryQuery struct {
 	Limit int
 }
 
-// TimeBound is a bound of a history query as a person or model writes
-// it: a time, or a span back from now that the Service measures on its
-// own clock when it runs the query.
-type TimeBound struct {
-	At  time.Time
-	Ago time.Duration
+// SetSpan sets q's time bounds from since and until as a person or a
+// model writes them: "" for none, an RFC 3339 time, or a span back from
+// now such as 90m, 2h or 3d, which the Service measures on its own clock
+// when it runs the query (SinceAgo, UntilAgo).
+//
+// Errors: invalid_argument (since, until).
+func (q *HistoryQuery) SetSpan(since, until string) error {
+	var err error
+	if q.Since, q.SinceAgo, err = parseTimeBound("since", since); err != nil {
+		return err
+	}
+	q.Until, q.UntilAgo, err = parseTimeBound("until", until)
+	return err
 }
 
-// ParseTimeBound reads a time bound of a history query: "" for none, an
-// RFC 3339 time, or a span back from now such as 90m, 2h or 3d. field
-// names it in the error.
-//
-// Errors: invalid_argument.
-func ParseTimeBound(field, s string) (TimeBound, error) {
+// parseTimeBound reads one bound of SetSpan: a time, or a span back from
+// now; field names it in the error.
+func parseTimeBound(field, s string) (at time.Time, ago time.Duration, err error) {
 	s = strings.TrimSpace(s)
 	if s == "" {
-		return TimeBound{}, nil
+		return time.Time{}, 0, nil
 	}
 	if t, err := time.Parse(time.RFC3339, s); err == nil {
-		return TimeBound{At: t}, nil
+		return t, 0, nil
 	}
 	if days, ok := strings.CutSuffix(s, "d"); ok {
 		if n, err := strconv.Atoi(days); err == nil && n > 0 && n < 100000 {
-			return TimeBound{Ago: time.Duration(n) * 24 * time.Hour}, nil
+			return time.Time{}, time.Duration(n) * 24 * time.Hour, nil
 		}
 	}
 	if d, err := time.ParseDuration(s); err == nil && d > 0 {
-		return TimeBound{Ago: d}, nil
+		return time.Time{}, d, nil
 	}
-	return TimeBound{}, invalidArg(field, "%s %s is neither a time (RFC 3339, like 2026-11-28T09:00:00Z) nor a span back from now (like 2h or 3d)", field, Quote(s))
+	return time.Time{}, 0, invalidArg(field, "%s %s is neither a time (RFC 3339, like 2026-11-28T09:00:00Z) nor a span back from now (like 2h or 3d)", field, Quote(s))
 }
