@@ -77,10 +77,7 @@ func (s *Server) startWaker(req *mcp.CallToolRequest, c stick.Caller, room strin
 	w := &waker{cancel: cancel}
 	s.wakers.loops[key] = w
 	s.wakers.mu.Unlock()
-	names := make([]string, len(s.cfg.Wake))
-	for i, r := range s.cfg.Wake {
-		names[i] = string(r.Transport)
-	}
+	names := wake.Names(s.cfg.Wake)
 	svc := s.cfg.Service
 	go func() {
 		_ = req.Session.Wait()

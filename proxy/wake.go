@@ -258,10 +258,7 @@ func (w *wakers) run(ctx context.Context, room string, loop *wakeLoop) {
 		}
 		w.mu.Unlock()
 	}()
-	names := make([]string, len(w.p.cfg.Wake))
-	for i, r := range w.p.cfg.Wake {
-		names[i] = string(r.Transport)
-	}
+	names := wake.Names(w.p.cfg.Wake)
 	register := func() error { return w.p.wakeCall(ctx, room, "register", map[string]any{"transports": names}, nil) }
 	if !w.retry(ctx, room, "registering how this session is woken", register) {
 		return

@@ -113,3 +113,13 @@ func (r Registration) MarshalJSON() ([]byte, error) {
 		TokenSet  bool      `json:"token_set,omitempty"`
 	}{r.Transport, r.Address, r.Secret()})
 }
+
+// Names returns the transports of regs, in order: what a room records of
+// how a session is woken, never a secret.
+func Names(regs []Registration) []string {
+	names := make([]string, len(regs))
+	for i, r := range regs {
+		names[i] = string(r.Transport)
+	}
+	return names
+}

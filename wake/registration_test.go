@@ -128,3 +128,16 @@ func TestRegistrationNeverShowsToken(t *testing.T) {
 		t.Errorf("json = %s, want %s", got, want)
 	}
 }
+
+// Names gives the transports in the order they are tried, and no secret.
+func TestNames(t *testing.T) {
+	regs := wake.FromEnv(env(map[string]string{
+		"CODEX_THREAD_ID": "019a-thread", "CLAUDE_CODE_MESSAGING_SOCKET": "/run/claude/s.sock", "CLAUDE_CODE_MESSAGING_TOKEN": secretToken,
+	}))
+	if got := wake.Names(regs); fmt.Sprint(got) != "[claude-inbox codex-queue]" {
+		t.Fatalf("Names = %q", got)
+	}
+	if got := wake.Names(nil); len(got) != 0 {
+		t.Fatalf("Names(nil) = %q", got)
+	}
+}
