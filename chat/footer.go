@@ -1,7 +1,6 @@
 package chat
 
 import (
-	"slices"
 	"strings"
 	"time"
 
@@ -17,7 +16,8 @@ type grant struct {
 }
 
 // footer is the room's status in one line: who holds the stick and for
-// how long, who is next, who (but this console) is away or gone.
+// how long, who is next (never this console, which takes no turns), who
+// (but this console) is away or gone.
 func (m *Model) footer() string {
 	if !m.haveStatus {
 		return m.pal.dim("reading the room…")
@@ -43,7 +43,7 @@ func (m *Model) footer() string {
 	default:
 		parts = append(parts, m.pal.warn(render.Line(string(st.State))))
 	}
-	if next := m.next(); next != "" && st.Owner != "" {
+	if next := st.Next(m.self); next != "" && st.Owner != "" {
 		parts = append(parts, "next: "+m.name(next))
 	}
 	for _, s := range []string{stick.MemberAway, stick.MemberGone} {
@@ -58,23 +58,4 @@ func (m *Model) footer() string {
 		}
 	}
 	return strings.Join(parts, m.pal.dim(" · "))
-}
-
-// next is who gets the stick after the holder: the reserved recipient,
-// else, as a release picks, the first member after the holder in sequence
-// order that takes turns (active, or away) and is not on standby; never
-// this console, which takes no turns.
-func (m *Model) next() string {
-	st := m.status
-	if st.ReservedFor != "" {
-		return st.ReservedFor
-	}
-	at := slices.IndexFunc(st.Members, func(mem stick.MemberStatus) bool { return mem.AgentID == st.Owner })
-	for i := 1; i <= len(st.Members); i++ {
-		mem := st.Members[(at+i+len(st.Members))%len(st.Members)]
-		if mem.AgentID != st.Owner && mem.AgentID != m.self && (mem.Status == stick.MemberActive || mem.Status == stick.MemberAway) && !mem.Standby {
-			return mem.AgentID
-		}
-	}
-	return ""
 }

@@ -30,6 +30,9 @@ func TestAheadCounts(t *testing.T) {
 		{"nobody holds it", stick.RoomStatus{State: stick.StateIdle, Members: members}, "ana", 0},
 		{"not a member", held, "stranger", 1},
 		{"a holder not among the members", stick.RoomStatus{State: stick.StateOwned, Owner: "left", Members: members}, "ana", 1},
+		{"past a member on standby", stick.RoomStatus{State: stick.StateOwned, Owner: "ana", Members: []stick.MemberStatus{
+			{AgentID: "ana", Status: stick.MemberActive}, {AgentID: "chat", Status: stick.MemberActive, Standby: true},
+			{AgentID: "codex", Status: stick.MemberActive}}}, "codex", 1},
 	} {
 		if got := tc.st.Ahead(tc.me); got != tc.want {
 			t.Errorf("%s: %d ahead, want %d", tc.name, got, tc.want)
@@ -37,29 +40,30 @@ func TestAheadCounts(t *testing.T) {
 	}
 }
 
-// Ahead counts as the stick goes round: after a release, the one reserved
-// is the first, and the count of those behind it drops by one.
-func TestAheadFollowsTheSequence(t *testing.T) {
-	e := newEnv(t)
-	a, b, c, d := agent("a"), agent("b"), agent("c"), agent("d")
-	room := e.join(a).RoomID
-	for _, m := range []stick.Caller{b, c, d} {
-		e.join(m)
+// Next is the reserved recipient, else the first member after the holder
+// that takes turns, is not on standby and is not excepted.
+func TestNext(t *testing.T) {
+	members := []stick.MemberStatus{
+		{AgentID: "ana", Status: stick.MemberActive}, {AgentID: "chat", Status: stick.MemberActive, Standby: true},
+		{AgentID: "gemini", Status: stick.MemberInactive}, {AgentID: "claude", Status: stick.MemberAway},
+		{AgentID: "console", Status: stick.MemberActive},
 	}
-	w := e.claim(a, room)
-	st := e.state(room)
-	for id, want := range map[string]int{"a": 0, "b": 1, "c": 2, "d": 3} {
-		if got := st.Ahead(id); got != want {
-			t.Errorf("while a holds: %s is %d ahead, want %d", id, got, want)
-		}
-	}
-	if rel := e.release(a, w.Lease(), "done"); rel.ReservedFor != "b" {
-		t.Fatalf("release: %+v", rel)
-	}
-	st = e.state(room)
-	for id, want := range map[string]int{"b": 0, "c": 1, "d": 2, "a": 3} {
-		if got := st.Ahead(id); got != want {
-			t.Errorf("while b is reserved: %s is %d ahead, want %d", id, got, want)
+	for _, tc := range []struct {
+		name   string
+		st     stick.RoomStatus
+		except []string
+		want   string
+	}{
+		{"past standby and inactive", stick.RoomStatus{Owner: "ana", Members: members}, nil, "claude"},
+		{"wrapping around", stick.RoomStatus{Owner: "claude", Members: members}, []string{"console"}, "ana"},
+		{"the next one when not excepted", stick.RoomStatus{Owner: "claude", Members: members}, nil, "console"},
+		{"the reserved recipient", stick.RoomStatus{ReservedFor: "gemini", Members: members}, nil, "gemini"},
+		{"nobody holds it", stick.RoomStatus{Members: members}, nil, ""},
+		{"nobody else takes turns", stick.RoomStatus{Owner: "ana", Members: members}, []string{"claude", "console"}, ""},
+		{"a holder not among the members", stick.RoomStatus{Owner: "left", Members: members}, nil, ""},
+	} {
+		if got := tc.st.Next(tc.except...); got != tc.want {
+			t.Errorf("%s: next %q, want %q", tc.name, got, tc.want)
 		}
 	}
 }
