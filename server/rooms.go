@@ -145,13 +145,9 @@ type eventsOut struct {
 // are any, else waits up to wait_ms for one (a long poll that the hub's
 // stop ends with an empty page).
 func roomEvents(c *call, q eventsQuery) (eventsOut, error) {
-	wait, err := millis("wait_ms", &q.WaitMS)
+	wait, err := waitMS(&q.WaitMS, 0, "ask again after an empty page to wait longer")
 	if err != nil {
 		return eventsOut{}, err
-	}
-	if *wait < 0 || *wait > stick.MaxWaitLimit {
-		return eventsOut{}, stick.Errorf(stick.CodeInvalidArgument, "wait_ms must be between 0 and %d, got %d", stick.MaxWaitLimit.Milliseconds(), q.WaitMS).
-			With("field", "wait_ms").WithHint("ask again after an empty page to wait longer")
 	}
 	st, err := c.svc.RoomState(c.ctx, c.room)
 	if err != nil {
@@ -159,10 +155,10 @@ func roomEvents(c *call, q eventsQuery) (eventsOut, error) {
 	}
 	closed := st.State == stick.StateClosed
 	var page stick.EventPage
-	if *wait == 0 || closed || st.LastEventSeq > q.After {
+	if wait == 0 || closed || st.LastEventSeq > q.After {
 		page, err = c.svc.RoomEvents(c.ctx, c.room, q.After, q.Limit)
 	} else {
-		page, err = follow(c, q, *wait)
+		page, err = follow(c, q, wait)
 		if err == nil && len(page.Events) > 0 {
 			st, err = c.svc.RoomState(c.ctx, c.room)
 			closed = st.State == stick.StateClosed

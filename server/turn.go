@@ -34,6 +34,24 @@ func millis(field string, ms *int64) (*time.Duration, error) {
 	return &d, nil
 }
 
+// waitMS reads a long poll's wait_ms: milliseconds between 0 and
+// stick.MaxWaitLimit, def when it is not given; hint says how to wait
+// longer.
+func waitMS(ms *int64, def time.Duration, hint string) (time.Duration, error) {
+	if ms == nil {
+		return def, nil
+	}
+	d, err := millis("wait_ms", ms)
+	if err != nil {
+		return 0, err
+	}
+	if *d < 0 || *d > stick.MaxWaitLimit {
+		return 0, stick.Errorf(stick.CodeInvalidArgument, "wait_ms must be between 0 and %d, got %d", stick.MaxWaitLimit.Milliseconds(), *ms).
+			With("field", "wait_ms").WithHint("%s", hint)
+	}
+	return *d, nil
+}
+
 // waitTurn claims the stick when the c.caller may, else waits for it up to
 // max_wait_ms: a long poll, which the hub's stop ends with its not_yet.
 func waitTurn(c *call, in waitIn) (waitOut, error) {

@@ -59,17 +59,9 @@ type wakeAwaitOut struct {
 // due false when the wait runs out, and when the hub stops. The caller
 // asks only while nothing of its session waits in the room.
 func awaitWake(c *call, in wakeAwaitIn) (wakeAwaitOut, error) {
-	wait := defaultWakeWait
-	if in.WaitMS != nil {
-		d, err := millis("wait_ms", in.WaitMS)
-		if err != nil {
-			return wakeAwaitOut{}, err
-		}
-		wait = *d
-	}
-	if wait < 0 || wait > stick.MaxWaitLimit {
-		return wakeAwaitOut{}, stick.Errorf(stick.CodeInvalidArgument, "wait_ms must be between 0 and %d, got %d", stick.MaxWaitLimit.Milliseconds(), *in.WaitMS).
-			With("field", "wait_ms").WithHint("ask again after an answer of due false to wait longer")
+	wait, err := waitMS(in.WaitMS, defaultWakeWait, "ask again after an answer of due false to wait longer")
+	if err != nil {
+		return wakeAwaitOut{}, err
 	}
 	if wait == 0 {
 		claim, ok, err := c.svc.ClaimWake(c.ctx, c.caller, c.room)
