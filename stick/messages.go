@@ -121,9 +121,13 @@ func (sn *snapshot) address(tx Tx, ev Event) error {
 }
 
 // splitAddressed moves the notes of evs addressed to agent out of evs,
-// keeping both in order.
+// keeping both in order; evs itself is rest when none is addressed, the
+// common case, which then copies nothing.
 func splitAddressed(evs []Event, agent string) (addressed, rest []Event) {
-	rest = evs[:0:0]
+	if !slices.ContainsFunc(evs, func(e Event) bool { return e.AddressedTo(agent) }) {
+		return nil, evs
+	}
+	rest = make([]Event, 0, len(evs))
 	for _, e := range evs {
 		if e.AddressedTo(agent) {
 			addressed = append(addressed, e)
