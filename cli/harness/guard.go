@@ -134,7 +134,7 @@ func (h *Harness) UninstallGuard(opts Options) Result {
 		res.Status = StatusWouldUninstall
 		return res
 	}
-	if string(bytes.Join(bytes.Fields(out), nil)) == "{}" {
+	if isEmptyObject(out) {
 		if err := os.Remove(path); err != nil {
 			return failed(res, err)
 		}
@@ -289,13 +289,5 @@ func removeGuard(src []byte) ([]byte, error) {
 			src = splice(src, elems[0][0], elems[1][0], "")
 		}
 	}
-	if rest, ok, err := getJSON(src, "hooks"); err != nil {
-		return nil, err
-	} else if ok && string(bytes.Join(bytes.Fields(rest), nil)) == "{}" {
-		var err error
-		if src, _, err = deleteJSON(src, "hooks"); err != nil {
-			return nil, err
-		}
-	}
-	return src, nil
+	return deleteEmpty(src, "hooks")
 }

@@ -42,6 +42,21 @@ func setJSON(src []byte, value any, path ...string) ([]byte, error) {
 	return d.insert(o, key, value), nil
 }
 
+// isEmptyObject reports whether src is an empty object, whatever white
+// space it holds.
+func isEmptyObject(src []byte) bool { return string(bytes.Join(bytes.Fields(src), nil)) == "{}" }
+
+// deleteEmpty removes the member at path when it is an empty object: a
+// container stick's entry was the last of.
+func deleteEmpty(src []byte, path ...string) ([]byte, error) {
+	rest, ok, err := getJSON(src, path...)
+	if err != nil || !ok || !isEmptyObject(rest) {
+		return src, err
+	}
+	src, _, err = deleteJSON(src, path...)
+	return src, err
+}
+
 // deleteJSON removes the member at path, with its separator and, when it
 // stood on lines of its own, those lines. It reports whether there was one.
 func deleteJSON(src []byte, path ...string) ([]byte, bool, error) {

@@ -1,7 +1,6 @@
 package harness
 
 import (
-	"bytes"
 	"context"
 	"encoding/json"
 	"errors"
@@ -214,11 +213,8 @@ func openCodeRemove(src []byte) (out []byte, previous []string, err error) {
 	if out, _, err = deleteJSON(src, "mcp", ServerName); err != nil {
 		return nil, nil, err
 	}
-	if rest, _, err := getJSON(out, "mcp"); err == nil && string(bytes.Join(bytes.Fields(rest), nil)) == "{}" {
-		out, _, err = deleteJSON(out, "mcp")
-		if err != nil {
-			return nil, nil, err
-		}
+	if out, err = deleteEmpty(out, "mcp"); err != nil {
+		return nil, nil, err
 	}
 	return out, previous, nil
 }

@@ -128,9 +128,7 @@ func (antigravityRegistrar) uninstall(_ context.Context, h *Harness, bin string,
 	}
 	out, _, err := deleteJSON(src, "mcpServers", ServerName)
 	if err == nil {
-		if rest, _, gerr := getJSON(out, "mcpServers"); gerr == nil && string(bytes.Join(bytes.Fields(rest), nil)) == "{}" {
-			out, _, err = deleteJSON(out, "mcpServers")
-		}
+		out, err = deleteEmpty(out, "mcpServers")
 	}
 	if err != nil {
 		return failed(res, &configError{path: path, doing: "cannot remove the stick server from", err: err})
@@ -140,7 +138,7 @@ func (antigravityRegistrar) uninstall(_ context.Context, h *Harness, bin string,
 		res.Status = StatusWouldUninstall
 		return res
 	}
-	if string(bytes.Join(bytes.Fields(out), nil)) != "{}" {
+	if !isEmptyObject(out) {
 		if err := atomicfile.WriteFile(path, out, 0o644); err != nil {
 			return failed(res, err)
 		}
